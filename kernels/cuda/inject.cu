@@ -1,0 +1,22 @@
+#include "cuda/elementwise.cuh"
+#include "inject.h"
+
+namespace fusebench::kernels {
+namespace {
+
+__global__ void __launch_bounds__(256) read_pass_kernel(const float* __restrict__ buf, size_t n, float* sink) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  float acc = 0.0f;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) acc += buf[i];
+  if (acc == 1.2345e-30f) *sink = acc;  // practically never true, but the compiler cannot know that
+}
+
+}  // namespace
+
+void extra_read_pass_cuda(const float* buf, size_t n, float* sink, const LaunchContext& ctx) {
+  const unsigned grid = cuda::grid_for(read_pass_kernel, 256, n, ctx);
+  read_pass_kernel<<<grid, 256, 0, static_cast<cudaStream_t>(ctx.stream)>>>(buf, n, sink);
+  FB_CUDA_CHECK_LAUNCH("read_pass_kernel");
+}
+
+}  // namespace fusebench::kernels

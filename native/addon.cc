@@ -1,0 +1,23 @@
+// Registers the addon's functions. Nothing else lives here.
+#include <napi.h>
+
+#include "js_api.h"
+
+namespace {
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  using namespace fusebench::js;
+  exports.Set("buildInfo", Napi::Function::New(env, build_info, "buildInfo"));
+  exports.Set("cudaProbe", Napi::Function::New(env, cuda_probe, "cudaProbe"));
+  exports.Set("cpuInfo", Napi::Function::New(env, cpu_info, "cpuInfo"));
+  exports.Set("cudaDeviceInfo", Napi::Function::New(env, cuda_device_info, "cudaDeviceInfo"));
+  exports.Set("nvmlInfo", Napi::Function::New(env, nvml_info, "nvmlInfo"));
+  exports.Set("nvmlSample", Napi::Function::New(env, nvml_sample, "nvmlSample"));
+  exports.Set("cases", Napi::Function::New(env, cases, "cases"));
+  exports.Set("Workspace", workspace_class(env));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(fusebench, Init)

@@ -1,0 +1,40 @@
+// Memory, cache eviction and timing of one compute backend. Kernels never see this interface;
+// the workspace uses it to hold buffers and time one call of a variant.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "common/launch.h"
+
+namespace fusebench {
+
+enum class BackendKind { Cpu, Cuda };
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual float* alloc(size_t count) = 0;
+  virtual void release(float* ptr) noexcept = 0;
+  virtual void upload(float* dst, const float* src, size_t count) = 0;
+  virtual void download(float* dst, const float* src, size_t count) = 0;
+  // Fills with NaN so an element a kernel fails to write is caught by the numerics check.
+  virtual void poison(float* ptr, size_t count) = 0;
+  // Evicts the last-level cache (L2 on CUDA) by writing a buffer at least twice its size.
+  virtual void flush_caches() = 0;
+  virtual void start_timer() = 0;
+  // Waits for the work since start_timer and returns its duration in milliseconds.
+  virtual double stop_timer_ms() = 0;
+  virtual void synchronize() = 0;
+  virtual LaunchContext launch_context() const = 0;
+  // A one-float scratch location for passes that must keep their reads alive.
+  virtual float* sink() = 0;
+};
+
+// The process-wide backend of a kind, created on first use. Throws with the reason when the kind
+// is not available (not built, or no device).
+std::shared_ptr<Backend> get_backend(BackendKind kind);
+bool cuda_built();
+
+}  // namespace fusebench

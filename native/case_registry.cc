@@ -1,0 +1,24 @@
+#include "case_registry.h"
+
+#include <stdexcept>
+
+namespace fusebench {
+
+CaseSpec copy_case();
+CaseSpec gelu_scale_case();
+
+const std::vector<CaseSpec>& all_cases() {
+  static const std::vector<CaseSpec> cases = {copy_case(), gelu_scale_case()};
+  return cases;
+}
+
+const CaseSpec& find_case(const std::string& name) {
+  std::string valid;
+  for (const auto& c : all_cases()) {
+    if (c.name == name) return c;
+    valid += (valid.empty() ? "" : ", ") + c.name;
+  }
+  throw std::invalid_argument("unknown case '" + name + "'; the addon has: " + valid);
+}
+
+}  // namespace fusebench

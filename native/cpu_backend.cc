@@ -1,0 +1,57 @@
+// The CPU backend: host memory, a steady clock, and cache eviction by writing a buffer twice the
+// size of the last-level cache.
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "backend.h"
+#include "cpu_info.h"
+
+namespace fusebench {
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend() : flush_(2 * cpu_last_level_cache_bytes() / sizeof(float) + 1, 0.0f) {}
+  BackendKind kind() const override { return BackendKind::Cpu; }
+  float* alloc(size_t count) override {
+    auto* p = new (std::nothrow) float[count > 0 ? count : 1];
+    if (p == nullptr) throw std::runtime_error("CPU allocation of " + std::to_string(count * 4) + " bytes failed");
+    return p;
+  }
+  void release(float* ptr) noexcept override { delete[] ptr; }
+  void upload(float* dst, const float* src, size_t count) override { std::memcpy(dst, src, count * sizeof(float)); }
+  void download(float* dst, const float* src, size_t count) override { std::memcpy(dst, src, count * sizeof(float)); }
+  void poison(float* ptr, size_t count) override {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (size_t i = 0; i < count; ++i) ptr[i] = nan;
+  }
+  void flush_caches() override {
+    // A read-modify-write of every line: the lines of the case's buffers are evicted.
+    for (auto& v : flush_) v += 1.0f;
+  }
+  void start_timer() override { start_ = std::chrono::steady_clock::now(); }
+  double stop_timer_ms() override {
+    const auto end = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(end - start_).count();
+  }
+  void synchronize() override {}
+  LaunchContext launch_context() const override { return LaunchContext{}; }
+  float* sink() override { return &sink_; }
+
+ private:
+  std::vector<float> flush_;
+  std::chrono::steady_clock::time_point start_{};
+  float sink_ = 0.0f;
+};
+
+}  // namespace
+
+std::shared_ptr<Backend> make_cpu_backend() { return std::make_shared<CpuBackend>(); }
+
+}  // namespace fusebench

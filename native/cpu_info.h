@@ -1,0 +1,18 @@
+// What the CPU backend reports about its machine (read from /proc and sysconf).
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace fusebench {
+
+struct CpuInfo {
+  std::string model;
+  unsigned logical_cores = 0;
+  size_t last_level_cache_bytes = 0;
+  size_t memory_bytes = 0;
+};
+
+CpuInfo read_cpu_info();
+size_t cpu_last_level_cache_bytes();
+
+}  // namespace fusebench

@@ -1,0 +1,35 @@
+// One macro for every CUDA runtime call: a failure throws fusebench::CudaError naming the call,
+// the file:line and the error, so it reaches JavaScript as an exception and never aborts Node.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace fusebench {
+
+class CudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  throw CudaError(std::string("CUDA error: ") + call + " failed at " + file + ":" + std::to_string(line) + ": " +
+                  cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+}
+
+}  // namespace fusebench
+
+#define FB_CUDA_CHECK(call)                                                            \
+  do {                                                                                 \
+    cudaError_t fb_err_ = (call);                                                      \
+    if (fb_err_ != cudaSuccess) ::fusebench::throw_cuda_error(fb_err_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// After a kernel launch: launch-configuration errors surface through cudaGetLastError.
+#define FB_CUDA_CHECK_LAUNCH(kernel_name)                                              \
+  do {                                                                                 \
+    cudaError_t fb_err_ = cudaGetLastError();                                          \
+    if (fb_err_ != cudaSuccess)                                                        \
+      ::fusebench::throw_cuda_error(fb_err_, "launch of " kernel_name, __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,17 @@
+// The functions addon.cc registers. Each converts JS arguments into plain C++ values (checking
+// only their JS types), calls the work, and returns plain data.
+#pragma once
+#include <napi.h>
+
+namespace fusebench::js {
+
+Napi::Value build_info(const Napi::CallbackInfo& info);
+Napi::Value cuda_probe(const Napi::CallbackInfo& info);
+Napi::Value cpu_info(const Napi::CallbackInfo& info);
+Napi::Value cuda_device_info(const Napi::CallbackInfo& info);
+Napi::Value nvml_info(const Napi::CallbackInfo& info);
+Napi::Value nvml_sample(const Napi::CallbackInfo& info);
+Napi::Value cases(const Napi::CallbackInfo& info);
+Napi::Function workspace_class(Napi::Env env);
+
+}  // namespace fusebench::js

@@ -1,0 +1,88 @@
+#include "workspace.h"
+
+#include <stdexcept>
+
+#include "inject.h"
+
+namespace fusebench {
+
+Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std::vector<int64_t> dims,
+                     std::vector<double> params, Injection injection)
+    : backend_(std::move(backend)),
+      spec_(spec),
+      dims_(std::move(dims)),
+      params_(std::move(params)),
+      injection_(injection) {
+  if (dims_.size() != spec_.dim_count || params_.size() != spec_.param_count)
+    throw std::invalid_argument(spec_.name + ": expected " + std::to_string(spec_.dim_count) + " dims and " +
+                                std::to_string(spec_.param_count) + " params");
+  for (auto d : dims_)
+    if (d <= 0) throw std::invalid_argument(spec_.name + ": every dimension must be positive");
+  specs_ = spec_.buffers(dims_);
+  try {
+    for (const auto& b : specs_) ptrs_.push_back(backend_->alloc(b.count));
+  } catch (...) {
+    for (float* p : ptrs_) backend_->release(p);
+    throw;
+  }
+}
+
+Workspace::~Workspace() {
+  for (float* p : ptrs_) backend_->release(p);
+}
+
+size_t Workspace::index_of(const std::string& name) const {
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (specs_[i].name == name) return i;
+  throw std::invalid_argument(spec_.name + " has no buffer '" + name + "'");
+}
+
+void Workspace::upload(const std::string& name, const float* data, size_t count) {
+  const size_t i = index_of(name);
+  if (count != specs_[i].count)
+    throw std::invalid_argument(spec_.name + ": buffer '" + name + "' holds " + std::to_string(specs_[i].count) +
+                                " floats but " + std::to_string(count) + " were given");
+  backend_->upload(ptrs_[i], data, count);
+}
+
+void Workspace::download(const std::string& name, float* data, size_t count) {
+  const size_t i = index_of(name);
+  if (count != specs_[i].count) throw std::invalid_argument(spec_.name + ": download size mismatch for '" + name + "'");
+  backend_->download(data, ptrs_[i], count);
+}
+
+void Workspace::poison(const std::string& name) {
+  const size_t i = index_of(name);
+  backend_->poison(ptrs_[i], specs_[i].count);
+}
+
+void Workspace::launch(int variant) {
+  if (variant < 0 || static_cast<size_t>(variant) >= spec_.variants.size())
+    throw std::invalid_argument(spec_.name + ": no variant " + std::to_string(variant));
+  const LaunchContext ctx = backend_->launch_context();
+  spec_.run(CaseCall{backend_->kind(), variant, ptrs_, dims_, params_, ctx});
+  if (variant != injection_.variant) return;
+  for (int p = 0; p < injection_.passes; ++p) {
+    if (backend_->kind() == BackendKind::Cpu) {
+      kernels::extra_read_pass_cpu(ptrs_[0], specs_[0].count);
+    } else {
+#ifdef FUSEBENCH_WITH_CUDA
+      kernels::extra_read_pass_cuda(ptrs_[0], specs_[0].count, backend_->sink(), ctx);
+#endif
+    }
+  }
+}
+
+void Workspace::run(int variant) {
+  launch(variant);
+  backend_->synchronize();
+}
+
+double Workspace::time(int variant, bool flush) {
+  if (flush) backend_->flush_caches();
+  backend_->start_timer();
+  launch(variant);
+  return backend_->stop_timer_ms();
+}
+
+}  // namespace fusebench

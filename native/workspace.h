@@ -1,0 +1,49 @@
+// The buffers of one case at one shape on one backend, and the timed call of a variant.
+// Owns its device memory (freed in the destructor, also when a case throws).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "case_registry.h"
+
+namespace fusebench {
+
+struct Injection {
+  int variant = -1;  // the variant made slower; -1: none
+  int passes = 0;    // extra read passes over the case's first input after that variant
+};
+
+class Workspace {
+ public:
+  Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std::vector<int64_t> dims,
+            std::vector<double> params, Injection injection);
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  const std::vector<BufferSpec>& buffers() const { return specs_; }
+  void upload(const std::string& name, const float* data, size_t count);
+  void download(const std::string& name, float* data, size_t count);
+  void poison(const std::string& name);
+  // Runs a variant once and waits for it.
+  void run(int variant);
+  // Flushes the caches (when asked), then times one call of the variant; milliseconds.
+  double time(int variant, bool flush);
+
+ private:
+  size_t index_of(const std::string& name) const;
+  void launch(int variant);
+
+  std::shared_ptr<Backend> backend_;
+  const CaseSpec& spec_;
+  std::vector<int64_t> dims_;
+  std::vector<double> params_;
+  Injection injection_;
+  std::vector<BufferSpec> specs_;
+  std::vector<float*> ptrs_;
+};
+
+}  // namespace fusebench

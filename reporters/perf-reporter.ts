@@ -1,0 +1,73 @@
+/**
+ * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta and,
+ * at the end, writes the JSON results and BENCHMARK_RESULTS.md and prints the table. It only
+ * gathers; rendering is done by pure functions in src/report/. A failed write warns, never throws.
+ */
+import { join } from 'node:path';
+import type { Reporter, TestCase } from 'vitest/node';
+import { writeFileAtomic } from '../src/atomic-write.ts';
+import type { PerfMeta } from '../src/perf-meta.ts';
+import { renderBenchmarkMarkdown } from '../src/report/benchmark-markdown.ts';
+import { renderConsoleTable } from '../src/report/console-table.ts';
+import { RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
+import type { PerfOptions } from '../src/options.ts';
+
+/** File names the reporter writes into the output folder. */
+export const RESULTS_JSON = 'fusebench-results.json';
+export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
+
+/** Builds the results file from gathered metas (pure; exported for tests). */
+export function collectResults(metas: PerfMeta[], options: PerfOptions, version: string, now: Date): ResultsFile | null {
+  const first = metas[0];
+  if (!first) return null;
+  return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    tool: { name: 'fusebench', version },
+    createdAt: now.toISOString(),
+    command: options.command,
+    backendReason: first.backendReason,
+    settings: { budgetMs: first.budgetMs, minPairs: options.minPairs, targetHalfWidth: options.targetHalfWidth, seed: options.seed },
+    device: first.device,
+    cases: metas.map((m) => m.result),
+  };
+}
+
+export class PerfReporter implements Reporter {
+  readonly #metas: PerfMeta[] = [];
+  readonly #options: PerfOptions;
+  readonly #version: string;
+
+  constructor(options: PerfOptions, version: string) {
+    this.#options = options;
+    this.#version = version;
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    const meta = testCase.meta().fusebench;
+    if (meta) this.#metas.push(meta);
+  }
+
+  onTestRunEnd(): void {
+    const results = collectResults(this.#metas, this.#options, this.#version, new Date());
+    if (!results) {
+      console.warn('fusebench: no perf results were produced; nothing written');
+      return;
+    }
+    const json = join(this.#options.outDir, RESULTS_JSON);
+    const md = join(this.#options.outDir, RESULTS_MARKDOWN);
+    for (const [file, content] of [
+      [json, `${JSON.stringify(results, null, 1)}\n`],
+      [md, renderBenchmarkMarkdown(results)],
+    ] as const) {
+      try {
+        writeFileAtomic(file, content);
+      } catch (e) {
+        console.warn(`fusebench: could not write ${file}: ${(e as Error).message}`);
+      }
+    }
+    console.log(`\nfusebench on ${results.device.name} (${results.device.backend}; ${results.backendReason})`);
+    console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
+    console.log(renderConsoleTable(results));
+    console.log(`\nwrote ${md} and ${json}`);
+  }
+}

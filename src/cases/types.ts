@@ -1,0 +1,62 @@
+/** What a benchmark case is: its variants, shapes, inputs, float64 reference and traffic model. */
+import type { Tolerance } from '../numerics.ts';
+
+/** The compute backends fusebench has. */
+export type BackendName = 'cpu' | 'cuda';
+
+/** One problem size of a case. */
+export interface Shape {
+  /** Short label used in keys and tables, e.g. "16M" or "32x512x768". */
+  label: string;
+  /** Dimensions passed to the kernel, in the case's order. */
+  dims: number[];
+  /** Human description, e.g. "batch 32 × seq 512 × hidden 768". */
+  description: string;
+}
+
+/** Bytes a variant must move through memory (each input read once, each output written once) and its launches. */
+export interface Traffic {
+  bytes: number;
+  launches: number;
+}
+
+/** A fused kernel, its unfused twin, and everything needed to check and measure them. */
+export interface CaseDef {
+  name: string;
+  title: string;
+  /** Kernel sources, relative to the repository root (for annotations and the report). */
+  sources: string[];
+  /** Native variant names of the unfused twin and the fused kernel. */
+  variants: { unfused: string; fused: string };
+  /** Runtime parameters passed to the kernels (e.g. the scale). */
+  params: number[];
+  /** The shapes measured on a backend. */
+  shapes(backend: BackendName): Shape[];
+  /** Throws a clear error naming the shape when the kernels cannot take it. */
+  validate(dims: number[]): void;
+  /** Input buffers, filled with seeded random data. */
+  inputs(dims: number[], seed: number): Record<string, Float32Array>;
+  /** The float64 reference of every output buffer checked. */
+  reference(inputs: Record<string, Float32Array>, dims: number[]): Record<string, Float64Array>;
+  tolerance: Tolerance;
+  traffic(dims: number[]): { unfused: Traffic; fused: Traffic };
+  /** Extra accuracy figures reported beside the numerics (e.g. distance from exact erf-GELU). */
+  extraNumerics?(inputs: Record<string, Float32Array>, outputs: Record<string, Float32Array>, dims: number[]): Record<string, number>;
+}
+
+/** Throws unless every dimension is a positive safe integer and the element count fits `limit`. */
+export function checkDims(caseName: string, dims: number[], expected: number, limit = Number.MAX_SAFE_INTEGER): void {
+  const shape = `[${dims.join(', ')}]`;
+  if (dims.length !== expected) {
+    throw new Error(`${caseName}: shape ${shape} has ${dims.length} dimensions; expected ${expected}`);
+  }
+  for (const d of dims) {
+    if (!Number.isSafeInteger(d) || d <= 0) {
+      throw new Error(`${caseName}: shape ${shape} has dimension ${d}; every dimension must be a positive integer`);
+    }
+  }
+  const elements = dims.reduce((a, b) => a * b, 1);
+  if (elements > limit) {
+    throw new Error(`${caseName}: shape ${shape} has ${elements} elements, more than the ${limit} the kernel can index`);
+  }
+}

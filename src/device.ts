@@ -1,0 +1,153 @@
+/** The device a run measures: which backend, what hardware, its fingerprint and copy bandwidth. */
+import { type ClockSample, buildInfo, cpuInfo, cudaDeviceInfo, cudaProbe, nvmlInfo, nvmlSample, Workspace } from './native.ts';
+import type { BackendChoice } from './options.ts';
+import type { BackendName } from './cases/types.ts';
+import { median } from './stats.ts';
+
+/** What a device is, as written into results and compared against baselines. */
+export interface DeviceDescription {
+  backend: BackendName;
+  /** Model name, e.g. "NVIDIA H100 80GB HBM3" or the CPU model. */
+  name: string;
+  /** File-name form of the model: baselines/<slug>.json. */
+  slug: string;
+  /** Hardware configuration lines for the report. */
+  details: Record<string, string>;
+  /** What must match for numbers to be comparable: driver, CUDA version, clocks. */
+  fingerprint: {
+    driver?: string;
+    cudaRuntime?: string;
+    cudaDriverApi?: string;
+    maxSmClockMHz?: number;
+    maxMemClockMHz?: number;
+    computeCapability?: string;
+    uuid?: string;
+  };
+  /** Measured device-to-device copy bandwidth, GB/s, counting bytes read plus bytes written. */
+  copyBandwidthGBs: number;
+  /** Free device memory at the start of the run (bytes). */
+  freeMemoryBytes: number;
+}
+
+/** The device plus a way to read its clocks during sampling (CUDA with NVML only). */
+export interface DeviceContext {
+  description: DeviceDescription;
+  sampleClocks: () => ClockSample | null;
+}
+
+/** "Tesla V100-SXM2-32GB" → "tesla-v100-sxm2-32gb". */
+export function deviceSlug(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/\((r|tm)\)/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** Picks the backend: an explicit choice is checked and explained; `auto` prefers a usable GPU. */
+export function resolveBackend(choice: BackendChoice): { backend: BackendName; why: string } {
+  if (choice === 'cpu') return { backend: 'cpu', why: 'asked for with --backend cpu' };
+  const built = buildInfo().cuda;
+  const probe = cudaProbe();
+  if (choice === 'cuda') {
+    if (!built) {
+      throw new Error(
+        'The CUDA backend was asked for but the addon was built without it (no nvcc was found at build time, ' +
+          'or FUSEBENCH_CUDA=0). Put nvcc on PATH (or set CUDACXX) and run `npm run build`.',
+      );
+    }
+    if (probe.deviceCount === 0) {
+      throw new Error(
+        `The CUDA backend was asked for but no CUDA device is usable: ${probe.error}. ` +
+          'Check `nvidia-smi` and the driver, or run with --backend cpu.',
+      );
+    }
+    return { backend: 'cuda', why: 'asked for with --backend cuda' };
+  }
+  if (built && probe.deviceCount > 0) return { backend: 'cuda', why: 'auto: a CUDA device is usable' };
+  return {
+    backend: 'cpu',
+    why: built ? `auto: CUDA is built but no device is usable (${probe.error})` : 'auto: the addon was built without CUDA',
+  };
+}
+
+const GiB = 1024 ** 3;
+
+/** Measures copy bandwidth with the addon's `copy` case: median of 20 timed copies of `bytes`. */
+export function measureCopyBandwidth(backend: BackendName, bytes: number): number {
+  const n = Math.floor(bytes / 4);
+  const ws = new Workspace(backend, 'copy', [n], [], undefined);
+  try {
+    ws.upload('src', new Float32Array(n).fill(1.5));
+    ws.run('copy');
+    const times: number[] = [];
+    // The buffers are many times the cache, so no flush is needed between copies.
+    for (let i = 0; i < 20; i++) times.push(ws.time('copy', false));
+    return (2 * n * 4) / (median(times) / 1e3) / 1e9;
+  } finally {
+    ws.dispose();
+  }
+}
+
+/** Opens the backend, describes its device and measures its copy bandwidth. */
+export function openDevice(backend: BackendName): DeviceContext {
+  if (backend === 'cpu') {
+    const cpu = cpuInfo();
+    const copyBandwidthGBs = measureCopyBandwidth('cpu', 256 * 1024 ** 2);
+    return {
+      description: {
+        backend,
+        name: cpu.model,
+        slug: `cpu-${deviceSlug(cpu.model)}`,
+        details: {
+          CPU: cpu.model,
+          'Logical cores': String(cpu.logicalCores),
+          'Threads used': '1 (kernels are single-threaded)',
+          'Last-level cache': `${(cpu.lastLevelCacheBytes / 1024 ** 2).toFixed(0)} MiB`,
+          Memory: `${(cpu.memoryBytes / GiB).toFixed(1)} GiB`,
+        },
+        fingerprint: {},
+        copyBandwidthGBs,
+        freeMemoryBytes: cpu.memoryBytes,
+      },
+      sampleClocks: () => null,
+    };
+  }
+  const gpu = cudaDeviceInfo();
+  const nvml = nvmlInfo(gpu.pciBusId);
+  const build = buildInfo();
+  const version = (v: number) => `${Math.floor(v / 1000)}.${(v % 1000) / 10}`;
+  // 1 GiB (or a quarter of free memory): far past any L2, so every copy goes to DRAM.
+  const copyBytes = Math.min(1 * GiB, Math.floor(gpu.freeMemoryBytes / 4));
+  const copyBandwidthGBs = measureCopyBandwidth('cuda', copyBytes);
+  return {
+    description: {
+      backend,
+      name: gpu.name,
+      slug: deviceSlug(gpu.name),
+      details: {
+        GPU: gpu.name,
+        'Compute capability': gpu.computeCapability,
+        Multiprocessors: String(gpu.smCount),
+        'L2 cache': `${(gpu.l2Bytes / 1024 ** 2).toFixed(0)} MiB`,
+        Memory: `${(gpu.memoryBytes / GiB).toFixed(1)} GiB`,
+        Driver: nvml.available ? nvml.driverVersion : `CUDA driver API ${version(gpu.driverApiVersion)}`,
+        'CUDA runtime': version(gpu.runtimeVersion),
+        'Built for': build.cudaArchitectures ?? 'unknown',
+        'Max clocks (SM / memory)': nvml.available ? `${nvml.maxSmClockMHz} / ${nvml.maxMemClockMHz} MHz` : `unknown (${nvml.error})`,
+      },
+      fingerprint: {
+        driver: nvml.available ? nvml.driverVersion : undefined,
+        cudaRuntime: version(gpu.runtimeVersion),
+        cudaDriverApi: version(gpu.driverApiVersion),
+        maxSmClockMHz: nvml.available ? nvml.maxSmClockMHz : undefined,
+        maxMemClockMHz: nvml.available ? nvml.maxMemClockMHz : undefined,
+        computeCapability: gpu.computeCapability,
+        uuid: gpu.uuid,
+      },
+      copyBandwidthGBs,
+      freeMemoryBytes: gpu.freeMemoryBytes,
+    },
+    sampleClocks: () => nvmlSample(gpu.pciBusId),
+  };
+}

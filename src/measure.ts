@@ -1,0 +1,148 @@
+/**
+ * The sampling protocol. tinybench drives the loop; each iteration times one unfused and one
+ * fused call back to back (alternating which goes first, so drift and ordering effects hit both
+ * equally) and hands tinybench their device time through `overriddenDuration`. At least
+ * `minPairs` pairs are taken, then more until the speedup's interval is tight enough or the
+ * budget is spent. Pairs taken while the GPU reported throttling are dropped when enough remain.
+ */
+import { Bench } from 'tinybench';
+import type { ClockSample } from './native.ts';
+import { type Interval, relativeHalfWidth, speedupInterval } from './stats.ts';
+
+/** A pair of variants that can be timed one call at a time (milliseconds of device time). */
+export interface Timed {
+  time(variant: string, flush?: boolean): number;
+}
+
+/** Settings of one measurement. */
+export interface MeasureSettings {
+  minPairs: number;
+  warmupPairs: number;
+  budgetMs: number;
+  targetHalfWidth: number;
+  /** Reads the GPU clocks after each pair; null when unavailable. */
+  sampleClocks?: () => ClockSample | null;
+}
+
+/** NVML clock-event reasons that mean the clocks were held down: power cap, thermal, power brake. */
+export const THROTTLE_MASK = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+
+/** Clock readings across a measurement. */
+export interface ClockSummary {
+  smMHz: { min: number; median: number; max: number };
+  memMHz: { min: number; median: number; max: number };
+  throttledPairs: number;
+  /** OR of every clock-event reason seen. */
+  reasonsSeen: number;
+}
+
+/** The samples of one measurement and how it ended. */
+export interface Measurement {
+  unfused: number[];
+  fused: number[];
+  pairsTaken: number;
+  droppedThrottled: number;
+  stopReason: 'converged' | 'budget';
+  wallMs: number;
+  speedup: Interval;
+  clocks: ClockSummary | null;
+  /** tinybench's own mean of the pair's device time, a cross-check of the samples (ms). */
+  tinybenchPairMeanMs: number;
+}
+
+function range(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0] ?? 0, median: s[Math.floor(s.length / 2)] ?? 0, max: s[s.length - 1] ?? 0 };
+}
+
+/** Measures interleaved unfused/fused pairs until converged or out of budget. */
+export function measurePairs(target: Timed, variants: { unfused: string; fused: string }, s: MeasureSettings): Measurement {
+  const u: number[] = [];
+  const f: number[] = [];
+  const clocks: (ClockSample | null)[] = [];
+  let recording = false;
+  let pair = 0;
+  let pairMeanMs = 0;
+  const start = performance.now();
+
+  const runRound = (iterations: number, warmup: boolean) => {
+    const bench = new Bench({
+      iterations,
+      time: 0,
+      warmup,
+      warmupIterations: s.warmupPairs,
+      warmupTime: 0,
+      throws: true,
+      retainSamples: false,
+    });
+    bench.add(
+      'pair',
+      () => {
+        const t0 = performance.now();
+        const first = pair % 2 === 0 ? variants.unfused : variants.fused;
+        const second = pair % 2 === 0 ? variants.fused : variants.unfused;
+        const a = target.time(first);
+        const b = target.time(second);
+        if (recording) {
+          pair++;
+          u.push(first === variants.unfused ? a : b);
+          f.push(first === variants.fused ? a : b);
+          clocks.push(s.sampleClocks ? s.sampleClocks() : null);
+        }
+        return { overriddenDuration: a + b, overriddenIterationCost: performance.now() - t0 };
+      },
+      {
+        beforeAll(mode) {
+          recording = mode === 'run';
+        },
+      },
+    );
+    const [task] = bench.runSync();
+    const result = task?.result;
+    if (result && 'latency' in result) pairMeanMs = result.latency.mean;
+  };
+
+  runRound(s.minPairs, s.warmupPairs > 0);
+  let stopReason: Measurement['stopReason'] = 'budget';
+  for (;;) {
+    const iv = speedupInterval(kept(u, clocks, s.minPairs), kept(f, clocks, s.minPairs), { resamples: 500 });
+    if (relativeHalfWidth(iv) <= s.targetHalfWidth) {
+      stopReason = 'converged';
+      break;
+    }
+    const elapsed = performance.now() - start;
+    if (elapsed >= s.budgetMs) break;
+    const perPair = elapsed / u.length;
+    const more = Math.max(1, Math.min(Math.ceil(u.length * 0.5), Math.floor((s.budgetMs - elapsed) / perPair)));
+    runRound(more, false);
+  }
+
+  const keptU = kept(u, clocks, s.minPairs);
+  const keptF = kept(f, clocks, s.minPairs);
+  const readings = clocks.filter((c): c is ClockSample => c !== null);
+  return {
+    unfused: keptU,
+    fused: keptF,
+    pairsTaken: u.length,
+    droppedThrottled: u.length - keptU.length,
+    stopReason,
+    wallMs: performance.now() - start,
+    speedup: speedupInterval(keptU, keptF),
+    clocks:
+      readings.length === 0
+        ? null
+        : {
+            smMHz: range(readings.map((c) => c.smClockMHz)),
+            memMHz: range(readings.map((c) => c.memClockMHz)),
+            throttledPairs: readings.filter((c) => (c.clockEventReasons & THROTTLE_MASK) !== 0).length,
+            reasonsSeen: readings.reduce((acc, c) => acc | c.clockEventReasons, 0),
+          },
+    tinybenchPairMeanMs: pairMeanMs,
+  };
+}
+
+/** The samples of unthrottled pairs, or all of them when fewer than `min` pairs are unthrottled. */
+function kept(xs: number[], clocks: (ClockSample | null)[], min: number): number[] {
+  const out = xs.filter((_, i) => ((clocks[i]?.clockEventReasons ?? 0) & THROTTLE_MASK) === 0);
+  return out.length >= min ? out : xs;
+}

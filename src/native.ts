@@ -1,0 +1,178 @@
+/**
+ * The typed facade over the native addon. The raw surface is described once (RawAddon) and never
+ * exported; everything else in fusebench goes through the functions below.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface RawWorkspace {
+  buffers(): { name: string; count: number; role: 'input' | 'output' | 'scratch' }[];
+  upload(name: string, data: Float32Array): void;
+  download(name: string): Float32Array;
+  poison(name: string): void;
+  run(variant: number): void;
+  time(variant: number, flush: boolean): number;
+  dispose(): void;
+}
+
+interface RawAddon {
+  buildInfo(): { cuda: boolean; cudaCompileVersion?: number; cudaArchitectures?: string; cublas: boolean };
+  cudaProbe(): { deviceCount: number; error: string };
+  cpuInfo(): { model: string; logicalCores: number; lastLevelCacheBytes: number; memoryBytes: number };
+  cudaDeviceInfo(): RawCudaDeviceInfo;
+  nvmlInfo(pciBusId: string): {
+    available: boolean;
+    error: string;
+    driverVersion: string;
+    maxSmClockMHz: number;
+    maxMemClockMHz: number;
+  };
+  nvmlSample(pciBusId: string): ClockSample | null;
+  cases(): { name: string; variants: string[]; dimCount: number; paramCount: number }[];
+  Workspace: new (
+    backend: string,
+    caseName: string,
+    dims: number[],
+    params: number[],
+    inject: { variant: number; passes: number },
+  ) => RawWorkspace;
+}
+
+/** Device properties as the CUDA runtime reports them. */
+export interface RawCudaDeviceInfo {
+  name: string;
+  uuid: string;
+  pciBusId: string;
+  computeCapability: string;
+  smCount: number;
+  l2Bytes: number;
+  memoryBytes: number;
+  freeMemoryBytes: number;
+  memoryBusWidthBits: number;
+  driverApiVersion: number;
+  runtimeVersion: number;
+}
+
+/** One reading of the GPU's clocks and the reasons they are held down (NVML). */
+export interface ClockSample {
+  smClockMHz: number;
+  memClockMHz: number;
+  clockEventReasons: number;
+  temperatureC: number;
+  powerW: number;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const candidates = [join(root, 'build', 'Release', 'fusebench.node'), join(root, 'build', 'Debug', 'fusebench.node')];
+let addon: RawAddon | undefined;
+
+function load(): RawAddon {
+  if (addon) return addon;
+  const path = candidates.find((p) => existsSync(p));
+  if (!path) {
+    throw new Error(
+      `The fusebench native addon is not built. Tried:\n  ${candidates.join('\n  ')}\n` +
+        'Build it with `npm run build` (needs CMake >= 3.18 and a C++17 compiler; nvcc for the CUDA backend).',
+    );
+  }
+  addon = createRequire(import.meta.url)(path) as RawAddon;
+  return addon;
+}
+
+/** How the addon was built: whether it has the CUDA backend, for which architectures. */
+export function buildInfo(): ReturnType<RawAddon['buildInfo']> {
+  return load().buildInfo();
+}
+
+/** Whether a CUDA device is usable; never throws. */
+export function cudaProbe(): { deviceCount: number; error: string } {
+  const info = load().buildInfo();
+  if (!info.cuda) return { deviceCount: 0, error: 'the addon was built without CUDA' };
+  return load().cudaProbe();
+}
+
+/** The host CPU as the CPU backend sees it. */
+export function cpuInfo(): ReturnType<RawAddon['cpuInfo']> {
+  return load().cpuInfo();
+}
+
+/** Properties of CUDA device 0; throws when there is none. */
+export function cudaDeviceInfo(): RawCudaDeviceInfo {
+  return load().cudaDeviceInfo();
+}
+
+/** Driver version and maximum clocks from NVML, or why NVML is unavailable. */
+export function nvmlInfo(pciBusId: string): ReturnType<RawAddon['nvmlInfo']> {
+  return load().nvmlInfo(pciBusId);
+}
+
+/** Current clocks and clock-event reasons from NVML; null when NVML is unavailable. */
+export function nvmlSample(pciBusId: string): ClockSample | null {
+  return load().nvmlSample(pciBusId);
+}
+
+/** The cases compiled into the addon, with their variant names. */
+export function nativeCases(): ReturnType<RawAddon['cases']> {
+  return load().cases();
+}
+
+/** The buffers of one case at one shape on a backend. Call dispose() to free device memory early. */
+export class Workspace {
+  readonly #raw: RawWorkspace;
+  readonly #variants: string[];
+
+  constructor(
+    backend: 'cpu' | 'cuda',
+    caseName: string,
+    dims: number[],
+    params: number[],
+    inject: { variant: string; passes: number } | undefined,
+  ) {
+    const spec = load()
+      .cases()
+      .find((c) => c.name === caseName);
+    if (!spec) throw new Error(`The native addon has no case '${caseName}'`);
+    this.#variants = spec.variants;
+    const injectIndex = inject ? spec.variants.indexOf(inject.variant) : -1;
+    this.#raw = new (load().Workspace)(backend, caseName, dims, params, {
+      variant: injectIndex,
+      passes: inject?.passes ?? 0,
+    });
+  }
+
+  /** The case's buffers with their sizes (floats) and roles. */
+  buffers(): ReturnType<RawWorkspace['buffers']> {
+    return this.#raw.buffers();
+  }
+  /** Copies host data into a buffer; the length must match. */
+  upload(name: string, data: Float32Array): void {
+    this.#raw.upload(name, data);
+  }
+  /** Copies a buffer back to the host. */
+  download(name: string): Float32Array {
+    return this.#raw.download(name);
+  }
+  /** Fills a buffer with NaN. */
+  poison(name: string): void {
+    this.#raw.poison(name);
+  }
+  /** Runs a variant once and waits for it. */
+  run(variant: string): void {
+    this.#raw.run(this.#index(variant));
+  }
+  /** Device time of one call of a variant in milliseconds, after a cache flush unless told not to. */
+  time(variant: string, flush = true): number {
+    return this.#raw.time(this.#index(variant), flush);
+  }
+  /** Frees the buffers now rather than at garbage collection. */
+  dispose(): void {
+    this.#raw.dispose();
+  }
+  #index(variant: string): number {
+    const i = this.#variants.indexOf(variant);
+    if (i < 0) throw new Error(`No variant '${variant}'; expected one of ${this.#variants.join(', ')}`);
+    return i;
+  }
+}

@@ -1,0 +1,71 @@
+/** Comparison of a kernel's output with a float64 reference, with tolerances and clear failures. */
+
+/** Tolerance: |out − ref| <= atol + rtol·|ref| for every element. */
+export interface Tolerance {
+  atol: number;
+  rtol: number;
+}
+
+/** What the comparison found. `failure` is set (with index and values) when any element fails. */
+export interface NumericsReport {
+  elements: number;
+  maxAbsError: number;
+  /** Largest |out − ref| / |ref| where the relative term dominates the allowance (|ref| > atol/rtol). */
+  maxRelError: number;
+  /** Index of the element with the largest error relative to its allowance. */
+  worstIndex: number;
+  failure?: string;
+}
+
+/**
+ * Compares `out` with `ref`. A NaN or infinite output (including the poison NaN of an element
+ * never written) fails immediately and names the index and value.
+ */
+export function compare(out: Float32Array, ref: Float64Array, tol: Tolerance, label = 'output'): NumericsReport {
+  const relFloor = tol.rtol > 0 ? tol.atol / tol.rtol : Number.POSITIVE_INFINITY;
+  if (out.length !== ref.length) {
+    return {
+      elements: out.length,
+      maxAbsError: Number.NaN,
+      maxRelError: Number.NaN,
+      worstIndex: -1,
+      failure: `${label}: length ${out.length} differs from the reference's ${ref.length}`,
+    };
+  }
+  let maxAbs = 0;
+  let maxRel = 0;
+  let worst = 0;
+  let worstRatio = -1;
+  for (let i = 0; i < out.length; i++) {
+    const o = out[i] as number;
+    const r = ref[i] as number;
+    if (!Number.isFinite(o)) {
+      const what = Number.isNaN(o) ? 'NaN (unwritten, or a NaN was produced)' : String(o);
+      return {
+        elements: out.length,
+        maxAbsError: Number.POSITIVE_INFINITY,
+        maxRelError: Number.POSITIVE_INFINITY,
+        worstIndex: i,
+        failure: `${label}[${i}] is ${what}; the reference is ${r}`,
+      };
+    }
+    const err = Math.abs(o - r);
+    if (err > maxAbs) maxAbs = err;
+    const ar = Math.abs(r);
+    if (ar > relFloor && err / ar > maxRel) maxRel = err / ar;
+    const ratio = err / (tol.atol + tol.rtol * ar);
+    if (ratio > worstRatio) {
+      worstRatio = ratio;
+      worst = i;
+    }
+  }
+  const report: NumericsReport = { elements: out.length, maxAbsError: maxAbs, maxRelError: maxRel, worstIndex: worst };
+  if (worstRatio > 1) {
+    const o = out[worst] as number;
+    const r = ref[worst] as number;
+    report.failure =
+      `${label}[${worst}] = ${o} but the reference is ${r}: |error| ${Math.abs(o - r).toExponential(3)} exceeds ` +
+      `atol ${tol.atol} + rtol ${tol.rtol}·|ref|`;
+  }
+  return report;
+}

@@ -1,0 +1,109 @@
+/** Options of a perf run, parsed from the command line (`npm run perf -- --backend cuda ...`). */
+import { parseArgs } from 'node:util';
+
+export const BACKEND_CHOICES = ['auto', 'cpu', 'cuda'] as const;
+/** Which backend to run: `auto` picks CUDA when a device is usable, else the CPU. */
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
+
+/** Everything a perf run needs to know; serializable, so it can travel to Vitest workers. */
+export interface PerfOptions {
+  backend: BackendChoice;
+  /** Wall-clock budget per case and shape, milliseconds; undefined: the backend's default. */
+  budgetMs: number | undefined;
+  /** Interleaved unfused/fused pairs measured before the stopping rule is looked at. */
+  minPairs: number;
+  /** Stop early once the speedup's 95% interval half-width is at most this (0.01 = ±1%). */
+  targetHalfWidth: number;
+  warmupPairs: number;
+  /** Seed of the random inputs. */
+  seed: number;
+  /** Only these cases (all when empty). */
+  cases: string[];
+  /** Skip shapes with more elements than this (reported as skipped). */
+  maxElements: number | undefined;
+  /** Where BENCHMARK_RESULTS.md and fusebench-results.json are written. */
+  outDir: string;
+  /** The command line that reproduces this run, as printed in the report. */
+  command: string;
+}
+
+export const DEFAULT_BUDGET_MS = { cpu: 1000, cuda: 3000 } as const;
+
+const HELP = `Usage: npm run perf -- [options]
+  --backend <auto|cpu|cuda>   backend to run (default auto: CUDA when a GPU is usable, else CPU)
+  --budget-ms <ms>            time budget per case and shape (default cpu ${DEFAULT_BUDGET_MS.cpu}, cuda ${DEFAULT_BUDGET_MS.cuda})
+  --min-pairs <n>             interleaved pairs before the stopping rule (default 30)
+  --target-half-width <f>     stop when the speedup's 95% CI half-width is below f (default 0.01)
+  --seed <n>                  seed of the random inputs (default: fresh each run, printed)
+  --case <name>               only this case (repeatable)
+  --max-elements <n>          skip shapes with more elements
+  --out-dir <dir>             where BENCHMARK_RESULTS.md and fusebench-results.json go (default .)
+  --help                      this text`;
+
+/** Thrown for a bad command line; the message says what was expected. */
+export class UsageError extends Error {}
+
+function positiveNumber(flag: string, raw: string | undefined, integer: boolean): number | undefined {
+  if (raw === undefined) return undefined;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) {
+    throw new UsageError(`Expected a positive ${integer ? 'integer' : 'number'} for --${flag} but received '${raw}'`);
+  }
+  return v;
+}
+
+/** Parses perf arguments; returns null when --help was asked for (after printing it). */
+export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfOptions | null {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    console.log(HELP);
+    return null;
+  }
+  const backend = v.backend ?? 'auto';
+  if (!(BACKEND_CHOICES as readonly string[]).includes(backend)) {
+    throw new UsageError(`Unknown backend '${backend}'; valid backends: ${BACKEND_CHOICES.join(', ')}`);
+  }
+  const halfWidth = positiveNumber('target-half-width', v['target-half-width'], false) ?? 0.01;
+  if (halfWidth >= 1) throw new UsageError(`Expected --target-half-width below 1 but received ${halfWidth}`);
+  const seed = v.seed === undefined ? defaults.seed : Number(v.seed);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
+    throw new UsageError(`Expected an integer from 0 to 4294967295 for --seed but received '${v.seed}'`);
+  }
+  return {
+    backend: backend as BackendChoice,
+    budgetMs: positiveNumber('budget-ms', v['budget-ms'], false),
+    minPairs: positiveNumber('min-pairs', v['min-pairs'], true) ?? 30,
+    targetHalfWidth: halfWidth,
+    warmupPairs: 5,
+    seed,
+    cases: v.case ?? [],
+    maxElements: positiveNumber('max-elements', v['max-elements'], true),
+    outDir: v['out-dir'] ?? '.',
+    command: `npm run perf${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+  };
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      backend: { type: 'string' },
+      'budget-ms': { type: 'string' },
+      'min-pairs': { type: 'string' },
+      'target-half-width': { type: 'string' },
+      seed: { type: 'string' },
+      case: { type: 'string', multiple: true },
+      'max-elements': { type: 'string' },
+      'out-dir': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+}

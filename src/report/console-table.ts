@@ -1,0 +1,43 @@
+/** The table `npm run perf` prints: one row per case and shape. */
+import type { ResultsFile } from '../results.ts';
+import { gbs, ms, pct, sci, speedup, times } from './format.ts';
+
+/** Column headers of the console table. */
+export const CONSOLE_HEADER = [
+  'case',
+  'size',
+  'unfused median',
+  'fused median',
+  'speedup [95% CI]',
+  'efficiency vs theoretical',
+  'fused GB/s (% of copy)',
+  'max error',
+];
+
+/** The rows of the console table, as strings. */
+export function consoleRows(results: ResultsFile): string[][] {
+  return results.cases.map((c) => {
+    if (c.status !== 'measured' || !c.timing || !c.speedup) {
+      return [c.case, c.shape.label, c.status.toUpperCase(), '', c.reason ?? '', '', '', ''];
+    }
+    const err = Math.max(c.numerics?.unfused.maxAbsError ?? 0, c.numerics?.fused.maxAbsError ?? 0);
+    return [
+      c.case,
+      c.shape.label,
+      ms(c.timing.unfused.median),
+      ms(c.timing.fused.median),
+      speedup(c.speedup),
+      `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
+      `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}%)`,
+      sci(err),
+    ];
+  });
+}
+
+/** Pads columns to a plain-text table. */
+export function renderConsoleTable(results: ResultsFile): string {
+  const rows = [CONSOLE_HEADER, ...consoleRows(results)];
+  const widths = CONSOLE_HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (r: string[]) => r.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [fmt(CONSOLE_HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(fmt)].join('\n');
+}

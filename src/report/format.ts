@@ -1,0 +1,47 @@
+/** Number formatting shared by the console table, the Markdown report and the PR comment. */
+
+/** Milliseconds with four significant digits: "0.1752 ms", "12.34 ms". */
+export function ms(v: number): string {
+  return `${v < 1000 ? v.toPrecision(4) : v.toFixed(0)} ms`;
+}
+
+/** A speedup: "1.91x". */
+export function times(v: number): string {
+  return `${v.toFixed(2)}x`;
+}
+
+/** A speedup with its interval: "1.91x [1.90, 1.92]". */
+export function speedup(iv: { estimate: number; lo: number; hi: number }): string {
+  return `${times(iv.estimate)} [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]`;
+}
+
+/** A fraction as a percentage: "96%". */
+export function pct(v: number, digits = 0): string {
+  return `${(100 * v).toFixed(digits)}%`;
+}
+
+/** Bytes in MB (10^6), the unit bandwidth is quoted in. */
+export function mb(bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} KB`;
+}
+
+/** An error magnitude: "6.70e-4". */
+export function sci(v: number): string {
+  return Number.isFinite(v) ? v.toExponential(2) : String(v);
+}
+
+/** GB/s with no decimals above 100. */
+export function gbs(v: number): string {
+  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} GB/s`;
+}
+
+/** Escapes a value for a Markdown table cell. */
+export function cell(v: string): string {
+  return v.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** A Markdown table from a header and rows; every row gets exactly the header's column count. */
+export function markdownTable(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${header.map((_, i) => cell(cells[i] ?? '')).join(' | ')} |`;
+  return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,150 @@
+/**
+ * The JSON results of a perf run: a versioned schema (zod) that doubles as the TypeScript type,
+ * so a hand-edited, truncated or older file is rejected with the file and the field named.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+export const RESULTS_SCHEMA_VERSION = 1;
+
+const interval = z.object({ estimate: z.number(), lo: z.number(), hi: z.number(), confidence: z.number() });
+const summary = z.object({
+  n: z.number().int(),
+  median: z.number(),
+  mean: z.number(),
+  min: z.number(),
+  max: z.number(),
+  p10: z.number(),
+  p90: z.number(),
+  relMad: z.number(),
+});
+const traffic = z.object({ bytes: z.number(), launches: z.number().int() });
+const numericsReport = z.object({
+  elements: z.number(),
+  maxAbsError: z.number(),
+  maxRelError: z.number(),
+  worstIndex: z.number(),
+  failure: z.string().optional(),
+});
+const range = z.object({ min: z.number(), median: z.number(), max: z.number() });
+
+export const caseResultSchema = z.object({
+  key: z.string(),
+  case: z.string(),
+  title: z.string(),
+  shape: z.object({ label: z.string(), dims: z.array(z.number()), description: z.string() }),
+  dtype: z.literal('fp32'),
+  sources: z.array(z.string()),
+  status: z.enum(['measured', 'skipped', 'failed', 'errored']),
+  reason: z.string().optional(),
+  traffic: z.object({ unfused: traffic, fused: traffic, theoreticalSpeedup: z.number() }),
+  numerics: z
+    .object({
+      seed: z.number(),
+      tolerance: z.object({ atol: z.number(), rtol: z.number() }),
+      unfused: numericsReport,
+      fused: numericsReport,
+      extra: z.record(z.string(), z.number()),
+    })
+    .optional(),
+  timing: z
+    .object({
+      unfused: summary,
+      fused: summary,
+      pairsTaken: z.number().int(),
+      droppedThrottled: z.number().int(),
+      stopReason: z.enum(['converged', 'budget']),
+      wallMs: z.number(),
+      budgetMs: z.number(),
+      samples: z.object({ unfused: z.array(z.number()), fused: z.array(z.number()) }),
+    })
+    .optional(),
+  speedup: interval.optional(),
+  efficiency: z.number().optional(),
+  fusedGBs: z.number().optional(),
+  fusedPctOfCopy: z.number().optional(),
+  clocks: z
+    .object({ smMHz: range, memMHz: range, throttledPairs: z.number().int(), reasonsSeen: z.number() })
+    .nullable()
+    .optional(),
+});
+
+export const deviceSchema = z.object({
+  backend: z.enum(['cpu', 'cuda']),
+  name: z.string(),
+  slug: z.string(),
+  details: z.record(z.string(), z.string()),
+  fingerprint: z.object({
+    driver: z.string().optional(),
+    cudaRuntime: z.string().optional(),
+    cudaDriverApi: z.string().optional(),
+    maxSmClockMHz: z.number().optional(),
+    maxMemClockMHz: z.number().optional(),
+    computeCapability: z.string().optional(),
+    uuid: z.string().optional(),
+  }),
+  copyBandwidthGBs: z.number(),
+  freeMemoryBytes: z.number(),
+});
+
+export const resultsFileSchema = z.object({
+  schemaVersion: z.literal(RESULTS_SCHEMA_VERSION),
+  tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
+  createdAt: z.string(),
+  command: z.string(),
+  backendReason: z.string(),
+  settings: z.object({
+    budgetMs: z.number(),
+    minPairs: z.number().int(),
+    targetHalfWidth: z.number(),
+    seed: z.number(),
+  }),
+  device: deviceSchema,
+  cases: z.array(caseResultSchema),
+});
+
+/** One case at one shape: numerics, samples, speedup and traffic. */
+export type CaseResult = z.infer<typeof caseResultSchema>;
+/** A whole perf run. */
+export type ResultsFile = z.infer<typeof resultsFileSchema>;
+
+/** Formats a zod issue path as `cases[3].timing.fused.median`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+    '',
+  ) || '(root)';
+}
+
+/** Validates parsed JSON against a schema; throws naming the file and the first bad fields. */
+export function validateFile<T>(schema: z.ZodType<T>, data: unknown, file: string): T {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `  ${fieldPath(i.path)}: ${i.message}`)
+    .join('\n');
+  throw new Error(`${file} is not valid:\n${issues}`);
+}
+
+/** Reads and validates a JSON file with a schema; errors name the file and field. */
+export function readJsonFile<T>(schema: z.ZodType<T>, file: string): T {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  return validateFile(schema, data, file);
+}
+
+/** Reads a results file written by a perf run. */
+export function readResults(file: string): ResultsFile {
+  return readJsonFile(resultsFileSchema, file);
+}

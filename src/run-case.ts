@@ -1,0 +1,126 @@
+/**
+ * One case at one shape, start to end: check both variants' numerics on fresh random inputs with
+ * poisoned outputs, then measure interleaved pairs, then turn samples into the case's result.
+ * A case that cannot run is a skip with a reason; a wrong answer is a failure with numbers.
+ */
+import type { CaseDef, Shape } from './cases/types.ts';
+import type { DeviceContext } from './device.ts';
+import { measurePairs } from './measure.ts';
+import { Workspace } from './native.ts';
+import { compare } from './numerics.ts';
+import type { CaseResult } from './results.ts';
+import { summarize } from './stats.ts';
+
+/** How to run a case: sampling settings and the input seed. */
+export interface RunSettings {
+  budgetMs: number;
+  minPairs: number;
+  warmupPairs: number;
+  targetHalfWidth: number;
+  seed: number;
+  maxElements: number | undefined;
+  /** Make this case's fused kernel slower by extra read passes (gate self-check). */
+  inject?: { passes: number };
+}
+
+const elementCount = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
+
+/** The result skeleton every status shares. */
+function base(def: CaseDef, shape: Shape): CaseResult {
+  const t = def.traffic(shape.dims);
+  return {
+    key: `${def.name}/${shape.label}/fp32`,
+    case: def.name,
+    title: def.title,
+    shape,
+    dtype: 'fp32',
+    sources: def.sources,
+    status: 'skipped',
+    traffic: { unfused: t.unfused, fused: t.fused, theoreticalSpeedup: t.unfused.bytes / t.fused.bytes },
+  };
+}
+
+/** Checks one variant: fresh inputs, every output and scratch buffer poisoned, one run, compare. */
+export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], variant: string, seed: number) {
+  const inputs = def.inputs(dims, seed);
+  for (const [name, data] of Object.entries(inputs)) ws.upload(name, data);
+  for (const b of ws.buffers()) if (b.role !== 'input') ws.poison(b.name);
+  ws.run(variant);
+  const reference = def.reference(inputs, dims);
+  const outputs: Record<string, Float32Array> = {};
+  const reports = Object.entries(reference).map(([name, ref]) => {
+    outputs[name] = ws.download(name);
+    return compare(outputs[name], ref, def.tolerance, `${variant} ${name}`);
+  });
+  const first = reports[0];
+  if (!first) throw new Error(`${def.name}: the reference checks no output`);
+  const report = reports.find((r) => r.failure) ?? reports.reduce((a, b) => (b.maxAbsError > a.maxAbsError ? b : a), first);
+  return { report, inputs, outputs };
+}
+
+/** Runs a case at a shape on the device; never throws for a skip or a wrong answer. */
+export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): CaseResult {
+  const result = base(def, shape);
+  def.validate(shape.dims);
+  if (s.maxElements !== undefined && elementCount(shape.dims) > s.maxElements) {
+    return { ...result, reason: `more than --max-elements ${s.maxElements} elements` };
+  }
+  const bytes = 4 * elementCount(shape.dims) * 4; // generous: inputs, outputs and scratch
+  if (bytes > 0.9 * device.description.freeMemoryBytes) {
+    return { ...result, reason: `needs about ${(bytes / 1024 ** 3).toFixed(1)} GiB; the device has ${(device.description.freeMemoryBytes / 1024 ** 3).toFixed(1)} GiB free` };
+  }
+  let ws: Workspace;
+  try {
+    ws = new Workspace(device.description.backend, def.name, shape.dims, def.params, s.inject ? { variant: def.variants.fused, passes: s.inject.passes } : undefined);
+  } catch (e) {
+    const message = (e as Error).message;
+    if (/cudaErrorMemoryAllocation|allocation/.test(message)) return { ...result, reason: `does not fit in memory: ${message}` };
+    throw e;
+  }
+  try {
+    const u = checkVariant(def, ws, shape.dims, def.variants.unfused, s.seed);
+    const f = checkVariant(def, ws, shape.dims, def.variants.fused, s.seed + 1);
+    const numerics = {
+      seed: s.seed,
+      tolerance: def.tolerance,
+      unfused: u.report,
+      fused: f.report,
+      extra: def.extraNumerics ? def.extraNumerics(f.inputs, f.outputs, shape.dims) : {},
+    };
+    const failure = u.report.failure ?? f.report.failure;
+    if (failure) return { ...result, status: 'failed', reason: `numerics: ${failure} (seed ${s.seed})`, numerics };
+
+    const m = measurePairs(ws, def.variants, {
+      minPairs: s.minPairs,
+      warmupPairs: s.warmupPairs,
+      budgetMs: s.budgetMs,
+      targetHalfWidth: s.targetHalfWidth,
+      sampleClocks: device.sampleClocks,
+    });
+    const unfused = summarize(m.unfused);
+    const fused = summarize(m.fused);
+    const fusedGBs = result.traffic.fused.bytes / (fused.median / 1e3) / 1e9;
+    return {
+      ...result,
+      status: 'measured',
+      numerics,
+      timing: {
+        unfused,
+        fused,
+        pairsTaken: m.pairsTaken,
+        droppedThrottled: m.droppedThrottled,
+        stopReason: m.stopReason,
+        wallMs: m.wallMs,
+        budgetMs: s.budgetMs,
+        samples: { unfused: m.unfused, fused: m.fused },
+      },
+      speedup: m.speedup,
+      efficiency: m.speedup.estimate / result.traffic.theoreticalSpeedup,
+      fusedGBs,
+      fusedPctOfCopy: (100 * fusedGBs) / device.description.copyBandwidthGBs,
+      clocks: m.clocks,
+    };
+  } finally {
+    ws.dispose();
+  }
+}

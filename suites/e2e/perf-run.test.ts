@@ -1,0 +1,63 @@
+// One short `npm run perf` on the CPU backend: the report and the JSON exist, validate, and agree.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { type ResultsFile, readResults } from '../../src/results.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+let out: string;
+let stdout: string;
+let results: ResultsFile;
+let markdown: string;
+
+beforeAll(() => {
+  out = mkdtempSync(join(tmpdir(), 'fusebench-e2e-'));
+  stdout = execFileSync(
+    process.execPath,
+    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'src/cli/perf.ts',
+      '--backend', 'cpu', '--max-elements', '1048576', '--budget-ms', '200', '--out-dir', out],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, FUSEBENCH_PERF_OPTIONS: '' } },
+  );
+  results = readResults(join(out, 'fusebench-results.json'));
+  markdown = readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8');
+}, 300_000);
+
+describe('a short CPU perf run', () => {
+  test('prints the table and measures the small shapes, skipping the large ones with a reason', () => {
+    expect(stdout).toMatch(/speedup \[95% CI\]/);
+    expect(results.device.backend).toBe('cpu');
+    const status = Object.fromEntries(results.cases.map((c) => [c.shape.label, c.status]));
+    expect(status).toEqual({ '1K': 'measured', '1M': 'measured', '32x512x768': 'skipped', '16M': 'skipped' });
+    expect(results.cases.find((c) => c.shape.label === '16M')?.reason).toMatch(/--max-elements/);
+  });
+
+  test('the speedup is the ratio of the medians and its interval contains it', () => {
+    for (const c of results.cases.filter((x) => x.status === 'measured')) {
+      const t = c.timing as NonNullable<typeof c.timing>;
+      const s = c.speedup as NonNullable<typeof c.speedup>;
+      expect(s.estimate).toBe(t.unfused.median / t.fused.median);
+      expect(s.lo).toBeLessThanOrEqual(s.estimate);
+      expect(s.hi).toBeGreaterThanOrEqual(s.estimate);
+      expect(t.pairsTaken).toBeGreaterThanOrEqual(30);
+      expect(t.samples.unfused).toHaveLength(t.unfused.n);
+    }
+  });
+
+  test('the Markdown report shows the same medians and speedups as the JSON', () => {
+    for (const c of results.cases.filter((x) => x.status === 'measured')) {
+      const t = c.timing as NonNullable<typeof c.timing>;
+      const row = markdown
+        .split('\n')
+        .find((l) => l.startsWith('| **Median time**') && l.includes(t.unfused.median.toPrecision(4)));
+      expect(row, `median row of ${c.key}`).toBeDefined();
+      const [, , u, f, sp] = (row as string).split('|').map((x) => x.trim());
+      const printedRatio = Number.parseFloat(u as string) / Number.parseFloat(f as string);
+      const printedSpeedup = Number.parseFloat((sp as string).replace(/\*/g, ''));
+      expect(Math.abs(printedRatio - printedSpeedup)).toBeLessThan(0.01 + printedSpeedup * 1e-3);
+    }
+    expect(markdown).toMatch(/## Hardware configuration/);
+    expect(markdown).toMatch(/npm run perf -- --backend cpu/);
+  });
+});
