@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "inject.h"
+#include "read_pass.h"
 
 namespace fusebench {
 
@@ -64,10 +64,10 @@ void Workspace::launch(int variant) {
   if (variant != injection_.variant) return;
   for (int p = 0; p < injection_.passes; ++p) {
     if (backend_->kind() == BackendKind::Cpu) {
-      kernels::extra_read_pass_cpu(ptrs_[0], specs_[0].count);
+      kernels::read_pass_cpu(ptrs_[0], specs_[0].count);
     } else {
 #ifdef FUSEBENCH_WITH_CUDA
-      kernels::extra_read_pass_cuda(ptrs_[0], specs_[0].count, backend_->sink(), ctx);
+      kernels::read_pass_cuda(ptrs_[0], specs_[0].count, backend_->sink(), ctx);
 #endif
     }
   }

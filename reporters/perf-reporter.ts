@@ -17,7 +17,12 @@ export const RESULTS_JSON = 'fusebench-results.json';
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
 
 /** Builds the results file from gathered metas (pure; exported for tests). */
-export function collectResults(metas: PerfMeta[], options: PerfOptions, version: string, now: Date): ResultsFile | null {
+export function collectResults(
+  metas: PerfMeta[],
+  options: PerfOptions,
+  version: string,
+  now: Date,
+): ResultsFile | null {
   const first = metas[0];
   if (!first) return null;
   return {
@@ -26,7 +31,12 @@ export function collectResults(metas: PerfMeta[], options: PerfOptions, version:
     createdAt: now.toISOString(),
     command: options.command,
     backendReason: first.backendReason,
-    settings: { budgetMs: first.budgetMs, minPairs: options.minPairs, targetHalfWidth: options.targetHalfWidth, seed: options.seed },
+    settings: {
+      budgetMs: first.budgetMs,
+      minPairs: options.minPairs,
+      targetHalfWidth: options.targetHalfWidth,
+      seed: options.seed,
+    },
     device: first.device,
     cases: metas.map((m) => m.result),
   };

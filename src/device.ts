@@ -1,5 +1,14 @@
 /** The device a run measures: which backend, what hardware, its fingerprint and copy bandwidth. */
-import { type ClockSample, buildInfo, cpuInfo, cudaDeviceInfo, cudaProbe, nvmlInfo, nvmlSample, Workspace } from './native.ts';
+import {
+  type ClockSample,
+  buildInfo,
+  cpuInfo,
+  cudaDeviceInfo,
+  cudaProbe,
+  nvmlInfo,
+  nvmlSample,
+  Workspace,
+} from './native.ts';
 import type { BackendChoice } from './options.ts';
 import type { BackendName } from './cases/types.ts';
 import { median } from './stats.ts';
@@ -67,7 +76,9 @@ export function resolveBackend(choice: BackendChoice): { backend: BackendName; w
   if (built && probe.deviceCount > 0) return { backend: 'cuda', why: 'auto: a CUDA device is usable' };
   return {
     backend: 'cpu',
-    why: built ? `auto: CUDA is built but no device is usable (${probe.error})` : 'auto: the addon was built without CUDA',
+    why: built
+      ? `auto: CUDA is built but no device is usable (${probe.error})`
+      : 'auto: the addon was built without CUDA',
   };
 }
 
@@ -81,8 +92,8 @@ export function measureCopyBandwidth(backend: BackendName, bytes: number): numbe
     ws.upload('src', new Float32Array(n).fill(1.5));
     ws.run('copy');
     const times: number[] = [];
-    // The buffers are many times the cache, so no flush is needed between copies.
-    for (let i = 0; i < 20; i++) times.push(ws.time('copy', false));
+    // The same protocol as every case (cache flushed before each sample), so the percentages compare like with like.
+    for (let i = 0; i < 20; i++) times.push(ws.time('copy', true));
     return (2 * n * 4) / (median(times) / 1e3) / 1e9;
   } finally {
     ws.dispose();
@@ -134,7 +145,9 @@ export function openDevice(backend: BackendName): DeviceContext {
         Driver: nvml.available ? nvml.driverVersion : `CUDA driver API ${version(gpu.driverApiVersion)}`,
         'CUDA runtime': version(gpu.runtimeVersion),
         'Built for': build.cudaArchitectures ?? 'unknown',
-        'Max clocks (SM / memory)': nvml.available ? `${nvml.maxSmClockMHz} / ${nvml.maxMemClockMHz} MHz` : `unknown (${nvml.error})`,
+        'Max clocks (SM / memory)': nvml.available
+          ? `${nvml.maxSmClockMHz} / ${nvml.maxMemClockMHz} MHz`
+          : `unknown (${nvml.error})`,
       },
       fingerprint: {
         driver: nvml.available ? nvml.driverVersion : undefined,

@@ -56,7 +56,11 @@ function range(xs: number[]) {
 }
 
 /** Measures interleaved unfused/fused pairs until converged or out of budget. */
-export function measurePairs(target: Timed, variants: { unfused: string; fused: string }, s: MeasureSettings): Measurement {
+export function measurePairs(
+  target: Timed,
+  variants: { unfused: string; fused: string },
+  s: MeasureSettings,
+): Measurement {
   const u: number[] = [];
   const f: number[] = [];
   const clocks: (ClockSample | null)[] = [];

@@ -110,10 +110,12 @@ export type ResultsFile = z.infer<typeof resultsFileSchema>;
 
 /** Formats a zod issue path as `cases[3].timing.fused.median`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
-    '',
-  ) || '(root)';
+  return (
+    path.reduce<string>(
+      (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+      '',
+    ) || '(root)'
+  );
 }
 
 /** Validates parsed JSON against a schema; throws naming the file and the first bad fields. */

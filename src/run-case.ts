@@ -54,7 +54,8 @@ export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], varian
   });
   const first = reports[0];
   if (!first) throw new Error(`${def.name}: the reference checks no output`);
-  const report = reports.find((r) => r.failure) ?? reports.reduce((a, b) => (b.maxAbsError > a.maxAbsError ? b : a), first);
+  const report =
+    reports.find((r) => r.failure) ?? reports.reduce((a, b) => (b.maxAbsError > a.maxAbsError ? b : a), first);
   return { report, inputs, outputs };
 }
 
@@ -67,14 +68,24 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
   }
   const bytes = 4 * elementCount(shape.dims) * 4; // generous: inputs, outputs and scratch
   if (bytes > 0.9 * device.description.freeMemoryBytes) {
-    return { ...result, reason: `needs about ${(bytes / 1024 ** 3).toFixed(1)} GiB; the device has ${(device.description.freeMemoryBytes / 1024 ** 3).toFixed(1)} GiB free` };
+    return {
+      ...result,
+      reason: `needs about ${(bytes / 1024 ** 3).toFixed(1)} GiB; the device has ${(device.description.freeMemoryBytes / 1024 ** 3).toFixed(1)} GiB free`,
+    };
   }
   let ws: Workspace;
   try {
-    ws = new Workspace(device.description.backend, def.name, shape.dims, def.params, s.inject ? { variant: def.variants.fused, passes: s.inject.passes } : undefined);
+    ws = new Workspace(
+      device.description.backend,
+      def.name,
+      shape.dims,
+      def.params,
+      s.inject ? { variant: def.variants.fused, passes: s.inject.passes } : undefined,
+    );
   } catch (e) {
     const message = (e as Error).message;
-    if (/cudaErrorMemoryAllocation|allocation/.test(message)) return { ...result, reason: `does not fit in memory: ${message}` };
+    if (/cudaErrorMemoryAllocation|allocation/.test(message))
+      return { ...result, reason: `does not fit in memory: ${message}` };
     throw e;
   }
   try {

@@ -3,7 +3,15 @@
  * speedup. Built from simple-statistics pieces; every resampling is seeded, so the same samples
  * always give the same interval.
  */
-import { max, mean, medianAbsoluteDeviation, median as ssMedian, min, quantile, sampleWithReplacement } from 'simple-statistics';
+import {
+  max,
+  mean,
+  medianAbsoluteDeviation,
+  median as ssMedian,
+  min,
+  quantile,
+  sampleWithReplacement,
+} from 'simple-statistics';
 import { uniform } from './rng.ts';
 
 /** Default bootstrap seed: fixed, so an interval is a pure function of its samples. */

@@ -13,7 +13,9 @@
 namespace fusebench::cuda {
 
 constexpr int kMapThreads = 256;
-constexpr int kMapUnroll = 4;  // float4 loads in flight per thread before the first use
+// float4 loads in flight per thread before the first use. Measured on an H200 at 16M elements
+// (fused GELU+scale): 2 → 3876 GB/s, 4 → 3810, 8 → 3650; more unrolling starves the tail.
+constexpr int kMapUnroll = 2;  // float4 loads in flight per thread before the first use
 
 template <typename Op>
 __global__ void __launch_bounds__(kMapThreads) map_kernel(const float* __restrict__ in, float* __restrict__ out,

@@ -28,7 +28,11 @@ export const geluScale: CaseDef = {
   shapes: () => [
     { label: '1K', dims: [1024], description: '1,024 elements' },
     { label: '1M', dims: [1_048_576], description: '1,048,576 elements' },
-    { label: '32x512x768', dims: [32 * 512 * 768], description: '12,582,912 elements (batch 32 × seq 512 × hidden 768)' },
+    {
+      label: '32x512x768',
+      dims: [32 * 512 * 768],
+      description: '12,582,912 elements (batch 32 × seq 512 × hidden 768)',
+    },
     { label: '16M', dims: [16_777_216], description: '16,777,216 elements' },
   ],
   validate: (dims) => checkDims('gelu_scale', dims, 1),

@@ -41,7 +41,11 @@ export interface CaseDef {
   tolerance: Tolerance;
   traffic(dims: number[]): { unfused: Traffic; fused: Traffic };
   /** Extra accuracy figures reported beside the numerics (e.g. distance from exact erf-GELU). */
-  extraNumerics?(inputs: Record<string, Float32Array>, outputs: Record<string, Float32Array>, dims: number[]): Record<string, number>;
+  extraNumerics?(
+    inputs: Record<string, Float32Array>,
+    outputs: Record<string, Float32Array>,
+    dims: number[],
+  ): Record<string, number>;
 }
 
 /** Throws unless every dimension is a positive safe integer and the element count fits `limit`. */
@@ -57,6 +61,8 @@ export function checkDims(caseName: string, dims: number[], expected: number, li
   }
   const elements = dims.reduce((a, b) => a * b, 1);
   if (elements > limit) {
-    throw new Error(`${caseName}: shape ${shape} has ${elements} elements, more than the ${limit} the kernel can index`);
+    throw new Error(
+      `${caseName}: shape ${shape} has ${elements} elements, more than the ${limit} the kernel can index`,
+    );
   }
 }

@@ -16,8 +16,18 @@ function caseSection(c: CaseResult): string {
   const nu = c.numerics;
   const rows = [
     ['**Median time**', ms(t.unfused.median), ms(t.fused.median), `**${speedup(c.speedup)}** (95% CI)`],
-    ['Time spread (p10–p90)', `${ms(t.unfused.p10)} – ${ms(t.unfused.p90)}`, `${ms(t.fused.p10)} – ${ms(t.fused.p90)}`, ''],
-    ['Memory traffic', mb(u.bytes), mb(f.bytes), `${pct(1 - f.bytes / u.bytes)} saved (theoretical ${times(c.traffic.theoreticalSpeedup)})`],
+    [
+      'Time spread (p10–p90)',
+      `${ms(t.unfused.p10)} – ${ms(t.unfused.p90)}`,
+      `${ms(t.fused.p10)} – ${ms(t.fused.p90)}`,
+      '',
+    ],
+    [
+      'Memory traffic',
+      mb(u.bytes),
+      mb(f.bytes),
+      `${pct(1 - f.bytes / u.bytes)} saved (theoretical ${times(c.traffic.theoreticalSpeedup)})`,
+    ],
     ['Kernel launches', String(u.launches), String(f.launches), `${u.launches - f.launches} fewer`],
     [
       'Achieved bandwidth',
@@ -32,7 +42,12 @@ function caseSection(c: CaseResult): string {
       nu ? `tolerance atol ${nu.tolerance.atol}, rtol ${nu.tolerance.rtol} ✓` : '',
     ],
     ...Object.entries(nu?.extra ?? {}).map(([k, v]) => [k, '', sci(v), '']),
-    ['Samples', `${t.unfused.n} pairs kept of ${t.pairsTaken}`, `stop: ${t.stopReason}`, `${(t.wallMs / 1000).toFixed(1)} s of ${(t.budgetMs / 1000).toFixed(1)} s budget`],
+    [
+      'Samples',
+      `${t.unfused.n} pairs kept of ${t.pairsTaken}`,
+      `stop: ${t.stopReason}`,
+      `${(t.wallMs / 1000).toFixed(1)} s of ${(t.budgetMs / 1000).toFixed(1)} s budget`,
+    ],
   ];
   return `${title}\n\n${markdownTable(['Metric', `Unfused (${u.launches} kernels)`, `Fused (${f.launches} kernel${f.launches === 1 ? '' : 's'})`, 'Improvement'], rows)}\n`;
 }
@@ -48,7 +63,17 @@ function summaryTable(results: ResultsFile): string {
       `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
       `${(c.fusedPctOfCopy ?? 0).toFixed(0)}%`,
     ]);
-  return markdownTable(['Case', 'Shape', 'Speedup [95% CI]', 'Absolute time saved', 'Efficiency vs theoretical', 'Fused % of copy bandwidth'], rows);
+  return markdownTable(
+    [
+      'Case',
+      'Shape',
+      'Speedup [95% CI]',
+      'Absolute time saved',
+      'Efficiency vs theoretical',
+      'Fused % of copy bandwidth',
+    ],
+    rows,
+  );
 }
 
 /** Renders the whole BENCHMARK_RESULTS.md. */
@@ -86,7 +111,9 @@ export function renderBenchmarkMarkdown(results: ResultsFile): string {
     '',
     summaryTable(results),
     '',
-    notRun.length > 0 ? `Not measured: ${notRun.map((c) => `${c.key} (${c.status}: ${c.reason ?? ''})`).join('; ')}.\n` : '',
+    notRun.length > 0
+      ? `Not measured: ${notRun.map((c) => `${c.key} (${c.status}: ${c.reason ?? ''})`).join('; ')}.\n`
+      : '',
     '## Reproduce',
     '',
     '```bash',

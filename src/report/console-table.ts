@@ -38,6 +38,10 @@ export function consoleRows(results: ResultsFile): string[][] {
 export function renderConsoleTable(results: ResultsFile): string {
   const rows = [CONSOLE_HEADER, ...consoleRows(results)];
   const widths = CONSOLE_HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]) => r.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const fmt = (r: string[]) =>
+    r
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [fmt(CONSOLE_HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(fmt)].join('\n');
 }

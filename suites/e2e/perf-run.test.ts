@@ -16,8 +16,19 @@ beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'fusebench-e2e-'));
   stdout = execFileSync(
     process.execPath,
-    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'src/cli/perf.ts',
-      '--backend', 'cpu', '--max-elements', '1048576', '--budget-ms', '200', '--out-dir', out],
+    [
+      '--experimental-strip-types',
+      '--no-warnings=ExperimentalWarning',
+      'src/cli/perf.ts',
+      '--backend',
+      'cpu',
+      '--max-elements',
+      '1048576',
+      '--budget-ms',
+      '200',
+      '--out-dir',
+      out,
+    ],
     { cwd: root, encoding: 'utf8', env: { ...process.env, FUSEBENCH_PERF_OPTIONS: '' } },
   );
   results = readResults(join(out, 'fusebench-results.json'));

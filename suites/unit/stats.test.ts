@@ -67,7 +67,9 @@ describe('speedup interval', () => {
     let covered = 0;
     const trials = 200;
     for (let t = 0; t < trials; t++) {
-      const iv = speedupInterval(jittered(1.5, 0.05, 40, 1000 + t), jittered(1.0, 0.05, 40, 5000 + t), { resamples: 400 });
+      const iv = speedupInterval(jittered(1.5, 0.05, 40, 1000 + t), jittered(1.0, 0.05, 40, 5000 + t), {
+        resamples: 400,
+      });
       if (iv.lo <= 1.5 && 1.5 <= iv.hi) covered++;
     }
     expect(covered / trials).toBeGreaterThan(0.88);

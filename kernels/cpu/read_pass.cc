@@ -1,8 +1,8 @@
-#include "inject.h"
+#include "read_pass.h"
 
 namespace fusebench::kernels {
 
-void extra_read_pass_cpu(const float* buf, size_t n) {
+void read_pass_cpu(const float* buf, size_t n) {
   float acc = 0.0f;
   for (size_t i = 0; i < n; ++i) acc += buf[i];
   volatile float sink = acc;  // keeps the loop from being optimized away
