@@ -28,6 +28,43 @@ const numericsReport = z.object({
 });
 const range = z.object({ min: z.number(), median: z.number(), max: z.number() });
 
+/** Verdicts of the regression gate (see src/gate/decision.ts). */
+export const VERDICTS = ['SLOWER', 'FASTER', 'SAME', 'AMBIGUOUS'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** One decision: current vs baseline for one metric, on D = log(current) − log(baseline). */
+export const decisionSchema = z.object({
+  metric: z.enum(['speedup', 'fusedTime']),
+  verdict: z.enum(VERDICTS),
+  baseline: z.number(),
+  current: z.number(),
+  /** D = log(current/baseline) for the speedup; log(baseline/current) for the fused time (so negative is worse). */
+  diff: interval,
+  /** The band ±δ (in log space: log(1 ± δ)) inside which the result counts as SAME. */
+  delta: z.number(),
+});
+export type Decision = z.infer<typeof decisionSchema>;
+
+/** The gate's view of one case and shape. */
+export const gateSchema = z.object({
+  /** Overall: the worst decision, or NO_BASELINE when this device has no entry for the case. */
+  status: z.enum([...VERDICTS, 'NO_BASELINE']),
+  /** Whether this entry can fail the run (reported, approximate baselines never do). */
+  gating: z.boolean(),
+  baselineFile: z.string().nullable(),
+  baselineSource: z.enum(['measured', 'reported']).nullable(),
+  speedup: decisionSchema.optional(),
+  /** Absolute fused time vs the baseline's, only when the baseline is of the same device model. */
+  fusedTime: decisionSchema.optional(),
+  /** True when an AMBIGUOUS first measurement was repeated with twice the budget. */
+  remeasured: z.boolean(),
+  /** Differences between this run's fingerprint (driver, CUDA, clocks) and the baseline's provenance. */
+  fingerprintNotes: z.array(z.string()),
+  /** One line for humans: what was decided and why. */
+  message: z.string(),
+});
+export type GateResult = z.infer<typeof gateSchema>;
+
 export const caseResultSchema = z.object({
   key: z.string(),
   case: z.string(),
@@ -67,6 +104,7 @@ export const caseResultSchema = z.object({
     .object({ smMHz: range, memMHz: range, throttledPairs: z.number().int(), reasonsSeen: z.number() })
     .nullable()
     .optional(),
+  gate: gateSchema.optional(),
 });
 
 export const deviceSchema = z.object({
