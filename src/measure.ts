@@ -22,6 +22,8 @@ export interface MeasureSettings {
   targetHalfWidth: number;
   /** Reads the GPU clocks after each pair; null when unavailable. */
   sampleClocks?: () => ClockSample | null;
+  /** Milliseconds clock for the budget (default performance.now; the gate's simulation passes a simulated one). */
+  clock?: () => number;
 }
 
 /** NVML clock-event reasons that mean the clocks were held down: power cap, thermal, power brake. */
@@ -67,7 +69,8 @@ export function measurePairs(
   let recording = false;
   let pair = 0;
   let pairMeanMs = 0;
-  const start = performance.now();
+  const now = s.clock ?? (() => performance.now());
+  const start = now();
 
   const runRound = (iterations: number, warmup: boolean) => {
     const bench = new Bench({
@@ -82,7 +85,7 @@ export function measurePairs(
     bench.add(
       'pair',
       () => {
-        const t0 = performance.now();
+        const t0 = now();
         const first = pair % 2 === 0 ? variants.unfused : variants.fused;
         const second = pair % 2 === 0 ? variants.fused : variants.unfused;
         const a = target.time(first);
@@ -93,7 +96,7 @@ export function measurePairs(
           f.push(first === variants.fused ? a : b);
           clocks.push(s.sampleClocks ? s.sampleClocks() : null);
         }
-        return { overriddenDuration: a + b, overriddenIterationCost: performance.now() - t0 };
+        return { overriddenDuration: a + b, overriddenIterationCost: now() - t0 };
       },
       {
         beforeAll(mode) {
@@ -114,7 +117,7 @@ export function measurePairs(
       stopReason = 'converged';
       break;
     }
-    const elapsed = performance.now() - start;
+    const elapsed = now() - start;
     if (elapsed >= s.budgetMs) break;
     const perPair = elapsed / u.length;
     const more = Math.max(1, Math.min(Math.ceil(u.length * 0.5), Math.floor((s.budgetMs - elapsed) / perPair)));
@@ -130,7 +133,7 @@ export function measurePairs(
     pairsTaken: u.length,
     droppedThrottled: u.length - keptU.length,
     stopReason,
-    wallMs: performance.now() - start,
+    wallMs: now() - start,
     speedup: speedupInterval(keptU, keptF),
     clocks:
       readings.length === 0

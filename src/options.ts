@@ -25,6 +25,18 @@ export interface PerfOptions {
   outDir: string;
   /** The command line that reproduces this run, as printed in the report. */
   command: string;
+  /** Folder of per-device baseline files. */
+  baselinesDir: string;
+  /** Use this baseline file instead of baselinesDir/<device-slug>.json. */
+  baselineFile: string | undefined;
+  /** Rewrite this device's baseline file from the run (no verdict fails the run then). */
+  updateBaselines: boolean;
+  /** AMBIGUOUS fails, and so does a fingerprint that differs from the baseline's. */
+  strict: boolean;
+  /** δ for every case, overriding the baseline file's. */
+  delta: number | undefined;
+  /** Regression injection: make this case's fused kernel slower by `passes` extra reads of its input. */
+  inject: { case: string; passes: number } | undefined;
 }
 
 export const DEFAULT_BUDGET_MS = { cpu: 1000, cuda: 3000 } as const;
@@ -38,6 +50,12 @@ const HELP = `Usage: npm run perf -- [options]
   --case <name>               only this case (repeatable)
   --max-elements <n>          skip shapes with more elements
   --out-dir <dir>             where BENCHMARK_RESULTS.md and fusebench-results.json go (default .)
+  --baselines-dir <dir>       per-device baseline files (default baselines)
+  --baseline-file <file>      compare with this file instead of <baselines-dir>/<device-slug>.json
+  --update-baselines          rewrite this device's baseline file from this run (atomically; keeps other entries)
+  --delta <f>                 SAME band ±f for every case (default: each entry's tolerance, else 0.05)
+  --strict                    AMBIGUOUS fails, and so does a driver/CUDA/clock fingerprint change
+  --inject <case>[:<passes>]  regression self-check: slow <case>'s fused kernel by extra read passes (default 4)
   --help                      this text`;
 
 /** Thrown for a bad command line; the message says what was expected. */
@@ -75,6 +93,8 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
     throw new UsageError(`Expected an integer from 0 to 4294967295 for --seed but received '${v.seed}'`);
   }
+  const delta = positiveNumber('delta', v.delta, false);
+  if (delta !== undefined && delta >= 1) throw new UsageError(`Expected --delta in (0, 1) but received ${delta}`);
   return {
     backend: backend as BackendChoice,
     budgetMs: positiveNumber('budget-ms', v['budget-ms'], false),
@@ -86,7 +106,23 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
     maxElements: positiveNumber('max-elements', v['max-elements'], true),
     outDir: v['out-dir'] ?? '.',
     command: `npm run perf${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+    baselinesDir: v['baselines-dir'] ?? 'baselines',
+    baselineFile: v['baseline-file'],
+    updateBaselines: v['update-baselines'] ?? false,
+    strict: v.strict ?? false,
+    delta,
+    inject: parseInject(v.inject),
   };
+}
+
+function parseInject(raw: string | undefined): PerfOptions['inject'] {
+  if (raw === undefined) return undefined;
+  const m = /^([a-z0-9_]+)(?::(\d+))?$/.exec(raw);
+  const passes = m?.[2] === undefined ? 4 : Number(m[2]);
+  if (!m?.[1] || passes < 1) {
+    throw new UsageError(`Expected --inject <case>[:<passes>] with passes >= 1 but received '${raw}'`);
+  }
+  return { case: m[1], passes };
 }
 
 function parse(argv: string[]) {
@@ -103,6 +139,12 @@ function parse(argv: string[]) {
       case: { type: 'string', multiple: true },
       'max-elements': { type: 'string' },
       'out-dir': { type: 'string' },
+      'baselines-dir': { type: 'string' },
+      'baseline-file': { type: 'string' },
+      'update-baselines': { type: 'boolean' },
+      delta: { type: 'string' },
+      strict: { type: 'boolean' },
+      inject: { type: 'string' },
       help: { type: 'boolean' },
     },
   });

@@ -3,7 +3,10 @@
  * chosen backend, and the device (opened once, on first use, since measuring its copy bandwidth
  * takes a moment).
  */
+import { existsSync } from 'node:fs';
+import { CASES } from './cases/index.ts';
 import { type DeviceContext, openDevice, resolveBackend } from './device.ts';
+import { type LoadedBaselines, baselinePath, loadBaselineFile } from './gate/baseline-file.ts';
 import type { BackendName } from './cases/types.ts';
 import { DEFAULT_BUDGET_MS, type PerfOptions, parsePerfArgs } from './options.ts';
 import { freshSeed } from './rng.ts';
@@ -39,4 +42,31 @@ export function runDevice(): DeviceContext {
 /** The per-shape budget in effect. */
 export function budgetMs(): number {
   return perfOptions().budgetMs ?? DEFAULT_BUDGET_MS[runBackend().backend];
+}
+
+let baselines: LoadedBaselines | null | undefined;
+
+/** The command that records this device's baselines from a run like this one. */
+export function updateCommand(): string {
+  return `npm run perf -- --backend ${runBackend().backend} --update-baselines`;
+}
+
+/**
+ * This device's baselines (or the file named by --baseline-file), loaded once; null when the
+ * device has none. A broken file throws, naming the file and the field, before anything is measured.
+ */
+export function runBaselines(): LoadedBaselines | null {
+  if (baselines !== undefined) return baselines;
+  const opts = perfOptions();
+  const file = opts.baselineFile ?? baselinePath(opts.baselinesDir, runDevice().description.slug);
+  if (!opts.baselineFile && !existsSync(file)) {
+    baselines = null;
+    return baselines;
+  }
+  baselines = loadBaselineFile(
+    file,
+    CASES.map((c) => c.name),
+  );
+  for (const w of baselines.warnings) console.warn(`fusebench: ${w}`);
+  return baselines;
 }

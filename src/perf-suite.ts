@@ -1,12 +1,44 @@
 /**
  * Declares the Vitest perf tests of a case: one test per shape that checks numerics, measures,
- * and hands its result to the reporter. A skip carries its reason; a wrong answer fails the test.
+ * runs the regression gate and hands its result to the reporter. A skip carries its reason; a
+ * wrong answer or a SLOWER verdict fails the test with the numbers.
  */
 import { describe, expect, test } from 'vitest';
-import type { CaseDef } from './cases/types.ts';
+import type { CaseDef, Shape } from './cases/types.ts';
+import { gateCase } from './gate/gate.ts';
 import './perf-meta.ts';
-import { budgetMs, perfOptions, runBackend, runDevice } from './perf-context.ts';
+import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
+import type { CaseResult } from './results.ts';
 import { runCase } from './run-case.ts';
+
+function measure(def: CaseDef, shape: Shape, budget: number): CaseResult {
+  const opts = perfOptions();
+  return runCase(def, shape, runDevice(), {
+    budgetMs: budget,
+    minPairs: opts.minPairs,
+    warmupPairs: opts.warmupPairs,
+    targetHalfWidth: opts.targetHalfWidth,
+    seed: opts.seed,
+    maxElements: opts.maxElements,
+    inject: opts.inject?.case === def.name ? { passes: opts.inject.passes } : undefined,
+  });
+}
+
+/** Measures, then gates; an AMBIGUOUS verdict is measured once more with twice the budget. */
+export function measureAndGate(def: CaseDef, shape: Shape): CaseResult {
+  const opts = perfOptions();
+  const gate = (r: CaseResult) =>
+    gateCase(r, runBaselines(), runDevice().description, { delta: opts.delta, updateCommand: updateCommand() });
+  let result = measure(def, shape, budgetMs());
+  if (result.status !== 'measured') return result;
+  let verdict = gate(result);
+  if (verdict.status === 'AMBIGUOUS') {
+    result = measure(def, shape, 2 * budgetMs());
+    if (result.status !== 'measured') return result;
+    verdict = { ...gate(result), remeasured: true };
+  }
+  return { ...result, gate: verdict };
+}
 
 /** Registers `def`'s perf tests (skipped as a whole when --case excludes it). */
 export function definePerfSuite(def: CaseDef): void {
@@ -15,23 +47,29 @@ export function definePerfSuite(def: CaseDef): void {
   describe.skipIf(excluded)(def.title, () => {
     for (const shape of def.shapes(runBackend().backend)) {
       test(`${def.name} ${shape.label}`, (ctx) => {
-        const device = runDevice();
-        const result = runCase(def, shape, device, {
-          budgetMs: budgetMs(),
-          minPairs: opts.minPairs,
-          warmupPairs: opts.warmupPairs,
-          targetHalfWidth: opts.targetHalfWidth,
-          seed: opts.seed,
-          maxElements: opts.maxElements,
-        });
+        runBaselines(); // a broken baseline file stops the run before anything is measured
+        const result = measureAndGate(def, shape);
         ctx.task.meta.fusebench = {
           result,
-          device: device.description,
+          device: runDevice().description,
           backendReason: runBackend().why,
           budgetMs: budgetMs(),
         };
         if (result.status === 'skipped') ctx.skip(result.reason);
         expect(result.status, `${result.key}: ${result.reason ?? ''}`).toBe('measured');
+        const g = result.gate;
+        if (!g || opts.updateBaselines) return;
+        if (g.status === 'FASTER' || g.status === 'NO_BASELINE' || (g.status === 'AMBIGUOUS' && !opts.strict)) {
+          console.warn(`fusebench: ${g.message}`);
+        }
+        if (g.fingerprintNotes.length > 0) {
+          const note = `${result.key}: fingerprint differs from the baseline's: ${g.fingerprintNotes.join('; ')}`;
+          if (opts.strict) expect.fail(`${note} (--strict refuses to compare)`);
+          console.warn(`fusebench: ${note} (compared anyway)`);
+        }
+        if (!g.gating) return;
+        if (g.status === 'SLOWER') expect.fail(g.message);
+        if (g.status === 'AMBIGUOUS' && opts.strict) expect.fail(`${g.message} (--strict)`);
       });
     }
   });

@@ -3,15 +3,7 @@
  * speedup. Built from simple-statistics pieces; every resampling is seeded, so the same samples
  * always give the same interval.
  */
-import {
-  max,
-  mean,
-  medianAbsoluteDeviation,
-  median as ssMedian,
-  min,
-  quantile,
-  sampleWithReplacement,
-} from 'simple-statistics';
+import { max, mean, medianAbsoluteDeviation, median as ssMedian, min, quantile, quickselect } from 'simple-statistics';
 import { uniform } from './rng.ts';
 
 /** Default bootstrap seed: fixed, so an interval is a pure function of its samples. */
@@ -60,35 +52,65 @@ export function summarize(xs: readonly number[]): SampleSummary {
   };
 }
 
+/** The median of an array, reordering it in place (no copy): for the bootstrap's inner loop. */
+export function medianInPlace(xs: number[]): number {
+  const n = xs.length;
+  if (n === 0) throw new Error('median of no samples');
+  const k = n >> 1;
+  quickselect(xs, k);
+  const upper = xs[k] as number;
+  if (n % 2 === 1) return upper;
+  let lower = xs[0] as number; // after the selection everything left of k is <= xs[k]
+  for (let i = 1; i < k; i++) if ((xs[i] as number) > lower) lower = xs[i] as number;
+  return (lower + upper) / 2;
+}
+
+/** Bootstrap options: confidence level, number of resamples, and the seed of the resampling. */
+export interface BootstrapOptions {
+  confidence?: number;
+  resamples?: number;
+  seed?: number;
+}
+
 /**
- * Bootstrap percentile interval of any statistic of paired samples. Pairs are resampled together
- * (index i of both arrays was measured back to back), which keeps drift common to both.
+ * `resamples` bootstrap replicates of a statistic of paired samples. Pairs are resampled together
+ * (index i of both arrays was measured back to back), which keeps drift common to both. The
+ * statistic receives scratch arrays it may reorder.
  */
+export function pairedReplicates(
+  a: readonly number[],
+  b: readonly number[],
+  statistic: (a: number[], b: number[]) => number,
+  resamples: number,
+  rand: () => number,
+): number[] {
+  if (a.length !== b.length || a.length === 0) {
+    throw new Error(`paired bootstrap needs two equal, non-empty samples (got ${a.length} and ${b.length})`);
+  }
+  const n = a.length;
+  const ra = new Array<number>(n);
+  const rb = new Array<number>(n);
+  const out = new Array<number>(resamples);
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < n; i++) {
+      const k = Math.floor(rand() * n); // sampling with replacement, as simple-statistics' sampleWithReplacement
+      ra[i] = a[k] as number;
+      rb[i] = b[k] as number;
+    }
+    out[r] = statistic(ra, rb);
+  }
+  return out;
+}
+
+/** Bootstrap percentile interval of any statistic of paired samples (seeded: same samples, same interval). */
 export function pairedBootstrap(
   a: readonly number[],
   b: readonly number[],
   statistic: (a: number[], b: number[]) => number,
-  options: { confidence?: number; resamples?: number; seed?: number } = {},
+  options: BootstrapOptions = {},
 ): Interval {
-  if (a.length !== b.length || a.length === 0) {
-    throw new Error(`paired bootstrap needs two equal, non-empty samples (got ${a.length} and ${b.length})`);
-  }
   const confidence = options.confidence ?? 0.95;
-  const resamples = options.resamples ?? 2000;
-  const rand = uniform(options.seed ?? BOOTSTRAP_SEED);
-  const indices = a.map((_, i) => i);
-  const stats = new Array<number>(resamples);
-  const ra = new Array<number>(a.length);
-  const rb = new Array<number>(a.length);
-  for (let r = 0; r < resamples; r++) {
-    const pick = sampleWithReplacement(indices, indices.length, rand);
-    for (let i = 0; i < pick.length; i++) {
-      const k = pick[i] as number;
-      ra[i] = a[k] as number;
-      rb[i] = b[k] as number;
-    }
-    stats[r] = statistic(ra, rb);
-  }
+  const stats = pairedReplicates(a, b, statistic, options.resamples ?? 2000, uniform(options.seed ?? BOOTSTRAP_SEED));
   const alpha = (1 - confidence) / 2;
   return {
     estimate: statistic([...a], [...b]),
@@ -98,13 +120,16 @@ export function pairedBootstrap(
   };
 }
 
+/** The ratio of medians, median(u) / median(f), computed in place on scratch arrays. */
+export const ratioOfMedians = (u: number[], f: number[]): number => medianInPlace(u) / medianInPlace(f);
+
 /** Speedup = median(unfused) / median(fused), with its paired-bootstrap interval. */
 export function speedupInterval(
   unfused: readonly number[],
   fused: readonly number[],
-  options: { confidence?: number; resamples?: number; seed?: number } = {},
+  options: BootstrapOptions = {},
 ): Interval {
-  return pairedBootstrap(unfused, fused, (u, f) => median(u) / median(f), options);
+  return pairedBootstrap(unfused, fused, ratioOfMedians, options);
 }
 
 /** Half the interval's width relative to its estimate (0.01 = ±1%). */

@@ -1,0 +1,120 @@
+/**
+ * Baseline files: baselines/<device-slug>.json, one per device model, validated by a versioned
+ * zod schema. Each entry is keyed by case/shape/dtype and says where its numbers came from:
+ * measured here (date, commit, driver, CUDA, clocks) or reported by a document.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { readJsonFile } from '../results.ts';
+
+export const BASELINE_SCHEMA_VERSION = 1;
+/** δ when neither the entry nor the command line sets one. */
+export const DEFAULT_DELTA = 0.05;
+
+const fraction = (what: string) =>
+  z.number().refine((v) => v > 0 && v < 1, { error: (i) => `${what} must be in (0, 1); got ${String(i.input)}` });
+
+const measured = z.object({
+  kind: z.literal('measured'),
+  date: z.string(),
+  commit: z.string(),
+  driver: z.string().optional(),
+  cudaRuntime: z.string().optional(),
+  cudaDriverApi: z.string().optional(),
+  maxSmClockMHz: z.number().optional(),
+  maxMemClockMHz: z.number().optional(),
+  /** Median SM clock while the entry was measured. */
+  smClockMHz: z.number().optional(),
+  computeCapability: z.string().optional(),
+  deviceUuid: z.string().optional(),
+});
+
+const reported = z.object({
+  kind: z.literal('reported'),
+  /** The document the numbers come from. */
+  source: z.string(),
+  approximate: z.boolean(),
+  note: z.string().optional(),
+});
+
+export const baselineEntrySchema = z.object({
+  case: z.string(),
+  shape: z.object({ label: z.string(), dims: z.array(z.number().int().positive()) }),
+  dtype: z.literal('fp32'),
+  unfusedMedianMs: z.number().positive().optional(),
+  fusedMedianMs: z.number().positive().optional(),
+  speedup: z.object({
+    estimate: z.number().positive(),
+    lo: z.number().positive().optional(),
+    hi: z.number().positive().optional(),
+    confidence: z.number().optional(),
+  }),
+  /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
+  sampleCount: z.number().int().nonnegative(),
+  samples: z.object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) }).optional(),
+  /** δ for this case: |change| below it counts as SAME. */
+  tolerance: fraction('tolerance'),
+  maxAbsError: z.number().optional(),
+  errorTolerance: z.number().optional(),
+  gating: z.boolean(),
+  provenance: z.discriminatedUnion('kind', [measured, reported]),
+});
+
+export const baselineFileSchema = z.object({
+  schemaVersion: z.literal(BASELINE_SCHEMA_VERSION),
+  device: z.object({ name: z.string(), slug: z.string(), backend: z.enum(['cpu', 'cuda']) }),
+  entries: z.record(z.string(), baselineEntrySchema),
+});
+
+/** One stored expectation for a case and shape. */
+export type BaselineEntry = z.infer<typeof baselineEntrySchema>;
+/** A whole baseline file. */
+export type BaselineFile = z.infer<typeof baselineFileSchema>;
+/** Provenance of a measured entry. */
+export type MeasuredProvenance = z.infer<typeof measured>;
+
+/** The file that holds a device's baselines. */
+export function baselinePath(dir: string, slug: string): string {
+  return join(dir, `${slug}.json`);
+}
+
+/** A loaded baseline file, with warnings for entries fusebench cannot use. */
+export interface LoadedBaselines {
+  file: string;
+  data: BaselineFile;
+  warnings: string[];
+}
+
+/**
+ * Reads and validates one baseline file. Invalid JSON, a missing field or a wrong type throws,
+ * naming the file and the field path; an entry for a case fusebench does not know is a warning.
+ */
+export function loadBaselineFile(file: string, knownCases: readonly string[]): LoadedBaselines {
+  const data = readJsonFile(baselineFileSchema, file);
+  const warnings: string[] = [];
+  for (const [key, entry] of Object.entries(data.entries)) {
+    if (!knownCases.includes(entry.case))
+      warnings.push(`${file}: entry '${key}' is for unknown case '${entry.case}'; ignored`);
+    const expected = entryKey(entry.case, entry.shape.label);
+    if (key !== expected) warnings.push(`${file}: entry '${key}' should be keyed '${expected}'`);
+  }
+  return { file, data, warnings };
+}
+
+/** The key of a case and shape: `gelu_scale/16M/fp32`. */
+export function entryKey(caseName: string, shapeLabel: string): string {
+  return `${caseName}/${shapeLabel}/fp32`;
+}
+
+/** Validates every baseline file in `dir` (so a broken file stops the run before any measuring). */
+export function validateBaselineDir(dir: string, knownCases: readonly string[]): string[] {
+  if (!existsSync(dir)) return [];
+  const warnings: string[] = [];
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
+    warnings.push(...loadBaselineFile(join(dir, name), knownCases).warnings);
+  }
+  return warnings;
+}

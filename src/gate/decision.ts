@@ -1,0 +1,114 @@
+/**
+ * The regression decision. For a metric (the speedup, or the fused kernel's time) let
+ * D = log(current) − log(baseline), oriented so that negative is worse, with a 99% bootstrap
+ * interval that carries both the current run's noise and the baseline's own uncertainty:
+ *   SLOWER    the whole interval is below log(1 − δ)
+ *   FASTER    the whole interval is above log(1 + δ)
+ *   SAME      the interval lies inside [log(1 − δ), log(1 + δ)]
+ *   AMBIGUOUS otherwise (the noise is too large to say).
+ */
+import { quantile } from 'simple-statistics';
+import type { Decision, Verdict } from '../results.ts';
+import { normal, uniform } from '../rng.ts';
+import { BOOTSTRAP_SEED, median, medianInPlace, pairedReplicates, ratioOfMedians } from '../stats.ts';
+import type { BaselineEntry } from './baseline-file.ts';
+
+/** Settings of a decision. */
+export interface DecisionSettings {
+  delta: number;
+  confidence?: number;
+  resamples?: number;
+  seed?: number;
+}
+
+/** Paired samples (milliseconds), unfused[i] and fused[i] measured back to back. */
+export interface PairedSamples {
+  unfused: readonly number[];
+  fused: readonly number[];
+}
+
+/** The verdict for an interval of D against the ±δ band. */
+export function classify(lo: number, hi: number, delta: number): Verdict {
+  const down = Math.log(1 - delta);
+  const up = Math.log(1 + delta);
+  if (hi < down) return 'SLOWER';
+  if (lo > up) return 'FASTER';
+  if (lo >= down && hi <= up) return 'SAME';
+  return 'AMBIGUOUS';
+}
+
+const Z = { 0.9: 1.6449, 0.95: 1.96, 0.99: 2.5758 } as Record<number, number>;
+
+type Metric = 'speedup' | 'fusedTime';
+
+/** Bootstrap replicates of log(speedup) and log(fused median) from one shared set of resamples. */
+function logReplicates(
+  u: readonly number[],
+  f: readonly number[],
+  n: number,
+  rand: () => number,
+): Record<Metric, number[]> {
+  const fusedTime: number[] = [];
+  const speedup = pairedReplicates(
+    u,
+    f,
+    (uu, ff) => {
+      const mf = medianInPlace(ff);
+      fusedTime.push(Math.log(mf));
+      return Math.log(medianInPlace(uu) / mf);
+    },
+    n,
+    rand,
+  );
+  return { speedup, fusedTime };
+}
+
+/**
+ * Draws of the baseline's log values per bootstrap replicate: resampled from its samples when it
+ * has them, else normal in log space with the spread its interval implies, else its point value.
+ */
+function baselineDraws(entry: BaselineEntry, n: number, rand: () => number): Record<Metric, number[]> {
+  const s = entry.samples;
+  if (s && s.unfused.length === s.fused.length && s.unfused.length >= 5)
+    return logReplicates(s.unfused, s.fused, n, rand);
+  const { estimate, lo, hi, confidence } = entry.speedup;
+  const z = normal(rand);
+  const sd =
+    lo !== undefined && hi !== undefined && hi > lo
+      ? (Math.log(hi) - Math.log(lo)) / (2 * (Z[confidence ?? 0.95] ?? 1.96))
+      : 0;
+  return {
+    speedup: Array.from({ length: n }, () => Math.log(estimate) + sd * z()),
+    fusedTime: new Array<number>(n).fill(Math.log(entry.fusedMedianMs ?? Number.NaN)),
+  };
+}
+
+/**
+ * Decides the speedup and, when the baseline has a fused time, the fused time, of the current
+ * samples against a baseline entry. Both decisions share one set of bootstrap resamples.
+ */
+export function decide(current: PairedSamples, entry: BaselineEntry, settings: DecisionSettings): Decision[] {
+  const confidence = settings.confidence ?? 0.99;
+  const resamples = settings.resamples ?? 2000;
+  const rand = uniform(settings.seed ?? BOOTSTRAP_SEED);
+  const base = baselineDraws(entry, resamples, rand);
+  const cur = logReplicates(current.unfused, current.fused, resamples, rand);
+  const metrics: Metric[] = entry.fusedMedianMs === undefined ? ['speedup'] : ['speedup', 'fusedTime'];
+  const alpha = (1 - confidence) / 2;
+  return metrics.map((metric) => {
+    const sign = metric === 'speedup' ? 1 : -1; // a longer fused time is worse
+    const diffs = cur[metric].map((c, i) => sign * (c - (base[metric][i] as number)));
+    const baseline = metric === 'speedup' ? entry.speedup.estimate : (entry.fusedMedianMs as number);
+    const value = metric === 'speedup' ? median(current.unfused) / median(current.fused) : median(current.fused);
+    const lo = quantile(diffs, alpha);
+    const hi = quantile(diffs, 1 - alpha);
+    return {
+      metric,
+      verdict: classify(lo, hi, settings.delta),
+      baseline,
+      current: value,
+      diff: { estimate: sign * Math.log(value / baseline), lo, hi, confidence },
+      delta: settings.delta,
+    };
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * Applies the decision to a measured case: finds its baseline entry, decides the speedup and
+ * (same device model only) the fused time, notes fingerprint differences, and says in one line
+ * what was decided and what to do next.
+ */
+import type { DeviceDescription } from '../device.ts';
+import type { CaseResult, Decision, GateResult, Verdict } from '../results.ts';
+import { ms, times } from '../report/format.ts';
+import { type BaselineEntry, DEFAULT_DELTA, type LoadedBaselines, entryKey } from './baseline-file.ts';
+import { decide } from './decision.ts';
+
+/** Settings of the gate for a run. */
+export interface GateSettings {
+  /** δ from the command line; overrides the entries' own. */
+  delta?: number;
+  /** The command that records or updates this device's baselines (printed in messages). */
+  updateCommand: string;
+}
+
+const ORDER: Verdict[] = ['SLOWER', 'AMBIGUOUS', 'FASTER', 'SAME'];
+
+/** The worst of several verdicts: SLOWER beats AMBIGUOUS beats FASTER beats SAME. */
+export function worst(verdicts: Verdict[]): Verdict {
+  return ORDER.find((v) => verdicts.includes(v)) ?? 'SAME';
+}
+
+/** Differences between this run's fingerprint and a measured baseline's provenance. */
+export function fingerprintNotes(device: DeviceDescription, entry: BaselineEntry): string[] {
+  const p = entry.provenance;
+  if (p.kind !== 'measured') return [];
+  const fp = device.fingerprint;
+  const notes: string[] = [];
+  const check = (what: string, base: string | number | undefined, now: string | number | undefined) => {
+    if (base !== undefined && now !== undefined && base !== now) notes.push(`${what}: baseline ${base}, now ${now}`);
+  };
+  check('driver', p.driver, fp.driver);
+  check('CUDA runtime', p.cudaRuntime, fp.cudaRuntime);
+  check('max SM clock (MHz)', p.maxSmClockMHz, fp.maxSmClockMHz);
+  check('max memory clock (MHz)', p.maxMemClockMHz, fp.maxMemClockMHz);
+  return notes;
+}
+
+function describe(d: Decision): string {
+  const fmt = d.metric === 'speedup' ? times : ms;
+  const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * (Math.exp(x) - 1)).toFixed(1)}%`;
+  return (
+    `${d.metric === 'speedup' ? 'speedup' : 'fused time'} ${fmt(d.current)} vs baseline ${fmt(d.baseline)}: ` +
+    `${pct(d.diff.estimate)} [99% CI ${pct(d.diff.lo)}, ${pct(d.diff.hi)}], δ ±${(100 * d.delta).toFixed(0)}%`
+  );
+}
+
+/** The gate's result for one measured case (the case must carry timing samples). */
+export function gateCase(
+  result: CaseResult,
+  baselines: LoadedBaselines | null,
+  device: DeviceDescription,
+  settings: GateSettings,
+): GateResult {
+  const key = entryKey(result.case, result.shape.label);
+  const entry = baselines?.data.entries[key];
+  if (!baselines || !entry) {
+    return {
+      status: 'NO_BASELINE',
+      gating: false,
+      baselineFile: baselines?.file ?? null,
+      baselineSource: null,
+      remeasured: false,
+      fingerprintNotes: [],
+      message: `${key}: no baseline for ${device.name}${baselines ? ` in ${baselines.file}` : ''}; record one with \`${settings.updateCommand}\``,
+    };
+  }
+  const samples = result.timing?.samples;
+  if (!samples) throw new Error(`${key}: the gate needs the case's timing samples`);
+  const delta = settings.delta ?? entry.tolerance ?? DEFAULT_DELTA;
+  const decisions = decide(samples, entry, { delta });
+  const speedup = decisions[0] as Decision;
+  // Absolute times compare only within one device model.
+  const sameModel = baselines.data.device.slug === device.slug;
+  const fusedTime = sameModel ? decisions.find((d) => d.metric === 'fusedTime') : undefined;
+  const status = worst([speedup.verdict, ...(fusedTime ? [fusedTime.verdict] : [])]);
+  const source = entry.provenance.kind;
+  const notes = fingerprintNotes(device, entry);
+  const parts = [speedup, ...(fusedTime ? [fusedTime] : [])].map(describe).join('; ');
+  const next =
+    status === 'FASTER'
+      ? ` Faster than the baseline: update it with \`${settings.updateCommand}\`.`
+      : status === 'AMBIGUOUS'
+        ? ' The interval straddles the ±δ band: too noisy to decide.'
+        : '';
+  return {
+    status,
+    gating: entry.gating,
+    baselineFile: baselines.file,
+    baselineSource: source,
+    speedup,
+    fusedTime,
+    remeasured: false,
+    fingerprintNotes: notes,
+    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (baseline ${baselines.file}, ${source}).${next}`,
+  };
+}
