@@ -1,10 +1,14 @@
-// `npm test`: unit tests, numerics on the backend at hand, and a short end-to-end perf run.
+// `npm test`: unit tests, numerics on the backend at hand, the gate's simulations, and short
+// end-to-end perf runs on the CPU backend. The simulations are CPU-heavy: run files in parallel.
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['suites/unit/**/*.test.ts', 'suites/e2e/**/*.test.ts'],
     pool: 'forks',
-    testTimeout: 120_000,
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });

@@ -1,0 +1,74 @@
+// The gate end to end on the CPU backend: record a baseline with the update flow, re-run with no
+// change (no SLOWER), then with the injection switch on gelu_scale (SLOWER, non-zero exit).
+// A shared CI machine's absolute times wander with its load, so these runs use δ = 50% and an
+// injection that makes the fused kernel several times slower: the point is the wiring, the
+// statistics are proved in gate-simulation/gate-detection.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { readResults } from '../../src/results.ts';
+import { runPerf } from './perf-cli.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'fusebench-gate-'));
+const baselines = join(tmp, 'baselines');
+const common = [
+  '--backend',
+  'cpu',
+  '--case',
+  'gelu_scale',
+  '--max-elements',
+  '1024',
+  '--budget-ms',
+  '300',
+  '--baselines-dir',
+  baselines,
+];
+const statuses = (dir: string) =>
+  readResults(join(dir, 'fusebench-results.json')).cases.map((c) => c.gate?.status ?? c.status);
+let record: ReturnType<typeof runPerf>;
+
+beforeAll(() => {
+  record = runPerf([...common, '--update-baselines', '--out-dir', join(tmp, 'record')]);
+}, 300_000);
+
+describe('the gate on the CPU backend', () => {
+  test("--update-baselines creates this device's file and lists each change old → new", () => {
+    expect(record.status, record.stderr).toBe(0);
+    const files = readdirSync(baselines);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^cpu-.*\.json$/);
+    expect(record.stdout).toMatch(/gelu_scale\/1K\/fp32: \(none\) → \d\.\d\dx, fused .* ms \(measured\)/);
+  });
+
+  test('an unchanged re-run is not SLOWER', () => {
+    const out = join(tmp, 'same');
+    const r = runPerf([...common, '--delta', '0.5', '--out-dir', out]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(statuses(out)).not.toContain('SLOWER');
+    expect(statuses(out)).toEqual(expect.arrayContaining(['SAME']));
+  }, 300_000);
+
+  test('injecting a slowdown into gelu_scale gives SLOWER and a failing exit code', () => {
+    const out = join(tmp, 'inject');
+    const r = runPerf([...common, '--delta', '0.5', '--inject', 'gelu_scale:64', '--out-dir', out]);
+    expect(r.status).not.toBe(0);
+    expect(statuses(out).filter((s) => s !== 'skipped')).toEqual(['SLOWER']);
+    expect(r.stdout + r.stderr).toMatch(/gelu_scale\/1K\/fp32 SLOWER: speedup .* vs baseline/);
+  }, 300_000);
+
+  test('a broken baseline file stops the run before anything is measured, naming the file and field', () => {
+    const dir = join(tmp, 'broken');
+    const out = join(tmp, 'broken-out');
+    const file = join(dir, 'x.json');
+    const good = JSON.parse(readFileSync(join(baselines, readdirSync(baselines)[0] as string), 'utf8'));
+    good.entries['gelu_scale/1K/fp32'].speedup.estimate = 'fast';
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, JSON.stringify(good));
+    const r = runPerf([...common.slice(0, -2), '--baselines-dir', dir, '--out-dir', out]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`${file} is not valid:`);
+    expect(r.stderr).toContain('entries.gelu_scale/1K/fp32.speedup.estimate');
+    expect(existsSync(join(out, 'fusebench-results.json'))).toBe(false);
+  });
+});

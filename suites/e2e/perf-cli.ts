@@ -1,0 +1,16 @@
+// Runs `npm run perf`'s entry point in a child process, as a user would, and collects what it left.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The repository root. */
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Runs src/cli/perf.ts with `args`; returns its exit status and output. */
+export function runPerf(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'src/cli/perf.ts', ...args],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FUSEBENCH_PERF_OPTIONS: '', GITHUB_ACTIONS: '' } },
+  );
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}

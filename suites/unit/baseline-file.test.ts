@@ -1,0 +1,91 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { CASES } from '../../src/cases/index.ts';
+import { baselinePath, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
+
+const known = CASES.map((c) => c.name);
+const dir = mkdtempSync(join(tmpdir(), 'fusebench-baselines-'));
+
+const entry = {
+  case: 'gelu_scale',
+  shape: { label: '16M', dims: [16777216] },
+  dtype: 'fp32',
+  unfusedMedianMs: 0.0765,
+  fusedMedianMs: 0.0395,
+  speedup: { estimate: 1.94, lo: 1.92, hi: 1.95, confidence: 0.95 },
+  sampleCount: 30,
+  tolerance: 0.05,
+  gating: true,
+  provenance: { kind: 'measured', date: '2026-11-21T22:27:45Z', commit: 'abc123' },
+};
+const file = (entries: Record<string, unknown>) => ({
+  schemaVersion: 1,
+  device: { name: 'NVIDIA H200', slug: 'nvidia-h200', backend: 'cuda' },
+  entries,
+});
+function write(name: string, content: unknown): string {
+  const p = join(dir, name);
+  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+  return p;
+}
+
+describe('baseline files', () => {
+  test('the V100 file from the tutorial loads, validates, and warns only about cases not built yet', () => {
+    const loaded = loadBaselineFile(baselinePath('baselines', 'tesla-v100-sxm2-32gb'), known);
+    const e = loaded.data.entries['gelu_scale/16M/fp32'];
+    expect(e).toMatchObject({
+      unfusedMedianMs: 0.3351,
+      fusedMedianMs: 0.1752,
+      speedup: { estimate: 1.91 },
+      gating: true,
+    });
+    expect(e?.provenance).toMatchObject({ kind: 'reported', approximate: false });
+    expect(loaded.data.entries['ffn/32x512x768/fp32']).toMatchObject({
+      gating: false,
+      provenance: { approximate: true },
+    });
+    for (const w of loaded.warnings)
+      expect(w).toMatch(/unknown case '(layernorm_linear|ffn|transformer_block|attention_layernorm_residual)'/);
+  });
+
+  test('every committed baseline file validates', () => {
+    expect(() => validateBaselineDir('baselines')).not.toThrow();
+  });
+
+  test('invalid JSON names the file', () => {
+    const p = write('broken.json', '{"schemaVersion": 1, "entries": {');
+    expect(() => loadBaselineFile(p, known)).toThrow(new RegExp(`${p} is not valid JSON`));
+  });
+
+  test('a missing field names the file and the field path', () => {
+    const { speedup: _, ...noSpeedup } = entry;
+    const p = write('missing.json', file({ 'gelu_scale/16M/fp32': noSpeedup }));
+    expect(() => loadBaselineFile(p, known)).toThrow(
+      /missing\.json is not valid:\n {2}entries\.gelu_scale\/16M\/fp32\.speedup:/,
+    );
+  });
+
+  test('a wrong type names the field', () => {
+    const p = write('type.json', file({ 'gelu_scale/16M/fp32': { ...entry, fusedMedianMs: '0.04' } }));
+    expect(() => loadBaselineFile(p, known)).toThrow(/entries\.gelu_scale\/16M\/fp32\.fusedMedianMs/);
+  });
+
+  test.each([0, 1, 1.5, -0.1])('a tolerance of %d is refused, naming the value', (tolerance) => {
+    const p = write(`tol-${tolerance}.json`, file({ 'gelu_scale/16M/fp32': { ...entry, tolerance } }));
+    expect(() => loadBaselineFile(p, known)).toThrow(new RegExp(`tolerance must be in \\(0, 1\\); got ${tolerance}`));
+  });
+
+  test('an entry for an unknown case is a warning, not a crash', () => {
+    const p = write('unknown.json', file({ 'warp_drive/16M/fp32': { ...entry, case: 'warp_drive' } }));
+    expect(loadBaselineFile(p, known).warnings).toEqual([
+      `${p}: entry 'warp_drive/16M/fp32' is for unknown case 'warp_drive'; ignored`,
+    ]);
+  });
+
+  test('a newer schema version is refused with the field named', () => {
+    const p = write('v2.json', { ...file({}), schemaVersion: 2 });
+    expect(() => loadBaselineFile(p, known)).toThrow(/schemaVersion/);
+  });
+});

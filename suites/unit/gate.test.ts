@@ -1,0 +1,132 @@
+import { describe, expect, test } from 'vitest';
+import { CASES } from '../../src/cases/index.ts';
+import { type DeviceDescription, deviceSlug } from '../../src/device.ts';
+import { baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
+import { classify } from '../../src/gate/decision.ts';
+import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
+import type { CaseResult } from '../../src/results.ts';
+import { normal, uniform } from '../../src/rng.ts';
+
+const settings = { updateCommand: 'npm run perf -- --backend cuda --update-baselines' };
+
+function device(name: string): DeviceDescription {
+  return {
+    backend: 'cuda',
+    name,
+    slug: deviceSlug(name),
+    details: {},
+    fingerprint: { driver: '580.159.04', cudaRuntime: '13.0', maxSmClockMHz: 1980 },
+    copyBandwidthGBs: 800,
+    freeMemoryBytes: 32e9,
+  };
+}
+
+/** A measured gelu_scale result whose samples scatter ±2% around the given medians. */
+function result(label: string, unfusedMs: number, fusedMs: number, seed: number): CaseResult {
+  const z = normal(uniform(seed));
+  const u = Array.from({ length: 60 }, () => unfusedMs * Math.exp(0.02 * z()));
+  const f = Array.from({ length: 60 }, () => fusedMs * Math.exp(0.02 * z()));
+  return {
+    key: `gelu_scale/${label}/fp32`,
+    case: 'gelu_scale',
+    title: 'GELU + scale',
+    shape: { label, dims: [1], description: '' },
+    dtype: 'fp32',
+    sources: [],
+    status: 'measured',
+    traffic: { unfused: { bytes: 4, launches: 2 }, fused: { bytes: 2, launches: 1 }, theoreticalSpeedup: 2 },
+    timing: {
+      unfused: { n: 60, median: unfusedMs, mean: 0, min: 0, max: 0, p10: 0, p90: 0, relMad: 0 },
+      fused: { n: 60, median: fusedMs, mean: 0, min: 0, max: 0, p10: 0, p90: 0, relMad: 0 },
+      pairsTaken: 60,
+      droppedThrottled: 0,
+      stopReason: 'converged',
+      wallMs: 1,
+      budgetMs: 1,
+      samples: { unfused: u, fused: f },
+    },
+  };
+}
+
+describe('the decision rule', () => {
+  const d = 0.05;
+  test.each([
+    [-0.2, -0.1, 'SLOWER'],
+    [0.08, 0.2, 'FASTER'],
+    [-0.03, 0.04, 'SAME'],
+    [-0.1, 0.01, 'AMBIGUOUS'],
+    [-0.01, 0.1, 'AMBIGUOUS'],
+  ])('an interval [%d, %d] of D gives %s', (lo, hi, verdict) => {
+    expect(classify(lo, hi, d)).toBe(verdict);
+  });
+
+  test('the worst verdict wins', () => {
+    expect(worst(['SAME', 'FASTER', 'SLOWER'])).toBe('SLOWER');
+    expect(worst(['SAME', 'AMBIGUOUS', 'FASTER'])).toBe('AMBIGUOUS');
+    expect(worst(['SAME', 'FASTER'])).toBe('FASTER');
+  });
+});
+
+describe('gating on a V100, named explicitly', () => {
+  const v100 = device('Tesla V100-SXM2-32GB');
+  const baselines = loadBaselineFile(
+    baselinePath('baselines', v100.slug),
+    CASES.map((c) => c.name),
+  );
+
+  test('the device name maps to the V100 baseline file', () => {
+    expect(v100.slug).toBe('tesla-v100-sxm2-32gb');
+    expect(baselines.data.device.name).toBe('Tesla V100-SXM2-32GB');
+  });
+
+  test('samples matching the tutorial at 16M are SAME on both metrics', () => {
+    const g = gateCase(result('16M', 0.3351, 0.1752, 1), baselines, v100, settings);
+    expect(g).toMatchObject({ status: 'SAME', gating: true, baselineSource: 'reported' });
+    expect(g.speedup?.verdict).toBe('SAME');
+    expect(g.fusedTime?.verdict).toBe('SAME');
+  });
+
+  test('a fused kernel 15% slower than the tutorial at 1M is SLOWER, with the numbers in the message', () => {
+    const g = gateCase(result('1M', 0.0217, 0.0136 * 1.15, 2), baselines, v100, settings);
+    expect(g.status).toBe('SLOWER');
+    expect(g.message).toMatch(/gelu_scale\/1M\/fp32 SLOWER: speedup 1\.\d\dx vs baseline 1\.59x: -1\d\.\d% \[99% CI/);
+  });
+
+  test('the approximate GPT-2-shape figure does not gate', () => {
+    const g = gateCase(result('32x512x768', 0.12, 0.07 * 1.5, 3), baselines, v100, settings);
+    expect(g).toMatchObject({ status: 'SLOWER', gating: false });
+    expect(g.message).toMatch(/non-gating/);
+  });
+
+  test('another GPU model is compared on speedup only, never on absolute time', () => {
+    const g = gateCase(result('16M', 0.3351, 0.1752, 4), baselines, device('NVIDIA H200'), settings);
+    expect(g.fusedTime).toBeUndefined();
+    expect(g.speedup?.verdict).toBe('SAME');
+  });
+});
+
+describe('no baseline and fingerprints', () => {
+  test('without a baseline the gate reports only and prints the command that records one', () => {
+    const g = gateCase(result('16M', 0.08, 0.04, 5), null, device('NVIDIA H200'), settings);
+    expect(g.status).toBe('NO_BASELINE');
+    expect(g.gating).toBe(false);
+    expect(g.message).toContain('npm run perf -- --backend cuda --update-baselines');
+  });
+
+  test('a different driver and clock are noted', () => {
+    const entry = {
+      case: 'gelu_scale',
+      shape: { label: '16M', dims: [1] },
+      dtype: 'fp32' as const,
+      speedup: { estimate: 2 },
+      sampleCount: 0,
+      tolerance: 0.05,
+      gating: true,
+      provenance: { kind: 'measured' as const, date: '', commit: '', driver: '570.1', maxSmClockMHz: 1755 },
+    };
+    expect(fingerprintNotes(device('NVIDIA H200'), entry)).toEqual([
+      'driver: baseline 570.1, now 580.159.04',
+      'max SM clock (MHz): baseline 1755, now 1980',
+    ]);
+  });
+});

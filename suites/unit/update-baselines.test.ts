@@ -1,0 +1,95 @@
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { writeFileAtomic } from '../../src/atomic-write.ts';
+import { baselineFileSchema, loadBaselineFile } from '../../src/gate/baseline-file.ts';
+import { MAX_BASELINE_PAIRS, thin, updateBaselines } from '../../src/gate/update.ts';
+import { formatJson } from '../../src/json-format.ts';
+import type { CaseResult, ResultsFile } from '../../src/results.ts';
+
+const v100 = loadBaselineFile('baselines/tesla-v100-sxm2-32gb.json', ['gelu_scale']).data;
+
+function measured(label: string, u: number, f: number, n = 300): CaseResult {
+  const us = Array.from({ length: n }, (_, i) => u * (1 + 0.01 * Math.sin(i)));
+  const fs = Array.from({ length: n }, (_, i) => f * (1 + 0.01 * Math.cos(i)));
+  const summary = (m: number) => ({ n, median: m, mean: m, min: m, max: m, p10: m, p90: m, relMad: 0.01 });
+  return {
+    key: `gelu_scale/${label}/fp32`,
+    case: 'gelu_scale',
+    title: 'GELU + scale',
+    shape: { label, dims: [16777216], description: '' },
+    dtype: 'fp32',
+    sources: [],
+    status: 'measured',
+    traffic: { unfused: { bytes: 4, launches: 2 }, fused: { bytes: 2, launches: 1 }, theoreticalSpeedup: 2 },
+    timing: {
+      unfused: summary(u),
+      fused: summary(f),
+      pairsTaken: n,
+      droppedThrottled: 0,
+      stopReason: 'converged',
+      wallMs: 1,
+      budgetMs: 1,
+      samples: { unfused: us, fused: fs },
+    },
+    speedup: { estimate: u / f, lo: (u / f) * 0.99, hi: (u / f) * 1.01, confidence: 0.95 },
+  };
+}
+
+const results = {
+  schemaVersion: 1,
+  tool: { name: 'fusebench', version: '0.1.0' },
+  createdAt: '2026-11-21T23:00:00.000Z',
+  command: 'npm run perf -- --update-baselines',
+  backendReason: 'test',
+  settings: { budgetMs: 3000, minPairs: 30, targetHalfWidth: 0.01, seed: 1 },
+  device: {
+    backend: 'cuda',
+    name: 'Tesla V100-SXM2-32GB',
+    slug: 'tesla-v100-sxm2-32gb',
+    details: {},
+    fingerprint: { driver: '550.54', cudaRuntime: '12.8', maxSmClockMHz: 1530 },
+    copyBandwidthGBs: 800,
+    freeMemoryBytes: 3e10,
+  },
+  cases: [
+    measured('16M', 0.33, 0.17),
+    { ...measured('1K', 1, 1), status: 'skipped', timing: undefined, speedup: undefined },
+  ],
+} satisfies ResultsFile;
+
+describe('the update flow', () => {
+  const { file, changes } = updateBaselines(v100, results, 'abc123');
+
+  test('replaces only the measured entry and keeps every other one', () => {
+    expect(Object.keys(file.entries).sort()).toEqual(Object.keys(v100.entries).sort());
+    expect(file.entries['gelu_scale/1K/fp32']).toEqual(v100.entries['gelu_scale/1K/fp32']);
+    expect(file.entries['gelu_scale/16M/fp32']).toMatchObject({
+      fusedMedianMs: 0.17,
+      gating: true,
+      provenance: { kind: 'measured', commit: 'abc123', driver: '550.54', cudaRuntime: '12.8', maxSmClockMHz: 1530 },
+    });
+  });
+
+  test('lists old → new for each entry it changed, and nothing else', () => {
+    expect(changes).toEqual([
+      'gelu_scale/16M/fp32: 1.91x, fused 0.1752 ms (reported) → 1.94x, fused 0.1700 ms (measured)',
+    ]);
+  });
+
+  test('keeps at most 200 evenly spaced pairs, and the file validates', () => {
+    expect(file.entries['gelu_scale/16M/fp32']?.samples?.unfused).toHaveLength(MAX_BASELINE_PAIRS);
+    expect(thin([1, 2, 3], [4, 5, 6])).toEqual({ unfused: [1, 2, 3], fused: [4, 5, 6] });
+    expect(baselineFileSchema.safeParse(JSON.parse(formatJson(file))).success).toBe(true);
+  });
+
+  test('writes atomically: the new content replaces the file and no temporary file is left', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-atomic-'));
+    const target = join(dir, 'tesla-v100-sxm2-32gb.json');
+    writeFileAtomic(target, formatJson(v100));
+    writeFileAtomic(target, formatJson(file));
+    expect(readdirSync(dir)).toEqual(['tesla-v100-sxm2-32gb.json']);
+    expect(JSON.parse(readFileSync(target, 'utf8')).entries['gelu_scale/16M/fp32'].provenance.commit).toBe('abc123');
+  });
+});
