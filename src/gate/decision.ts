@@ -10,7 +10,7 @@
 import { quantile } from 'simple-statistics';
 import type { Decision, Verdict } from '../results.ts';
 import { normal, uniform } from '../rng.ts';
-import { BOOTSTRAP_SEED, median, medianInPlace, pairedReplicates, ratioOfMedians } from '../stats.ts';
+import { BOOTSTRAP_SEED, median, medianInPlace, pairedReplicates } from '../stats.ts';
 import type { BaselineEntry } from './baseline-file.ts';
 
 /** Settings of a decision. */
