@@ -1,19 +1,23 @@
 /**
  * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta and,
- * at the end, writes the JSON results and BENCHMARK_RESULTS.md and prints the table. It only
- * gathers; rendering is done by pure functions in src/report/. A failed write warns, never throws.
+ * at the end, writes the JSON results and BENCHMARK_RESULTS.md, prints the table and, inside GitHub
+ * Actions, annotates, sets outputs and writes the job summary. It only gathers; rendering is done by
+ * pure functions in src/report/. A failed write warns, never throws.
  */
 import { join } from 'node:path';
+import * as core from '@actions/core';
 import type { Reporter, TestCase } from 'vitest/node';
 import { writeFileAtomic } from '../src/atomic-write.ts';
+import { type ActionsSink, reportToActions } from '../src/github/actions-report.ts';
 import type { PerfMeta } from '../src/perf-meta.ts';
 import { renderBenchmarkMarkdown } from '../src/report/benchmark-markdown.ts';
 import { renderConsoleTable } from '../src/report/console-table.ts';
 import { RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
 import type { PerfOptions } from '../src/options.ts';
 
-/** File names the reporter writes into the output folder. */
+/** The JSON results' file name in the output folder. */
 export const RESULTS_JSON = 'fusebench-results.json';
+/** The Markdown report's file name in the output folder. */
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
 
 /** Builds the results file from gathered metas (pure; exported for tests). */
@@ -42,14 +46,23 @@ export function collectResults(
   };
 }
 
+/** Where the reporter sends GitHub Actions output; tests pass a fake sink and environment. */
+export interface ActionsTarget {
+  sink: ActionsSink;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Gathers perf results during the run; writes and reports them at its end. */
 export class PerfReporter implements Reporter {
   readonly #metas: PerfMeta[] = [];
   readonly #options: PerfOptions;
   readonly #version: string;
+  readonly #actions: ActionsTarget;
 
-  constructor(options: PerfOptions, version: string) {
+  constructor(options: PerfOptions, version: string, actions: ActionsTarget = { sink: core, env: process.env }) {
     this.#options = options;
     this.#version = version;
+    this.#actions = actions;
   }
 
   onTestCaseResult(testCase: TestCase): void {
@@ -58,6 +71,15 @@ export class PerfReporter implements Reporter {
   }
 
   onTestRunEnd(): void {
+    try {
+      this.#finish();
+    } catch (e) {
+      // A bug in rendering must not turn a finished measurement into a crashed run.
+      console.warn(`fusebench: reporting failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    }
+  }
+
+  #finish(): void {
     const results = collectResults(this.#metas, this.#options, this.#version, new Date());
     if (!results) {
       console.warn('fusebench: no perf results were produced; nothing written');
@@ -65,12 +87,13 @@ export class PerfReporter implements Reporter {
     }
     const json = join(this.#options.outDir, RESULTS_JSON);
     const md = join(this.#options.outDir, RESULTS_MARKDOWN);
-    for (const [file, content] of [
-      [json, `${JSON.stringify(results, null, 1)}\n`],
-      [md, renderBenchmarkMarkdown(results)],
+    // Each output is rendered and written on its own, so one failing leaves the others.
+    for (const [file, render] of [
+      [json, () => `${JSON.stringify(results, null, 1)}\n`],
+      [md, () => renderBenchmarkMarkdown(results)],
     ] as const) {
       try {
-        writeFileAtomic(file, content);
+        writeFileAtomic(file, render());
       } catch (e) {
         console.warn(`fusebench: could not write ${file}: ${(e as Error).message}`);
       }
@@ -79,5 +102,6 @@ export class PerfReporter implements Reporter {
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     console.log(renderConsoleTable(results));
     console.log(`\nwrote ${md} and ${json}`);
+    reportToActions(results, this.#actions);
   }
 }

@@ -1,69 +1,67 @@
 /**
- * BENCHMARK_RESULTS.md: hardware configuration, one table per case and shape in the style of the
- * V100 report, a summary, and the command that reproduces it. A pure function of the results.
+ * BENCHMARK_RESULTS.md: hardware configuration and fingerprint, one table per case and shape in the
+ * style of the V100 report, a speedup chart, summary statistics, and the command that reproduces it;
+ * for several GPUs, one document with a section per GPU. Pure functions of the results.
  */
 import type { CaseResult, ResultsFile } from '../results.ts';
-import { gbs, markdownTable, mb, ms, pct, sci, speedup, times } from './format.ts';
+import { renderCaseSection } from './case-section.ts';
+import { gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
+import { renderSpeedupCharts } from './speedup-chart.ts';
+import { caseVerdict, verdictLabel } from './verdict.ts';
 
-function caseSection(c: CaseResult): string {
-  const title = `### ${c.title} — ${c.shape.label} (${c.shape.description})`;
-  if (c.status !== 'measured' || !c.timing || !c.speedup) {
-    return `${title}\n\n**${c.status.toUpperCase()}**: ${c.reason ?? 'no reason recorded'}\n`;
-  }
-  const t = c.timing;
-  const u = c.traffic.unfused;
-  const f = c.traffic.fused;
-  const nu = c.numerics;
-  const rows = [
-    ['**Median time**', ms(t.unfused.median), ms(t.fused.median), `**${speedup(c.speedup)}** (95% CI)`],
-    [
-      'Time spread (p10–p90)',
-      `${ms(t.unfused.p10)} – ${ms(t.unfused.p90)}`,
-      `${ms(t.fused.p10)} – ${ms(t.fused.p90)}`,
-      '',
-    ],
-    [
-      'Memory traffic',
-      mb(u.bytes),
-      mb(f.bytes),
-      `${pct(1 - f.bytes / u.bytes)} saved (theoretical ${times(c.traffic.theoreticalSpeedup)})`,
-    ],
-    ['Kernel launches', String(u.launches), String(f.launches), `${u.launches - f.launches} fewer`],
-    [
-      'Achieved bandwidth',
-      gbs(u.bytes / (t.unfused.median / 1e3) / 1e9),
-      `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`,
-      `efficiency ${pct(c.efficiency ?? 0)} of theoretical`,
-    ],
-    [
-      'Max error vs float64',
-      nu ? `${sci(nu.unfused.maxAbsError)} abs, ${sci(nu.unfused.maxRelError)} rel` : '',
-      nu ? `${sci(nu.fused.maxAbsError)} abs, ${sci(nu.fused.maxRelError)} rel` : '',
-      nu ? `tolerance atol ${nu.tolerance.atol}, rtol ${nu.tolerance.rtol} ✓` : '',
-    ],
-    ...Object.entries(nu?.extra ?? {}).map(([k, v]) => [k, '', sci(v), '']),
-    [
-      'Samples',
-      `${t.unfused.n} pairs kept of ${t.pairsTaken}`,
-      `stop: ${t.stopReason}`,
-      `${(t.wallMs / 1000).toFixed(1)} s of ${(t.budgetMs / 1000).toFixed(1)} s budget`,
-    ],
-  ];
-  return `${title}\n\n${markdownTable(['Metric', `Unfused (${u.launches} kernels)`, `Fused (${f.launches} kernel${f.launches === 1 ? '' : 's'})`, 'Improvement'], rows)}\n`;
+type Measured = CaseResult & { timing: NonNullable<CaseResult['timing']>; speedup: NonNullable<CaseResult['speedup']> };
+
+const measured = (r: ResultsFile) =>
+  r.cases.filter((c): c is Measured => c.status === 'measured' && !!c.timing && !!c.speedup);
+const h = (level: number, text: string) => `${'#'.repeat(level)} ${text}`;
+
+function hardware(results: ResultsFile): string {
+  const d = results.device;
+  const f = d.fingerprint;
+  const fingerprint = [
+    f.driver && `driver ${f.driver}`,
+    f.cudaRuntime && `CUDA runtime ${f.cudaRuntime}`,
+    f.cudaDriverApi && `driver API ${f.cudaDriverApi}`,
+    f.computeCapability && `compute capability ${f.computeCapability}`,
+    f.maxSmClockMHz && f.maxMemClockMHz && `max clocks ${f.maxSmClockMHz} / ${f.maxMemClockMHz} MHz`,
+    f.uuid && `UUID ${f.uuid}`,
+  ].filter(Boolean);
+  return [
+    ...Object.entries(d.details).map(([k, v]) => `- **${k}:** ${v}`),
+    `- **Measured copy bandwidth:** ${gbs(d.copyBandwidthGBs)} (device-to-device, bytes read + written)`,
+    `- **Fingerprint** (what baselines are checked against): ${fingerprint.length > 0 ? fingerprint.join(' · ') : 'none (CPU backend)'}`,
+  ].join('\n');
 }
 
-function summaryTable(results: ResultsFile): string {
-  const rows = results.cases
-    .filter((c) => c.status === 'measured' && c.timing && c.speedup)
-    .map((c) => [
-      c.title,
-      c.shape.label,
-      speedup(c.speedup as NonNullable<CaseResult['speedup']>),
-      ms((c.timing?.unfused.median ?? 0) - (c.timing?.fused.median ?? 0)),
-      `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
-      `${(c.fusedPctOfCopy ?? 0).toFixed(0)}%`,
-    ]);
-  return markdownTable(
+function method(results: ResultsFile): string {
+  const s = results.settings;
+  const d = results.device;
+  return (
+    `Each case runs its unfused twin and its fused kernel on the same seeded random inputs (seed ${s.seed}); both are checked ` +
+    'against a float64 reference with every output poisoned with NaN first. Timing: device time of one call per sample ' +
+    `(${d.backend === 'cuda' ? 'CUDA events' : 'a steady clock'}), the last-level cache flushed before every sample, ` +
+    `warm-up excluded, unfused and fused samples interleaved in pairs. At least ${s.minPairs} pairs, then more until the ` +
+    `speedup's 95% interval half-width is at most ${pct(s.targetHalfWidth)} or the ${(s.budgetMs / 1000).toFixed(1)} s budget per shape is spent. ` +
+    'Speedup = median(unfused) / median(fused), with a seeded paired-bootstrap 95% interval. ' +
+    'Verdicts compare with the stored baseline of this device (`baselines/<device>.json`), noise-aware: SAME inside ±δ, ' +
+    'AMBIGUOUS when the interval straddles the band after one remeasurement.'
+  );
+}
+
+function summary(results: ResultsFile): string {
+  const ms_ = measured(results);
+  const rows = ms_.map((c) => [
+    c.title,
+    c.shape.label,
+    speedup(c.speedup),
+    ms(c.timing.unfused.median - c.timing.fused.median),
+    `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
+    `${(c.fusedPctOfCopy ?? 0).toFixed(0)}%`,
+    c.gate?.speedup
+      ? `${verdictLabel(caseVerdict(c))} vs ${times(c.gate.speedup.baseline)}`
+      : verdictLabel(caseVerdict(c)),
+  ]);
+  const table = markdownTable(
     [
       'Case',
       'Shape',
@@ -71,55 +69,89 @@ function summaryTable(results: ResultsFile): string {
       'Absolute time saved',
       'Efficiency vs theoretical',
       'Fused % of copy bandwidth',
+      'Verdict vs baseline',
     ],
     rows,
   );
+  if (ms_.length === 0) return `${table}\n\nNo shape was measured.`;
+  const geo = Math.exp(ms_.reduce((a, c) => a + Math.log(c.speedup.estimate), 0) / ms_.length);
+  const saved = ms_.reduce((a, c) => a + c.timing.unfused.median - c.timing.fused.median, 0);
+  const eff = ms_.reduce((a, c) => a + (c.efficiency ?? 0), 0) / ms_.length;
+  return (
+    `${table}\n\nOver ${ms_.length} measured shape${ms_.length === 1 ? '' : 's'}: geometric-mean speedup **${times(geo)}**, ` +
+    `${ms(saved)} saved over one call of each shape, mean efficiency ${pct(eff)} of the theoretical speedup.`
+  );
 }
 
-/** Renders the whole BENCHMARK_RESULTS.md. */
-export function renderBenchmarkMarkdown(results: ResultsFile): string {
-  const d = results.device;
-  const hw = [
-    ...Object.entries(d.details).map(([k, v]) => `- **${k}:** ${v}`),
-    `- **Measured copy bandwidth:** ${gbs(d.copyBandwidthGBs)} (device-to-device, bytes read + written)`,
-  ].join('\n');
-  const s = results.settings;
+/** One GPU's body, its top headings at `level`. */
+function gpuBody(results: ResultsFile, level: number): string {
   const notRun = results.cases.filter((c) => c.status !== 'measured');
+  const charts = renderSpeedupCharts(results);
   return [
-    '# fusebench results',
-    '',
     `Produced by \`${results.command}\` on ${results.createdAt.slice(0, 10)} with fusebench ${results.tool.version}.`,
-    `Backend: **${d.backend}** (${results.backendReason}).`,
+    `Backend: **${results.device.backend}** (${results.backendReason}).`,
     '',
-    '## Hardware configuration',
+    h(level, 'Hardware configuration'),
     '',
-    hw,
+    hardware(results),
     '',
-    '## Method',
+    h(level, 'Method'),
     '',
-    `Each case runs its unfused twin and its fused kernel on the same seeded random inputs (seed ${s.seed}); both are checked ` +
-      'against a float64 reference with every output poisoned with NaN first. Timing: device time of one call per sample ' +
-      `(${d.backend === 'cuda' ? 'CUDA events' : 'a steady clock'}), the last-level cache flushed before every sample, ` +
-      `warm-up excluded, unfused and fused samples interleaved in pairs. At least ${s.minPairs} pairs, then more until the ` +
-      `speedup's 95% interval half-width is at most ${pct(s.targetHalfWidth)} or the ${(s.budgetMs / 1000).toFixed(1)} s budget per shape is spent. ` +
-      'Speedup = median(unfused) / median(fused), with a seeded paired-bootstrap 95% interval.',
+    method(results),
     '',
-    '## Results',
+    h(level, 'Results'),
     '',
-    ...results.cases.map(caseSection),
-    '## Summary',
+    ...results.cases.map((c) => renderCaseSection(c, level + 1)),
+    ...(charts ? [h(level, 'Speedup by shape'), '', charts] : []),
+    h(level, 'Summary'),
     '',
-    summaryTable(results),
+    summary(results),
     '',
     notRun.length > 0
       ? `Not measured: ${notRun.map((c) => `${c.key} (${c.status}: ${c.reason ?? ''})`).join('; ')}.\n`
       : '',
-    '## Reproduce',
+    h(level, 'Reproduce'),
     '',
     '```bash',
     'npm ci',
     results.command,
     '```',
     '',
+  ].join('\n');
+}
+
+/** Renders BENCHMARK_RESULTS.md of one GPU. */
+export function renderBenchmarkMarkdown(results: ResultsFile): string {
+  return ['# fusebench results', '', gpuBody(results, 2)].join('\n');
+}
+
+function acrossGpus(runs: ResultsFile[]): string {
+  const keys = [...new Set(runs.flatMap((r) => r.cases.map((c) => c.key)))];
+  const rows = keys.map((key) => {
+    const any = runs.flatMap((r) => r.cases).find((c) => c.key === key) as CaseResult;
+    const cells = runs.map((r) => {
+      const c = r.cases.find((x) => x.key === key);
+      if (!c) return '—';
+      return c.status === 'measured' && c.speedup ? times(c.speedup.estimate) : c.status;
+    });
+    return [any.title, any.shape.label, ...cells];
+  });
+  return markdownTable(['Case', 'Shape', ...runs.map((r) => `${r.device.name} speedup`)], rows);
+}
+
+/** Renders one BENCHMARK_RESULTS.md for several GPUs' results: an overview, then a section per GPU. */
+export function renderMultiGpuMarkdown(runs: ResultsFile[]): string {
+  const [only] = runs;
+  if (runs.length === 1 && only) return renderBenchmarkMarkdown(only);
+  return [
+    '# fusebench results',
+    '',
+    `Results of ${runs.length} GPUs: ${runs.map((r) => r.device.name).join(', ')}. Each GPU is gated against its own baseline.`,
+    '',
+    '## Across GPUs',
+    '',
+    acrossGpus(runs),
+    '',
+    ...runs.flatMap((r) => [h(2, r.device.name), '', gpuBody(r, 3)]),
   ].join('\n');
 }

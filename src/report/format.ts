@@ -45,3 +45,15 @@ export function markdownTable(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${header.map((_, i) => cell(cells[i] ?? '')).join(' | ')} |`;
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }
+
+/** A relative change from a ratio: 1.123 → "+12.3%", 0.796 → "−20.4%" (a true minus sign). */
+export function signedPct(ratio: number): string {
+  const v = 100 * (ratio - 1);
+  const s = Math.abs(v).toFixed(1);
+  return s === '0.0' ? '±0.0%' : `${v > 0 ? '+' : '−'}${s}%`;
+}
+
+/** Cuts a one-line text to `max` characters with an ellipsis. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}

@@ -1,12 +1,11 @@
 // One short `npm run perf` on the CPU backend: the report and the JSON exist, validate, and agree.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { type ResultsFile, readResults } from '../../src/results.ts';
+import { runPerf } from './perf-cli.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 let out: string;
 let stdout: string;
 let results: ResultsFile;
@@ -14,23 +13,9 @@ let markdown: string;
 
 beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'fusebench-e2e-'));
-  stdout = execFileSync(
-    process.execPath,
-    [
-      '--experimental-strip-types',
-      '--no-warnings=ExperimentalWarning',
-      'src/cli/perf.ts',
-      '--backend',
-      'cpu',
-      '--max-elements',
-      '1048576',
-      '--budget-ms',
-      '200',
-      '--out-dir',
-      out,
-    ],
-    { cwd: root, encoding: 'utf8', env: { ...process.env, FUSEBENCH_PERF_OPTIONS: '' } },
-  );
+  const run = runPerf(['--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '1048576', '--budget-ms', '200', '--out-dir', out]);
+  expect(run.status, run.stderr).toBe(0);
+  stdout = run.stdout;
   results = readResults(join(out, 'fusebench-results.json'));
   markdown = readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8');
 }, 300_000);
@@ -69,6 +54,6 @@ describe('a short CPU perf run', () => {
       expect(Math.abs(printedRatio - printedSpeedup)).toBeLessThan(0.01 + printedSpeedup * 1e-3);
     }
     expect(markdown).toMatch(/## Hardware configuration/);
-    expect(markdown).toMatch(/npm run perf -- --backend cpu/);
+    expect(markdown).toMatch(/npm run perf -- --backend cpu --case gelu_scale/);
   });
 });

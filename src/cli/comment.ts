@@ -1,0 +1,56 @@
+/**
+ * `npm run comment -- --results <file> [--base <file>] --out <comment.md> [--run-url <url>]`: renders
+ * the PR comment of one GPU's results against the base branch's results and the stored baseline.
+ * Only this entry point sets the exit code.
+ */
+import { parseArgs } from 'node:util';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { UsageError } from '../options.ts';
+import { loadBaseRun } from '../report/load-runs.ts';
+import { renderPrComment } from '../report/pr-comment.ts';
+import { readResults } from '../results.ts';
+
+const HELP = `Usage: npm run comment -- --results <file> [--base <file>] --out <comment.md> [--run-url <url>]
+  --results <file>   this run's fusebench-results.json
+  --base <file>      the base branch's latest fusebench-results.json (missing or unreadable: no base run)
+  --out <file>       where the comment's Markdown goes
+  --run-url <url>    link to the workflow run, shown in the comment`;
+
+async function main(): Promise<void> {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(process.argv.slice(2)).values;
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (!values.results || !values.out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
+  const results = readResults(values.results);
+  const base = loadBaseRun(values.base);
+  if (values.base && !base.results) console.warn(`fusebench: no base run: ${base.why}`);
+  writeFileAtomic(values.out, renderPrComment([{ results, base }], { runUrl: values['run-url'] }));
+  console.log(`wrote ${values.out}`);
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      results: { type: 'string' },
+      base: { type: 'string' },
+      out: { type: 'string' },
+      'run-url': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exitCode = e instanceof UsageError ? 2 : 1;
+});

@@ -1,0 +1,105 @@
+/**
+ * The GitHub Actions side of a perf run: an annotation per case that needs attention (SLOWER, FAILED
+ * and ERRORED as errors on the kernel's source file; FASTER and AMBIGUOUS as notices), step outputs
+ * with the verdict counts, and the job summary. Only inside GitHub Actions; the environment is read
+ * only for defaults, so tests pass a sink and a path in. Never throws: a failure is a warning.
+ */
+import { appendFileSync } from 'node:fs';
+import type { AnnotationProperties } from '@actions/core';
+import { renderJobSummary } from '../report/job-summary.ts';
+import { signedPct, speedup, times } from '../report/format.ts';
+import type { CaseResult, ResultsFile } from '../results.ts';
+import { caseVerdict, countVerdicts } from '../report/verdict.ts';
+
+/** The part of @actions/core this uses; the module itself satisfies it, tests pass a fake. */
+export interface ActionsSink {
+  error(message: string, properties?: AnnotationProperties): void;
+  warning(message: string, properties?: AnnotationProperties): void;
+  notice(message: string, properties?: AnnotationProperties): void;
+  setOutput(name: string, value: unknown): void;
+}
+
+/** One annotation to emit. */
+export interface Annotation {
+  level: 'error' | 'notice';
+  message: string;
+  properties: AnnotationProperties;
+}
+
+/** Where to report; the defaults come from the environment of an Actions step. */
+export interface ActionsReportOptions {
+  sink: ActionsSink;
+  env?: NodeJS.ProcessEnv;
+  /** The job summary file; default $GITHUB_STEP_SUMMARY. */
+  summaryPath?: string;
+}
+
+function describe(c: CaseResult): string {
+  const sp = c.gate?.speedup;
+  const now = c.speedup ? speedup(c.speedup) : 'not measured';
+  const vs = sp ? ` vs baseline ${times(sp.baseline)} (${signedPct(sp.current / sp.baseline)})` : '';
+  return `${c.key}: speedup ${now}${vs}.${c.gate?.message ? ` ${c.gate.message}` : ''}`;
+}
+
+/** The annotations of a run (pure). */
+export function collectAnnotations(results: ResultsFile): Annotation[] {
+  const gpu = results.device.name;
+  const out: Annotation[] = [];
+  for (const c of results.cases) {
+    const v = caseVerdict(c);
+    const file = c.sources[0];
+    const at = (title: string): AnnotationProperties => (file ? { title, file } : { title });
+    if (v === 'SLOWER')
+      out.push({
+        level: 'error',
+        message: describe(c),
+        properties: at(`fusebench: ${c.title} ${c.shape.label} is SLOWER on ${gpu}`),
+      });
+    else if (v === 'FAILED' || v === 'ERRORED') {
+      out.push({
+        level: 'error',
+        message: `${c.key}: ${c.reason ?? v}`,
+        properties: at(`fusebench: ${c.title} ${c.shape.label} ${v} on ${gpu}`),
+      });
+    } else if (v === 'FASTER' || v === 'AMBIGUOUS') {
+      out.push({
+        level: 'notice',
+        message: describe(c),
+        properties: at(`fusebench: ${c.title} ${c.shape.label} is ${v} on ${gpu}`),
+      });
+    }
+  }
+  return out;
+}
+
+/** Reports a run to GitHub Actions; does nothing outside Actions (GITHUB_ACTIONS !== 'true'). Returns whether it ran. */
+export function reportToActions(results: ResultsFile, options: ActionsReportOptions): boolean {
+  const env = options.env ?? process.env;
+  if (env.GITHUB_ACTIONS !== 'true') return false;
+  const { sink } = options;
+  const warn = (what: string, e: unknown) => {
+    const message = `fusebench: could not ${what}: ${e instanceof Error ? e.message : String(e)}`;
+    try {
+      sink.warning(message);
+    } catch {
+      console.warn(message);
+    }
+  };
+  try {
+    for (const a of collectAnnotations(results)) sink[a.level](a.message, a.properties);
+    for (const [name, value] of Object.entries(countVerdicts(results))) sink.setOutput(name, value);
+  } catch (e) {
+    warn('write annotations and outputs', e);
+  }
+  const summaryPath = options.summaryPath ?? env.GITHUB_STEP_SUMMARY;
+  if (!summaryPath) {
+    warn('write the job summary', new Error('no summary file (GITHUB_STEP_SUMMARY is not set)'));
+    return true;
+  }
+  try {
+    appendFileSync(summaryPath, renderJobSummary(results));
+  } catch (e) {
+    warn(`write the job summary to ${summaryPath}`, e);
+  }
+  return true;
+}

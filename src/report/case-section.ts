@@ -1,0 +1,111 @@
+/**
+ * One case at one shape in BENCHMARK_RESULTS.md, in the style of the V100 report: unfused vs fused
+ * time, speedup with its interval, memory traffic, launches, bandwidth, error, and the gate's verdict
+ * against the stored baseline when there is one. Pure.
+ */
+import type { CaseResult, Decision, GateResult } from '../results.ts';
+import { gbs, markdownTable, mb, ms, pct, sci, signedPct, speedup, times } from './format.ts';
+import { verdictLabel } from './verdict.ts';
+
+type Measured = CaseResult & { timing: NonNullable<CaseResult['timing']>; speedup: NonNullable<CaseResult['speedup']> };
+
+/** The relative change a decision's interval stands for, as "−20.4% [−21.4%, −19.5%]". */
+function change(d: Decision): string {
+  // For the fused time D = log(baseline/current); negate so that the printed change is of the time itself.
+  const s = d.metric === 'speedup' ? 1 : -1;
+  const [a, b] = [Math.exp(s * d.diff.lo), Math.exp(s * d.diff.hi)].sort((x, y) => x - y);
+  return `${signedPct(Math.exp(s * d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
+}
+
+function gateRows(g: GateResult): string[][] {
+  const source = g.baselineFile ? `${g.baselineSource ?? 'no entry'}, ${g.baselineFile}` : 'no baseline file';
+  const ft = g.fusedTime;
+  const sp = g.speedup;
+  return [
+    [
+      `Baseline (${source})`,
+      '',
+      ft ? ms(ft.baseline) : '',
+      sp ? `${times(sp.baseline)} speedup${g.gating ? '' : ' (approximate, not gating)'}` : '—',
+    ],
+    [
+      '**Verdict vs baseline**',
+      '',
+      ft ? `${ft.verdict}: time ${change(ft)}` : '',
+      `**${verdictLabel(g.status)}**${sp ? `: speedup ${change(sp)}` : ''}${g.remeasured ? ' (remeasured)' : ''}`,
+    ],
+  ];
+}
+
+function measuredRows(c: Measured): string[][] {
+  const t = c.timing;
+  const u = c.traffic.unfused;
+  const f = c.traffic.fused;
+  const nu = c.numerics;
+  const clocks = c.clocks;
+  return [
+    ['**Median time**', ms(t.unfused.median), ms(t.fused.median), `**${speedup(c.speedup)}** (95% CI)`],
+    [
+      'Time spread (p10–p90)',
+      `${ms(t.unfused.p10)} – ${ms(t.unfused.p90)}`,
+      `${ms(t.fused.p10)} – ${ms(t.fused.p90)}`,
+      `${ms(t.unfused.median - t.fused.median)} saved per call`,
+    ],
+    [
+      'Memory traffic',
+      mb(u.bytes),
+      mb(f.bytes),
+      `${pct(1 - f.bytes / u.bytes)} saved (theoretical ${times(c.traffic.theoreticalSpeedup)})`,
+    ],
+    ['Kernel launches', String(u.launches), String(f.launches), `${u.launches - f.launches} fewer`],
+    [
+      'Achieved bandwidth',
+      gbs(u.bytes / (t.unfused.median / 1e3) / 1e9),
+      `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`,
+      `efficiency ${pct(c.efficiency ?? 0)} of theoretical`,
+    ],
+    [
+      'Max error vs float64',
+      nu ? `${sci(nu.unfused.maxAbsError)} abs, ${sci(nu.unfused.maxRelError)} rel` : '',
+      nu ? `${sci(nu.fused.maxAbsError)} abs, ${sci(nu.fused.maxRelError)} rel` : '',
+      nu ? `tolerance atol ${nu.tolerance.atol}, rtol ${nu.tolerance.rtol} ✓` : '',
+    ],
+    ...Object.entries(nu?.extra ?? {}).map(([k, v]) => [k, '', sci(v), '']),
+    ...(clocks
+      ? [
+          [
+            'Clocks (SM / memory, median)',
+            '',
+            `${clocks.smMHz.median} / ${clocks.memMHz.median} MHz`,
+            `SM ${clocks.smMHz.min}–${clocks.smMHz.max} MHz; ${t.droppedThrottled} throttled pairs dropped`,
+          ],
+        ]
+      : []),
+    [
+      'Samples',
+      `${t.unfused.n} pairs kept of ${t.pairsTaken}`,
+      `stop: ${t.stopReason}`,
+      `${(t.wallMs / 1000).toFixed(1)} s of ${(t.budgetMs / 1000).toFixed(1)} s budget`,
+    ],
+    ...(c.gate ? gateRows(c.gate) : []),
+  ];
+}
+
+/** The section of one case and shape, its title at heading `level`. */
+export function renderCaseSection(c: CaseResult, level: number): string {
+  const title = `${'#'.repeat(level)} ${c.title} — ${c.shape.label} (${c.shape.description})`;
+  if (c.status !== 'measured' || !c.timing || !c.speedup) {
+    return `${title}\n\n**${c.status.toUpperCase()}**: ${c.reason ?? 'no reason recorded'}\n`;
+  }
+  const u = c.traffic.unfused;
+  const f = c.traffic.fused;
+  const header = [
+    'Metric',
+    `Unfused (${u.launches} kernels)`,
+    `Fused (${f.launches} kernel${f.launches === 1 ? '' : 's'})`,
+    'Improvement',
+  ];
+  const notes = c.gate ? [c.gate.message, ...c.gate.fingerprintNotes].filter((s) => s.length > 0) : [];
+  const gateNote = notes.length > 0 ? `\n> Gate: ${notes.join(' · ')}\n` : '';
+  return `${title}\n\n${markdownTable(header, measuredRows(c as Measured))}\n${gateNote}`;
+}

@@ -1,0 +1,99 @@
+/**
+ * The Markdown builder shared by the PR comment and the Actions job summary: for one GPU, the device,
+ * the verdict counts, a table of speedups (base run, this run, Δ, baseline, verdict) and the notes of
+ * the rows that need a reviewer's eye. Pure.
+ */
+import type { ResultsFile } from '../results.ts';
+import type { BaseRun, ComparisonRow } from './comparison.ts';
+import { clip, markdownTable, signedPct, speedup, times } from './format.ts';
+import { countVerdicts, countsLine, verdictLabel } from './verdict.ts';
+
+/** How one GPU's comparison is drawn. */
+export interface ComparisonOptions {
+  /** Heading level of the GPU's title (2 = "##"). */
+  level: number;
+  /** The base run, or why there is none; undefined: no base columns and no remark (the job summary). */
+  base: BaseRun | undefined;
+  /** Rows to show (already chosen and ordered); the others are counted in a note. */
+  rows: ComparisonRow[];
+  /** How many rows were left out to fit a size limit. */
+  omitted: number;
+  /** The section's title; default the GPU's name. */
+  title?: string;
+}
+
+// NO_BASELINE rows are left out: the verdict column says it, and a new device would repeat it on every row.
+const NOTE_VERDICTS = new Set(['FAILED', 'ERRORED', 'SLOWER', 'AMBIGUOUS', 'FASTER']);
+const NOTE_CHARS = 400;
+
+/** "NVIDIA H200 (cuda; driver 580.159.04, CUDA 13.0, compute capability 9.0)". */
+export function deviceLine(results: ResultsFile): string {
+  const f = results.device.fingerprint;
+  const facts = [
+    results.device.backend,
+    f.driver && `driver ${f.driver}`,
+    f.cudaRuntime && `CUDA ${f.cudaRuntime}`,
+    f.computeCapability && `compute capability ${f.computeCapability}`,
+  ].filter(Boolean);
+  return `**${results.device.name}** (${facts.join('; ')})`;
+}
+
+function baseCell(b: ComparisonRow['base']): string {
+  if (b === 'absent') return 'new';
+  return b === null ? '—' : times(b);
+}
+
+function verdictCell(r: ComparisonRow): string {
+  const label = verdictLabel(r.verdict);
+  return r.vsBaseline === undefined ? label : `${label} (${signedPct(r.vsBaseline)})`;
+}
+
+/** The speedup table; with `withBase`, base-run columns and the change from the base run. */
+export function comparisonTable(rows: ComparisonRow[], withBase: boolean): string {
+  const header = withBase
+    ? ['Case', 'Shape', 'Base speedup', 'PR speedup [95% CI]', 'Δ vs base', 'Baseline', 'Verdict vs baseline']
+    : ['Case', 'Shape', 'Speedup [95% CI]', 'Baseline', 'Verdict vs baseline'];
+  const body = rows.map((r) => {
+    const current = r.current ? speedup(r.current) : '—';
+    const baseline = r.baseline === undefined ? '—' : times(r.baseline);
+    if (!withBase) return [r.title, r.shape, current, baseline, verdictCell(r)];
+    const delta = r.current && typeof r.base === 'number' ? signedPct(r.current.estimate / r.base) : '—';
+    return [r.title, r.shape, baseCell(r.base), current, delta, baseline, verdictCell(r)];
+  });
+  return markdownTable(header, body);
+}
+
+/** The notes under the table: one line per row a reviewer should read about (a failure, a regression, a change). */
+export function comparisonNotes(rows: ComparisonRow[]): string {
+  return rows
+    .filter((r) => NOTE_VERDICTS.has(r.verdict) && r.note)
+    .map((r) => `- **${r.title} ${r.shape}** — ${r.verdict}: ${clip((r.note ?? '').replace(/\s+/g, ' '), NOTE_CHARS)}`)
+    .join('\n');
+}
+
+/** One GPU's section. */
+export function renderRunComparison(results: ResultsFile, options: ComparisonOptions): string {
+  const { level, base, rows, omitted } = options;
+  const withBase = base?.results != null;
+  const parts = [
+    `${'#'.repeat(level)} ${options.title ?? results.device.name}`,
+    '',
+    `Measured on ${deviceLine(results)}, ${results.createdAt.slice(0, 10)}, seed ${results.settings.seed}.`,
+    '',
+    countsLine(countVerdicts(results)),
+    '',
+  ];
+  if (base && !base.results) {
+    parts.push(`> **No base run:** ${base.why} This compares with the stored baseline only.`, '');
+  }
+  if (rows.length > 0) parts.push(comparisonTable(rows, withBase), '');
+  if (omitted > 0) {
+    parts.push(
+      `_${omitted} more row${omitted === 1 ? '' : 's'} left out to stay under the size limit; the mildest verdicts went first._`,
+      '',
+    );
+  }
+  const notes = comparisonNotes(rows);
+  if (notes) parts.push(notes, '');
+  return parts.join('\n');
+}

@@ -1,0 +1,66 @@
+/**
+ * A run compared with its base run and its stored baseline: one row per case and shape, worst
+ * verdict first. Pure; the PR comment and the Actions job summary both render these rows.
+ */
+import type { CaseResult, ResultsFile } from '../results.ts';
+import { type RowVerdict, caseVerdict, verdictRank } from './verdict.ts';
+
+/** The base branch's run for the same GPU, or why there is none. */
+export type BaseRun = { results: ResultsFile; why?: undefined } | { results: null; why: string };
+
+/** One case and shape: the speedups that matter for review. */
+export interface ComparisonRow {
+  key: string;
+  title: string;
+  shape: string;
+  verdict: RowVerdict;
+  /** This run's speedup and interval; undefined when the case was not measured. */
+  current: { estimate: number; lo: number; hi: number } | undefined;
+  /** The base run's speedup: a number, 'absent' (a new case), or null (in the base but not measured there). */
+  base: number | 'absent' | null;
+  /** The stored baseline's speedup, from the gate. */
+  baseline: number | undefined;
+  /** current / baseline, when both are known. */
+  vsBaseline: number | undefined;
+  /** What a reviewer reads next to the verdict: the gate's message or the reason the case did not run. */
+  note: string | undefined;
+}
+
+function baseSpeedup(c: CaseResult, base: ResultsFile | null): ComparisonRow['base'] {
+  const b = base?.cases.find((x) => x.key === c.key);
+  if (!b) return 'absent';
+  return b.status === 'measured' && b.speedup ? b.speedup.estimate : null;
+}
+
+function noteOf(c: CaseResult): string | undefined {
+  if (c.status !== 'measured') return c.reason;
+  if (!c.gate) return undefined;
+  return [c.gate.message, ...c.gate.fingerprintNotes].filter((s) => s.length > 0).join('; ') || undefined;
+}
+
+/** One comparison row per case of `results`, sorted worst verdict first, then largest loss vs the baseline. */
+export function compareRuns(results: ResultsFile, base: ResultsFile | null): ComparisonRow[] {
+  const rows = results.cases.map((c, index) => {
+    const current = c.status === 'measured' ? c.speedup : undefined;
+    const baseline = c.gate?.speedup?.baseline;
+    const row: ComparisonRow = {
+      key: c.key,
+      title: c.title,
+      shape: c.shape.label,
+      verdict: caseVerdict(c),
+      current: current && { estimate: current.estimate, lo: current.lo, hi: current.hi },
+      base: baseSpeedup(c, base),
+      baseline,
+      vsBaseline: current && baseline ? current.estimate / baseline : undefined,
+      note: noteOf(c),
+    };
+    return { row, index };
+  });
+  rows.sort(
+    (a, b) =>
+      verdictRank(a.row.verdict) - verdictRank(b.row.verdict) ||
+      (a.row.vsBaseline ?? 1) - (b.row.vsBaseline ?? 1) ||
+      a.index - b.index,
+  );
+  return rows.map((r) => r.row);
+}

@@ -1,0 +1,16 @@
+/** The Actions job summary of one perf run: the same comparison Markdown as the PR comment, without a base run. */
+import type { ResultsFile } from '../results.ts';
+import { compareRuns } from './comparison.ts';
+import { renderRunComparison } from './comparison-markdown.ts';
+
+/** Renders the job summary (pure). */
+export function renderJobSummary(results: ResultsFile): string {
+  const body = renderRunComparison(results, {
+    level: 2,
+    base: undefined,
+    rows: compareRuns(results, null),
+    omitted: 0,
+    title: `fusebench on ${results.device.name}`,
+  });
+  return `${body}\n<sub>Reproduce: \`${results.command}\`. Full tables: BENCHMARK_RESULTS.md in the run's artifacts.</sub>\n`;
+}

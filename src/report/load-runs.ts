@@ -1,0 +1,46 @@
+/**
+ * Reads the runs a comment compares: this run's results (a broken file is an error naming the file
+ * and the field) and the base branch's (a missing or unreadable base is not an error: the comment
+ * says there is no base run and compares with the stored baseline only).
+ */
+import { existsSync } from 'node:fs';
+import { type ResultsFile, readResults } from '../results.ts';
+import type { BaseRun } from './comparison.ts';
+import type { GpuRun } from './pr-comment.ts';
+
+/** A base results file, or why there is none. */
+export function loadBaseRun(file: string | undefined): BaseRun {
+  if (!file) return { results: null, why: 'the base branch has no perf results to compare with.' };
+  if (!existsSync(file)) return { results: null, why: `the base branch's results file \`${file}\` does not exist.` };
+  try {
+    return { results: readResults(file) };
+  } catch (e) {
+    const first = (e as Error).message.split('\n').slice(0, 2).join(' ').replace(/\s+/g, ' ');
+    return { results: null, why: `the base branch's results could not be read (${first}).` };
+  }
+}
+
+/** Pairs each GPU's results with the base run of the same device (by device slug). */
+export function pairWithBases(runs: ResultsFile[], bases: BaseRun[]): GpuRun[] {
+  return runs.map((results) => {
+    const match = bases.find((b) => b.results?.device.slug === results.device.slug);
+    const reasons = bases.filter((b) => !b.results).map((b) => b.why);
+    const why =
+      bases.length === 0
+        ? `the base branch has no perf results for ${results.device.name}.`
+        : `the base branch's perf results include none of ${results.device.name}${reasons.length > 0 ? ` (${reasons.join(' ')})` : ''}.`;
+    return { results, base: match ?? { results: null, why } };
+  });
+}
+
+/** Reads several GPUs' results; two files of the same device are refused, since their sections would collide. */
+export function readGpuResults(files: string[]): ResultsFile[] {
+  const runs = files.map((f) => ({ file: f, results: readResults(f) }));
+  const seen = new Map<string, string>();
+  for (const { file, results } of runs) {
+    const other = seen.get(results.device.slug);
+    if (other) throw new Error(`${other} and ${file} are both results of ${results.device.name}; pass one per GPU`);
+    seen.set(results.device.slug, file);
+  }
+  return runs.map((r) => r.results).sort((a, b) => a.device.name.localeCompare(b.device.name));
+}

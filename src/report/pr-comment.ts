@@ -1,0 +1,93 @@
+/**
+ * The pull-request comment: for each GPU, this run's speedups against the base branch's latest run
+ * and the stored baseline, worst verdict first. It starts with a hidden marker so the workflow can
+ * find and update one comment in place, and it stays under GitHub's comment size limit by leaving
+ * out the mildest rows first. Pure.
+ */
+import type { ResultsFile } from '../results.ts';
+import { type BaseRun, type ComparisonRow, compareRuns } from './comparison.ts';
+import { renderRunComparison } from './comparison-markdown.ts';
+import { verdictRank } from './verdict.ts';
+
+/** The hidden first line by which the workflow finds its own comment. */
+export const PR_COMMENT_MARKER = '<!-- fusebench:pr-comment -->';
+/** GitHub refuses comment bodies longer than this many characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+
+/** One GPU's results and the base branch's run for the same GPU. */
+export interface GpuRun {
+  results: ResultsFile;
+  base: BaseRun;
+}
+
+/** Knobs of the comment. */
+export interface PrCommentOptions {
+  /** Size limit in UTF-16 code units (never fewer than GitHub counts); default a margin under GitHub's limit. */
+  maxChars?: number;
+  /** Link to the workflow run that measured this. */
+  runUrl?: string;
+}
+
+const FOOTER =
+  '<sub>Speedup = median(unfused) / median(fused) time, with a paired-bootstrap 95% interval. ' +
+  'Δ vs base compares with the base branch’s latest perf run on the same GPU; the verdict compares with the ' +
+  'stored baseline (`baselines/<gpu>.json`), noise-aware.</sub>';
+
+interface Ranked {
+  gpu: number;
+  row: ComparisonRow;
+}
+
+function render(runs: GpuRun[], rows: ComparisonRow[][], keep: Set<ComparisonRow>, runUrl?: string): string {
+  const sections = runs.map((run, i) => {
+    const all = rows[i] ?? [];
+    const shown = all.filter((r) => keep.has(r));
+    return renderRunComparison(run.results, {
+      level: 3,
+      base: run.base,
+      rows: shown,
+      omitted: all.length - shown.length,
+    });
+  });
+  const gpus = runs.map((r) => r.results.device.name).join(', ');
+  const what = runs.every((r) => r.results.device.backend === 'cuda') ? 'GPU' : 'device';
+  return [
+    PR_COMMENT_MARKER,
+    '## fusebench: fused-kernel speedups',
+    '',
+    `${runs.length === 1 ? what.replace(/^d/, 'D') : `${runs.length} ${what}s`}: ${gpus}.${runUrl ? ` [Workflow run](${runUrl}).` : ''}`,
+    '',
+    ...sections,
+    FOOTER,
+    '',
+  ].join('\n');
+}
+
+/** Renders the comment for one or more GPUs. */
+export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}): string {
+  const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT - 1_536;
+  const rows = runs.map((r) => compareRuns(r.results, r.base.results));
+  // Every GPU's rows in one list, worst first, so that truncation drops the mildest rows of any GPU.
+  const ranked: Ranked[] = rows.flatMap((rs, gpu) => rs.map((row) => ({ gpu, row })));
+  ranked.sort(
+    (a, b) =>
+      verdictRank(a.row.verdict) - verdictRank(b.row.verdict) ||
+      (a.row.vsBaseline ?? 1) - (b.row.vsBaseline ?? 1) ||
+      a.gpu - b.gpu,
+  );
+  const withFirst = (n: number) => render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), options.runUrl);
+  const full = withFirst(ranked.length);
+  if (full.length <= maxChars) return full;
+  // The length grows with the rows kept, so the most rows that fit are found by bisection.
+  let lo = 0;
+  let hi = ranked.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (withFirst(mid).length <= maxChars) lo = mid;
+    else hi = mid - 1;
+  }
+  const body = withFirst(lo);
+  return body.length <= maxChars
+    ? body
+    : `${PR_COMMENT_MARKER}\n## fusebench: fused-kernel speedups\n\nThe results are too large for a comment; see the workflow run's artifacts.\n`;
+}

@@ -1,0 +1,168 @@
+// The GitHub Actions report (annotations, outputs, job summary) through a fake @actions/core-like sink.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AnnotationProperties } from '@actions/core';
+import { describe, expect, test, vi } from 'vitest';
+import type { TestCase } from 'vitest/node';
+import { PerfReporter } from '../../reporters/perf-reporter.ts';
+import { type ActionsSink, collectAnnotations, reportToActions } from '../../src/github/actions-report.ts';
+import { parsePerfArgs } from '../../src/options.ts';
+import type { PerfMeta } from '../../src/perf-meta.ts';
+import { renderJobSummary } from '../../src/report/job-summary.ts';
+import { readResults } from '../../src/results.ts';
+import { tableProblems } from './markdown-check.ts';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures');
+const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));
+const h200 = readResults(join(fixtures, 'h200-results.json'));
+const inActions = { GITHUB_ACTIONS: 'true' };
+
+/** Records what a run would send to @actions/core. */
+function fakeSink() {
+  const calls = {
+    error: [] as [string, AnnotationProperties | undefined][],
+    warning: [] as [string, AnnotationProperties | undefined][],
+    notice: [] as [string, AnnotationProperties | undefined][],
+    outputs: {} as Record<string, unknown>,
+  };
+  const sink: ActionsSink = {
+    error: (m, p) => {
+      calls.error.push([m, p]);
+    },
+    warning: (m, p) => {
+      calls.warning.push([m, p]);
+    },
+    notice: (m, p) => {
+      calls.notice.push([m, p]);
+    },
+    setOutput: (n, v) => {
+      calls.outputs[n] = v;
+    },
+  };
+  return { sink, calls };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-actions-'));
+
+describe('annotations', () => {
+  test('SLOWER is an error on the kernel’s source file, with the speedups and the gate’s message', () => {
+    const slower = collectAnnotations(mixed).find((a) => a.properties.title?.includes('SLOWER'));
+    expect(slower).toMatchObject({
+      level: 'error',
+      properties: {
+        file: 'kernels/cuda/gelu_scale.cu',
+        title: 'fusebench: GELU + scale 32x512x768 is SLOWER on NVIDIA H200',
+      },
+    });
+    expect(slower?.message).toContain('speedup 1.52x [1.50, 1.53] vs baseline 1.91x (−20.4%)');
+  });
+
+  test('FASTER and AMBIGUOUS are notices; FAILED and ERRORED errors; SAME, NO_BASELINE and SKIPPED nothing', () => {
+    const byTitle = collectAnnotations(mixed).map((a) => [
+      a.level,
+      a.properties.title?.replace(/^fusebench: GELU \+ scale /, ''),
+    ]);
+    expect(byTitle).toEqual([
+      ['error', '4K ERRORED on NVIDIA H200'],
+      ['notice', '1M is FASTER on NVIDIA H200'],
+      ['error', '2M FAILED on NVIDIA H200'],
+      ['error', '32x512x768 is SLOWER on NVIDIA H200'],
+      ['notice', '16M is AMBIGUOUS on NVIDIA H200'],
+    ]);
+  });
+});
+
+describe('reporting to GitHub Actions', () => {
+  test('emits the annotations, sets verdict counts as outputs and appends the job summary', () => {
+    const { sink, calls } = fakeSink();
+    const summary = join(tmp(), 'summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    expect(reportToActions(mixed, { sink, env: inActions, summaryPath: summary })).toBe(true);
+    expect(calls.error).toHaveLength(3);
+    expect(calls.notice).toHaveLength(2);
+    expect(calls.warning).toEqual([]);
+    expect(calls.outputs).toEqual({
+      slower: 1,
+      faster: 1,
+      same: 1,
+      ambiguous: 1,
+      no_baseline: 1,
+      skipped: 1,
+      errored: 2,
+    });
+    const written = readFileSync(summary, 'utf8');
+    expect(written).toBe(`# earlier step\n${renderJobSummary(mixed)}`);
+  });
+
+  test('takes the summary path from GITHUB_STEP_SUMMARY when none is passed', () => {
+    const { sink } = fakeSink();
+    const summary = join(tmp(), 'step-summary.md');
+    reportToActions(h200, { sink, env: { ...inActions, GITHUB_STEP_SUMMARY: summary } });
+    expect(readFileSync(summary, 'utf8')).toContain('## fusebench on NVIDIA H200');
+  });
+
+  test('does nothing outside GitHub Actions', () => {
+    const { sink, calls } = fakeSink();
+    expect(reportToActions(mixed, { sink, env: {}, summaryPath: join(tmp(), 'never.md') })).toBe(false);
+    expect(calls).toEqual({ error: [], warning: [], notice: [], outputs: {} });
+  });
+
+  test('a summary that cannot be written is a warning, never an exception', () => {
+    const { sink, calls } = fakeSink();
+    const dir = tmp();
+    expect(() =>
+      reportToActions(mixed, { sink, env: inActions, summaryPath: join(dir, 'missing', 'x.md') }),
+    ).not.toThrow();
+    expect(calls.warning[0]?.[0]).toMatch(/could not write the job summary to .*missing.*x\.md/);
+    expect(calls.outputs.slower).toBe(1);
+  });
+
+  test('a sink that throws is caught, and the run goes on to the summary', () => {
+    const { sink, calls } = fakeSink();
+    const summary = join(tmp(), 'summary.md');
+    sink.error = () => {
+      throw new Error('broken pipe');
+    };
+    expect(() => reportToActions(mixed, { sink, env: inActions, summaryPath: summary })).not.toThrow();
+    expect(calls.warning[0]?.[0]).toMatch(/could not write annotations and outputs: broken pipe/);
+    expect(readFileSync(summary, 'utf8')).toContain('fusebench on NVIDIA H200');
+  });
+});
+
+describe('the job summary', () => {
+  test('is the comparison Markdown of the PR comment, without base columns', () => {
+    const md = renderJobSummary(mixed);
+    expect(md).toMatch(/^## fusebench on NVIDIA H200\n/);
+    expect(md).toContain(
+      '**2 failed or errored** · **1 slower** · 1 ambiguous · 1 faster · 1 same · 1 without a baseline · 1 skipped',
+    );
+    expect(md).toContain('| Case | Shape | Speedup [95% CI] | Baseline | Verdict vs baseline |');
+    expect(md).not.toContain('No base run');
+    expect(tableProblems(md)).toEqual([]);
+  });
+});
+
+describe('the perf reporter', () => {
+  test('at the end of the run writes the results and reports them to Actions through the sink it was given', () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    const out = tmp();
+    const options = {
+      ...(parsePerfArgs(['--out-dir', out], { seed: 1 }) as NonNullable<ReturnType<typeof parsePerfArgs>>),
+    };
+    const { sink, calls } = fakeSink();
+    const summary = join(out, 'summary.md');
+    const reporter = new PerfReporter(options, '0.1.0', { sink, env: { ...inActions, GITHUB_STEP_SUMMARY: summary } });
+    for (const result of mixed.cases) {
+      const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
+      reporter.onTestCaseResult({ meta: () => ({ fusebench: meta }) } as unknown as TestCase);
+    }
+    reporter.onTestRunEnd();
+    expect(readResults(join(out, 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
+    expect(readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8')).toContain('**🔴 SLOWER**');
+    expect(calls.error).toHaveLength(3);
+    expect(calls.outputs.slower).toBe(1);
+    expect(readFileSync(summary, 'utf8')).toContain('## fusebench on NVIDIA H200');
+    vi.restoreAllMocks();
+  });
+});

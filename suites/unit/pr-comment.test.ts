@@ -1,0 +1,165 @@
+// The PR comment rendered from recorded results: deltas against a base run and the stored baseline.
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { pairWithBases } from '../../src/report/load-runs.ts';
+import { GITHUB_COMMENT_LIMIT, PR_COMMENT_MARKER, renderPrComment } from '../../src/report/pr-comment.ts';
+import { type ResultsFile, readResults } from '../../src/results.ts';
+import { markdownTables, tableProblems } from './markdown-check.ts';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures');
+const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));
+const h200 = readResults(join(fixtures, 'h200-results.json'));
+
+/** The base branch's run: the same cases, each speedup divided by `factor` (so PR/base = factor). */
+function baseOf(r: ResultsFile, factor: number, drop: string[] = []): ResultsFile {
+  const b = structuredClone(r);
+  b.cases = b.cases.filter((c) => !drop.includes(c.shape.label));
+  for (const c of b.cases) if (c.speedup) c.speedup = { ...c.speedup, estimate: c.speedup.estimate / factor };
+  return b;
+}
+
+/** A run with `n` case×shape rows, cycling through the mixed fixture's verdicts, with long titles. */
+function manyCases(n: number): ResultsFile {
+  const r = structuredClone(mixed);
+  r.cases = Array.from({ length: n }, (_, i) => {
+    const c = structuredClone(mixed.cases[i % mixed.cases.length] as ResultsFile['cases'][number]);
+    c.case = `fused_kernel_${Math.floor(i / 8)}`;
+    c.title = `Fused kernel number ${Math.floor(i / 8)} with a long descriptive title`;
+    c.key = `${c.case}/${c.shape.label}/fp32`;
+    return c;
+  });
+  return r;
+}
+
+const rowOf = (md: string, shape: string) => markdownTables(md)[0]?.rows.find((r) => r[1] === shape);
+
+describe('the PR comment against a base run', () => {
+  const md = renderPrComment([{ results: mixed, base: { results: baseOf(mixed, 0.8, ['4M']) } }], {
+    runUrl: 'https://github.com/o/r/actions/runs/1',
+  });
+
+  test('starts with the hidden marker and says which GPU produced it', () => {
+    expect(md.split('\n')[0]).toBe(PR_COMMENT_MARKER);
+    expect(md).toContain('GPU: NVIDIA H200. [Workflow run](https://github.com/o/r/actions/runs/1)');
+    expect(md).toContain('Measured on **NVIDIA H200** (cuda; driver 580.159.04; CUDA 13.0; compute capability 9.0)');
+  });
+
+  test('has base speedup, PR speedup, Δ, baseline and verdict for each case and shape', () => {
+    expect(markdownTables(md)[0]?.header).toEqual([
+      'Case',
+      'Shape',
+      'Base speedup',
+      'PR speedup [95% CI]',
+      'Δ vs base',
+      'Baseline',
+      'Verdict vs baseline',
+    ]);
+    expect(rowOf(md, '32x512x768')).toEqual([
+      'GELU + scale',
+      '32x512x768',
+      '1.90x',
+      '1.52x [1.50, 1.53]',
+      '−20.0%',
+      '1.91x',
+      '🔴 SLOWER (−20.4%)',
+    ]);
+  });
+
+  test('a case missing from the base run is new; one not measured there has no delta', () => {
+    expect(rowOf(md, '4M')?.slice(2, 5)).toEqual(['new', '1.58x [1.57, 1.59]', '—']);
+    expect(rowOf(md, '4K')?.slice(2, 5)).toEqual(['—', '—', '—']);
+  });
+
+  test('rows come worst verdict first', () => {
+    expect(markdownTables(md)[0]?.rows.map((r) => r[1])).toEqual([
+      '2M',
+      '4K',
+      '32x512x768',
+      '16M',
+      '4M',
+      '1M',
+      '1K',
+      '256M',
+    ]);
+  });
+
+  test('the gate’s messages and the reasons of failed cases follow the table', () => {
+    expect(md).toContain('- **GELU + scale 32x512x768** — SLOWER: speedup 1.52x vs baseline 1.91x');
+    expect(md).toContain('- **GELU + scale 2M** — FAILED: fused output[1048577] = 0.25');
+    expect(md).not.toContain('- **GELU + scale 1K**');
+  });
+
+  test('every table row has the header’s column count', () => {
+    expect(tableProblems(md)).toEqual([]);
+  });
+});
+
+describe('the PR comment without a base run', () => {
+  const md = renderPrComment([
+    { results: h200, base: { results: null, why: 'the base branch has no perf results to compare with.' } },
+  ]);
+
+  test('says there is no base run and compares with the baseline only', () => {
+    expect(md).toContain(
+      '> **No base run:** the base branch has no perf results to compare with. This compares with the stored baseline only.',
+    );
+    expect(markdownTables(md)[0]?.header).toEqual([
+      'Case',
+      'Shape',
+      'Speedup [95% CI]',
+      'Baseline',
+      'Verdict vs baseline',
+    ]);
+    expect(md.startsWith(`${PR_COMMENT_MARKER}\n`)).toBe(true);
+  });
+});
+
+describe('the PR comment of several GPUs', () => {
+  const v100 = structuredClone(h200);
+  v100.device = { ...v100.device, name: 'Tesla V100-SXM2-32GB', slug: 'tesla-v100-sxm2-32gb' };
+  const md = renderPrComment(pairWithBases([mixed, v100], [{ results: baseOf(mixed, 1.1) }]));
+
+  test('has a section per GPU, each against the base run of its own device', () => {
+    expect(md).toContain('2 GPUs: NVIDIA H200, Tesla V100-SXM2-32GB.');
+    const [h, v] = md.split(/^### /m).slice(1);
+    expect(h).toMatch(/^NVIDIA H200\n/);
+    expect(h).toContain('| Δ vs base |');
+    expect(v).toMatch(/^Tesla V100-SXM2-32GB\n/);
+    expect(v).toContain("**No base run:** the base branch's perf results include none of Tesla V100-SXM2-32GB.");
+    expect(tableProblems(md)).toEqual([]);
+  });
+});
+
+describe('the PR comment with many cases', () => {
+  const big = manyCases(500);
+  const md = renderPrComment([{ results: big, base: { results: baseOf(big, 1.02) } }]);
+
+  test(`stays under GitHub’s ${GITHUB_COMMENT_LIMIT}-character limit and says how many rows it left out`, () => {
+    expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(md.split('\n')[0]).toBe(PR_COMMENT_MARKER);
+    const shown = markdownTables(md)[0]?.rows.length ?? 0;
+    expect(shown).toBeGreaterThan(50);
+    expect(shown).toBeLessThan(500);
+    expect(md).toContain(
+      `_${500 - shown} more rows left out to stay under the size limit; the mildest verdicts went first._`,
+    );
+    expect(tableProblems(md)).toEqual([]);
+  });
+
+  test('keeps the worst verdicts: every failure and regression is still there', () => {
+    const verdicts = (markdownTables(md)[0]?.rows ?? []).map((r) => r[6] ?? '');
+    const count = (s: string) => verdicts.filter((v) => v.includes(s)).length;
+    expect(count('FAILED')).toBe(63);
+    expect(count('ERRORED')).toBe(63);
+    expect(count('SLOWER')).toBe(62);
+    expect(count('SKIPPED')).toBe(0);
+  });
+
+  test('a tighter limit keeps fewer rows but still the worst first', () => {
+    const small = renderPrComment([{ results: big, base: { results: null, why: 'none.' } }], { maxChars: 5_000 });
+    expect(small.length).toBeLessThanOrEqual(5_000);
+    const rows = markdownTables(small)[0]?.rows ?? [];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r[4]?.includes('FAILED'))).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+// `npm run comment` and `npm run merge` as a workflow runs them: files in, Markdown out, exit codes.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { PR_COMMENT_MARKER } from '../../src/report/pr-comment.ts';
+import { tableProblems } from './markdown-check.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const fixtures = join(root, 'suites', 'fixtures');
+const h200 = join(fixtures, 'h200-results.json');
+const mixed = join(fixtures, 'h200-mixed-verdicts.json');
+
+function run(cli: 'comment' | 'merge', args: string[]) {
+  const r = spawnSync(
+    process.execPath,
+    ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', `src/cli/${cli}.ts`, ...args],
+    { cwd: root, encoding: 'utf8' },
+  );
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-cli-'));
+
+describe('npm run comment', () => {
+  test('renders the comment against a base run', () => {
+    const out = join(tmp(), 'comment.md');
+    const r = run('comment', [
+      '--results',
+      mixed,
+      '--base',
+      h200,
+      '--out',
+      out,
+      '--run-url',
+      'https://example.test/run/1',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const md = readFileSync(out, 'utf8');
+    expect(md.split('\n')[0]).toBe(PR_COMMENT_MARKER);
+    expect(md).toContain(
+      '| GELU + scale | 32x512x768 | 1.91x | 1.52x [1.50, 1.53] | −20.5% | 1.91x | 🔴 SLOWER (−20.4%) |',
+    );
+    expect(tableProblems(md)).toEqual([]);
+  });
+
+  test('without a base artifact the comment says there is no base run', () => {
+    const dir = tmp();
+    const out = join(dir, 'comment.md');
+    const r = run('comment', ['--results', h200, '--base', join(dir, 'base', 'fusebench-results.json'), '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/no base run: the base branch's results file .* does not exist/);
+    expect(readFileSync(out, 'utf8')).toContain('**No base run:**');
+  });
+
+  test('a results file that fails the schema is an error naming the file and the field', () => {
+    const dir = tmp();
+    const bad = join(dir, 'bad.json');
+    const json = JSON.parse(readFileSync(h200, 'utf8'));
+    json.cases[1].speedup.estimate = 'quick';
+    writeFileSync(bad, JSON.stringify(json));
+    const r = run('comment', ['--results', bad, '--out', join(dir, 'c.md')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${bad} is not valid:\n  cases[1].speedup.estimate: `);
+  });
+
+  test('a missing flag is a usage error with the help text', () => {
+    const r = run('comment', ['--results', h200]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Expected --results and --out\n\nUsage: npm run comment/);
+  });
+});
+
+describe('npm run merge', () => {
+  test('writes one BENCHMARK_RESULTS.md with a section per GPU and one comment covering all of them', () => {
+    const dir = tmp();
+    const v100 = JSON.parse(readFileSync(h200, 'utf8'));
+    v100.device.name = 'Tesla V100-SXM2-32GB';
+    v100.device.slug = 'tesla-v100-sxm2-32gb';
+    writeFileSync(join(dir, 'v100.json'), JSON.stringify(v100));
+    const r = run('merge', ['--out-dir', join(dir, 'merged'), '--base', h200, mixed, join(dir, 'v100.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('merged 2 GPUs (NVIDIA H200, Tesla V100-SXM2-32GB)');
+    const md = readFileSync(join(dir, 'merged', 'BENCHMARK_RESULTS.md'), 'utf8');
+    expect(md).toMatch(/^## NVIDIA H200$/m);
+    expect(md).toMatch(/^## Tesla V100-SXM2-32GB$/m);
+    const comment = readFileSync(join(dir, 'merged', 'pr-comment.md'), 'utf8');
+    expect(comment.split('\n')[0]).toBe(PR_COMMENT_MARKER);
+    expect(comment).toContain('2 GPUs: NVIDIA H200, Tesla V100-SXM2-32GB.');
+    expect(comment).toContain('| Δ vs base |');
+    expect(comment).toContain("**No base run:** the base branch's perf results include none of Tesla V100-SXM2-32GB.");
+    expect(tableProblems(md)).toEqual([]);
+    expect(tableProblems(comment)).toEqual([]);
+  });
+
+  test('a broken results file stops the merge, naming the file', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'cut.json'), readFileSync(h200, 'utf8').slice(0, 1000));
+    const r = run('merge', ['--out-dir', join(dir, 'merged'), h200, join(dir, 'cut.json')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(dir, 'cut.json')} is not valid JSON`);
+  });
+});

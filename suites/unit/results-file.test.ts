@@ -1,0 +1,75 @@
+// A broken results file is an error naming the file and the field; a broken base run is "no base run".
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { loadBaseRun, readGpuResults } from '../../src/report/load-runs.ts';
+import { readResults } from '../../src/results.ts';
+
+const fixture = join(import.meta.dirname, '..', 'fixtures', 'h200-results.json');
+const text = readFileSync(fixture, 'utf8');
+const dir = mkdtempSync(join(tmpdir(), 'fusebench-results-'));
+
+type Path = (string | number)[];
+
+/** Writes a copy of the H200 fixture with the value at `path` replaced (or deleted when undefined); returns its path. */
+function edited(name: string, path: Path, value: unknown): string {
+  const json: unknown = JSON.parse(text);
+  let node = json as Record<string | number, unknown>;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1] as string | number;
+  if (value === undefined) delete node[last];
+  else node[last] = value;
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(json));
+  return file;
+}
+
+const reEscape = (s: string) => s.replace(/[.[\]]/g, '\\$&');
+
+describe('reading a results file', () => {
+  test('the recorded fixtures are valid', () => {
+    expect(readResults(fixture).device.name).toBe('NVIDIA H200');
+    expect(readResults(join(import.meta.dirname, '..', 'fixtures', 'h200-mixed-verdicts.json')).cases).toHaveLength(8);
+  });
+
+  test.each([
+    ['a hand-edited number', ['cases', 2, 'timing', 'fused', 'median'], 'fast', 'cases[2].timing.fused.median'],
+    ['an old schemaVersion', ['schemaVersion'], 0, 'schemaVersion'],
+    ['a missing field', ['device', 'slug'], undefined, 'device.slug'],
+    ['an unknown verdict', ['cases', 0, 'gate'], { status: 'WORSE' }, 'cases[0].gate.status'],
+  ] as [string, Path, unknown, string][])('%s is refused naming the file and the field', (what, path, value, field) => {
+    const file = edited(`${what.replace(/ /g, '-')}.json`, path, value);
+    expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
+  });
+
+  test('a truncated file is refused naming the file', () => {
+    const file = join(dir, 'truncated.json');
+    writeFileSync(file, text.slice(0, text.length / 2));
+    expect(() => readResults(file)).toThrow(`${file} is not valid JSON`);
+  });
+
+  test('a missing file is refused naming the file', () => {
+    expect(() => readResults(join(dir, 'absent.json'))).toThrow(/Cannot read .*absent\.json/);
+  });
+
+  test('two results of the same GPU cannot be merged', () => {
+    expect(() => readGpuResults([fixture, fixture])).toThrow(/are both results of NVIDIA H200; pass one per GPU/);
+  });
+});
+
+describe('reading the base run', () => {
+  test('a missing or broken base is no base run, with the reason', () => {
+    expect(loadBaseRun(undefined)).toEqual({
+      results: null,
+      why: 'the base branch has no perf results to compare with.',
+    });
+    expect(loadBaseRun(join(dir, 'absent.json')).why).toMatch(/results file `.*absent\.json` does not exist/);
+    const old = edited('base-old.json', ['schemaVersion'], 0);
+    expect(loadBaseRun(old).why).toMatch(/could not be read \(.*base-old\.json is not valid: schemaVersion: /);
+  });
+
+  test('a valid base is read', () => {
+    expect(loadBaseRun(fixture).results?.device.slug).toBe('nvidia-h200');
+  });
+});
