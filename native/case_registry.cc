@@ -6,9 +6,13 @@ namespace fusebench {
 
 CaseSpec copy_case();
 CaseSpec gelu_scale_case();
+CaseSpec bias_gelu_case();
+CaseSpec residual_layernorm_case();
+CaseSpec scale_mask_softmax_case();
 
 const std::vector<CaseSpec>& all_cases() {
-  static const std::vector<CaseSpec> cases = {copy_case(), gelu_scale_case()};
+  static const std::vector<CaseSpec> cases = {copy_case(), gelu_scale_case(), bias_gelu_case(),
+                                                residual_layernorm_case(), scale_mask_softmax_case()};
   return cases;
 }
 

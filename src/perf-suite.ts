@@ -9,7 +9,7 @@ import { gateCase } from './gate/gate.ts';
 import './perf-meta.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
 import type { CaseResult } from './results.ts';
-import { runCase } from './run-case.ts';
+import { resultSkeleton, runCase } from './run-case.ts';
 
 function measure(def: CaseDef, shape: Shape, budget: number): CaseResult {
   const opts = perfOptions();
@@ -48,13 +48,23 @@ export function definePerfSuite(def: CaseDef): void {
     for (const shape of def.shapes(runBackend().backend)) {
       test(`${def.name} ${shape.label}`, (ctx) => {
         runBaselines(); // a broken baseline file stops the run before anything is measured
-        const result = measureAndGate(def, shape);
-        ctx.task.meta.fusebench = {
-          result,
-          device: runDevice().description,
-          backendReason: runBackend().why,
-          budgetMs: budgetMs(),
+        const record = (result: CaseResult) => {
+          ctx.task.meta.fusebench = {
+            result,
+            device: runDevice().description,
+            backendReason: runBackend().why,
+            budgetMs: budgetMs(),
+          };
         };
+        let result: CaseResult;
+        try {
+          result = measureAndGate(def, shape);
+        } catch (e) {
+          // A case that throws (a CUDA error, a bad shape) is reported as errored, with the message.
+          record({ ...resultSkeleton(def, shape), status: 'errored', reason: (e as Error).message });
+          throw e;
+        }
+        record(result);
         if (result.status === 'skipped') ctx.skip(result.reason);
         expect(result.status, `${result.key}: ${result.reason ?? ''}`).toBe('measured');
         const g = result.gate;

@@ -25,8 +25,8 @@ export interface RunSettings {
 
 const elementCount = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
 
-/** The result skeleton every status shares. */
-function base(def: CaseDef, shape: Shape): CaseResult {
+/** The result skeleton every status shares (status 'skipped' until something is measured). */
+export function resultSkeleton(def: CaseDef, shape: Shape): CaseResult {
   const t = def.traffic(shape.dims);
   return {
     key: `${def.name}/${shape.label}/fp32`,
@@ -61,7 +61,7 @@ export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], varian
 
 /** Runs a case at a shape on the device; never throws for a skip or a wrong answer. */
 export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): CaseResult {
-  const result = base(def, shape);
+  const result = resultSkeleton(def, shape);
   def.validate(shape.dims);
   if (s.maxElements !== undefined && elementCount(shape.dims) > s.maxElements) {
     return { ...result, reason: `more than --max-elements ${s.maxElements} elements` };

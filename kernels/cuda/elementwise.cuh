@@ -52,10 +52,12 @@ __global__ void __launch_bounds__(kMapThreads) map_kernel(const float* __restric
 }
 
 // Blocks for a grid-stride kernel: enough to fill every SM at full occupancy, no more than the work.
-template <typename Kernel>
-inline unsigned grid_for(Kernel kernel, int threads, size_t work_items, const LaunchContext& ctx) {
-  static int blocks_per_sm = 0;  // per kernel instantiation; occupancy does not change at run time
-  if (blocks_per_sm == 0) FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, 0));
+// The occupancy is cached per kernel (a non-type template parameter, so two kernels with the same
+// signature do not share a cache entry); it does not change at run time.
+template <auto kKernel>
+unsigned grid_for(int threads, size_t work_items, const LaunchContext& ctx) {
+  static int blocks_per_sm = 0;
+  if (blocks_per_sm == 0) FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kKernel, threads, 0));
   const size_t full = static_cast<size_t>(blocks_per_sm > 0 ? blocks_per_sm : 1) * ctx.sm_count;
   const size_t needed = (work_items + threads - 1) / threads;
   return static_cast<unsigned>(needed < full ? (needed > 0 ? needed : 1) : full);
@@ -63,9 +65,8 @@ inline unsigned grid_for(Kernel kernel, int threads, size_t work_items, const La
 
 template <typename Op>
 void launch_map(const float* in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* /*name*/) {
-  const auto kernel = map_kernel<Op>;
-  const unsigned grid = grid_for(kernel, kMapThreads, (n + 3) / 4, ctx);
-  kernel<<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
+  const unsigned grid = grid_for<map_kernel<Op>>(kMapThreads, (n + 3) / 4, ctx);
+  map_kernel<Op><<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
   FB_CUDA_CHECK_LAUNCH("map_kernel");
 }
 

@@ -14,7 +14,7 @@ __global__ void __launch_bounds__(256) read_pass_kernel(const float* __restrict_
 }  // namespace
 
 void read_pass_cuda(const float* buf, size_t n, float* sink, const LaunchContext& ctx) {
-  const unsigned grid = cuda::grid_for(read_pass_kernel, 256, n, ctx);
+  const unsigned grid = cuda::grid_for<read_pass_kernel>(256, n, ctx);
   read_pass_kernel<<<grid, 256, 0, static_cast<cudaStream_t>(ctx.stream)>>>(buf, n, sink);
   FB_CUDA_CHECK_LAUNCH("read_pass_kernel");
 }

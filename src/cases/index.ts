@@ -1,8 +1,11 @@
 /** Every case fusebench measures, in report order. */
+import { biasGelu } from './bias-gelu.ts';
 import { geluScale } from './gelu-scale.ts';
+import { residualLayerNorm } from './residual-layernorm.ts';
+import { scaleMaskSoftmax } from './scale-mask-softmax.ts';
 import type { CaseDef } from './types.ts';
 
-export const CASES: readonly CaseDef[] = [geluScale];
+export const CASES: readonly CaseDef[] = [geluScale, biasGelu, residualLayerNorm, scaleMaskSoftmax];
 
 /** The case called `name`; throws listing the valid names otherwise. */
 export function findCase(name: string): CaseDef {

@@ -1,6 +1,7 @@
 /** The table `npm run perf` prints: one row per case and shape. */
 import type { ResultsFile } from '../results.ts';
 import { gbs, ms, pct, sci, speedup, times } from './format.ts';
+import { caseVerdict } from './verdict.ts';
 
 /** Column headers of the console table. */
 export const CONSOLE_HEADER = [
@@ -12,13 +13,21 @@ export const CONSOLE_HEADER = [
   'efficiency vs theoretical',
   'fused GB/s (% of copy)',
   'max error',
+  'verdict vs baseline',
 ];
+
+/** The gate's verdict with the speedup's change against the baseline: "SLOWER -12.3%". */
+function verdictCell(c: ResultsFile['cases'][number]): string {
+  const d = c.gate?.speedup?.diff.estimate;
+  const change = d === undefined ? '' : ` ${d >= 0 ? '+' : ''}${(100 * (Math.exp(d) - 1)).toFixed(1)}%`;
+  return `${caseVerdict(c)}${change}${c.gate?.remeasured ? ' (re-measured)' : ''}${c.gate && !c.gate.gating && c.gate.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}`;
+}
 
 /** The rows of the console table, as strings. */
 export function consoleRows(results: ResultsFile): string[][] {
   return results.cases.map((c) => {
     if (c.status !== 'measured' || !c.timing || !c.speedup) {
-      return [c.case, c.shape.label, c.status.toUpperCase(), '', c.reason ?? '', '', '', ''];
+      return [c.case, c.shape.label, c.status.toUpperCase(), '', c.reason ?? '', '', '', '', ''];
     }
     const err = Math.max(c.numerics?.unfused.maxAbsError ?? 0, c.numerics?.fused.maxAbsError ?? 0);
     return [
@@ -30,6 +39,7 @@ export function consoleRows(results: ResultsFile): string[][] {
       `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
       `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}%)`,
       sci(err),
+      verdictCell(c),
     ];
   });
 }

@@ -1,0 +1,154 @@
+// The building blocks of the row kernels (LayerNorm, softmax), shared by their fused and unfused
+// variants so that a speedup measures what fusion removes and nothing else:
+//   - warp-shuffle reductions, extended across the warps of a block through shared memory;
+//   - the register layout of a row ("slots" of 4 floats per thread), with 16-byte accesses when
+//     the row length is a multiple of 4 and coalesced scalar accesses otherwise;
+//   - the ladder that picks, from the row length, how many warps share a row and how many slots
+//     each thread holds (or the streaming kernels when a row does not fit in registers);
+//   - grid sizing from the SM count and the kernel's occupancy.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <type_traits>
+
+#include "common/launch.h"
+#include "cuda_check.cuh"
+#include "cuda/elementwise.cuh"
+
+namespace fusebench::cuda {
+
+// Threads of every row-kernel block: 8 warps, each on its own row, or all 8 on one row.
+constexpr int kRowThreads = 256;
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+// Butterfly all-reduce: every lane ends with the result, and since a + b == b + a exactly, every
+// lane holds the bitwise-same value (the row's threads then take the same branches on it).
+template <typename Op>
+__device__ __forceinline__ float warp_reduce(float v, Op op) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(kFullWarp, v, offset));
+  return v;
+}
+
+// Reduces over the kRowWarps warps that share a row. With kRowWarps > 1 the whole block is one row
+// group, so the __syncthreads are reached by every thread of the block.
+template <int kRowWarps, typename Op>
+__device__ __forceinline__ float row_reduce(float v, Op op) {
+  static_assert(kRowWarps == 1 || kRowWarps * 32 == kRowThreads, "a multi-warp row spans the whole block");
+  v = warp_reduce(v, op);
+  if constexpr (kRowWarps == 1) {
+    return v;
+  } else {
+    __shared__ float partial[kRowWarps];
+    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
+    __syncthreads();
+    float r = partial[0];
+#pragma unroll
+    for (int w = 1; w < kRowWarps; ++w) r = op(r, partial[w]);
+    __syncthreads();  // every thread has read `partial` before a later reduction overwrites it
+    return r;
+  }
+}
+
+// A row spread over the kRowThreads = 32·kRowWarps threads of a row group, kSlots slots of 4
+// floats per thread, so rows of up to kCapacity floats live in registers. Element of component c
+// of slot s for the thread of rank t (0 <= t < kThreads):
+//   vector layout (kVec):  4·(s·T + t) + c   — one float4 per slot, consecutive threads adjacent;
+//   scalar layout:         (4·s + c)·T + t   — one float per access, consecutive threads adjacent.
+// Both are bijections onto [0, kCapacity); indices stay below 8192, so int is safe.
+template <int kRowWarps, int kSlots, bool kVec>
+struct RowSlots {
+  static constexpr int kThreads = 32 * kRowWarps;
+  static constexpr int kRowsPerBlock = kRowThreads / kThreads;
+  static constexpr int kCapacity = 4 * kSlots * kThreads;
+
+  __device__ static int index(int s, int c, int t) { return kVec ? 4 * (s * kThreads + t) + c : (4 * s + c) * kThreads + t; }
+
+  // Loads slot s of a row of n floats; elements past the end read as `fill`. The vector layout
+  // needs n % 4 == 0 and a 16-byte-aligned row, so a float4 is wholly inside the row or wholly past it.
+  __device__ static void load(const float* __restrict__ row, int n, int s, int t, float fill, float (&v)[4]) {
+    if constexpr (kVec) {
+      const int q = s * kThreads + t;
+      const float4 f = 4 * q < n ? reinterpret_cast<const float4*>(row)[q] : make_float4(fill, fill, fill, fill);
+      v[0] = f.x;
+      v[1] = f.y;
+      v[2] = f.z;
+      v[3] = f.w;
+    } else {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int i = index(s, c, t);
+        v[c] = i < n ? row[i] : fill;
+      }
+    }
+  }
+
+  // Stores slot s; elements past the end are not written.
+  __device__ static void store(float* __restrict__ row, int n, int s, int t, const float (&v)[4]) {
+    if constexpr (kVec) {
+      const int q = s * kThreads + t;
+      if (4 * q < n) reinterpret_cast<float4*>(row)[q] = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int i = index(s, c, t);
+        if (i < n) row[i] = v[c];
+      }
+    }
+  }
+};
+
+// Whether every pointer is 16-byte aligned (cudaMalloc gives 256; a null, unused operand passes).
+inline bool aligned16(std::initializer_list<const void*> pointers) {
+  for (const void* p : pointers)
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
+  return true;
+}
+
+// Whether the 16-byte vector layout may be used: rows a multiple of 4 floats, operands aligned.
+inline bool vector_rows_ok(size_t row_length, std::initializer_list<const void*> pointers) {
+  return row_length % 4 == 0 && aligned16(pointers);
+}
+
+template <int kValue>
+using IntTag = std::integral_constant<int, kValue>;
+
+// Calls f(IntTag<kRowWarps>, IntTag<kSlots>, std::bool_constant<kVec>) with the smallest
+// configuration whose capacity holds a row of n floats: one warp per row up to 1024 floats (GPT-2's
+// 768 → 6 slots, 512 → 4), a whole block per row up to 8192. Past that kSlots is 0: the streaming
+// kernels, which keep no row in registers and read it again from global memory (mostly L2).
+template <typename F>
+void dispatch_rows(size_t n, bool vec, F&& f) {
+  auto with_vec = [&](auto warps, auto slots) {
+    if (vec) f(warps, slots, std::true_type{});
+    else f(warps, slots, std::false_type{});
+  };
+  if (n <= 128) with_vec(IntTag<1>{}, IntTag<1>{});
+  else if (n <= 256) with_vec(IntTag<1>{}, IntTag<2>{});
+  else if (n <= 512) with_vec(IntTag<1>{}, IntTag<4>{});
+  else if (n <= 768) with_vec(IntTag<1>{}, IntTag<6>{});
+  else if (n <= 1024) with_vec(IntTag<1>{}, IntTag<8>{});
+  else if (n <= 2048) with_vec(IntTag<8>{}, IntTag<2>{});
+  else if (n <= 4096) with_vec(IntTag<8>{}, IntTag<4>{});
+  else if (n <= 8192) with_vec(IntTag<8>{}, IntTag<8>{});
+  else with_vec(IntTag<8>{}, IntTag<0>{});
+}
+
+// Blocks for a grid-stride kernel: every SM filled at full occupancy, no more than the work.
+// Blocks for a row kernel: `rows` rows of `threads_per_row` threads each.
+template <auto kKernel>
+unsigned row_grid(size_t rows, int threads_per_row, const LaunchContext& ctx) {
+  return grid_for<kKernel>(kRowThreads, rows * static_cast<size_t>(threads_per_row), ctx);
+}
+
+}  // namespace fusebench::cuda

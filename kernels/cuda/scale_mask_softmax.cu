@@ -1,0 +1,214 @@
+// CUDA scale + causal mask + softmax. Unfused, as an eager framework launches it: the map kernel
+// (elementwise.cuh) writes scale·S, a mask kernel writes the masked copy, and the softmax row
+// kernel reads that. Fused: the same softmax row kernel applies scale and mask as it loads the
+// scores. Fused and unfused softmax share the row layout, reductions and exponentials, so the
+// speedup is what fusion saves: two intermediates written and read back, and two launches.
+#include <stdexcept>
+
+#include "cuda/elementwise.cuh"
+#include "cuda/row_reduce.cuh"
+#include "scale_mask_softmax.h"
+
+namespace fusebench::kernels {
+namespace {
+
+struct ScaleOp {
+  float scale;
+  __device__ float operator()(float x) const { return x * scale; }
+};
+
+// The last unmasked key of a row of [batch·heads·seq_q, seq_k]: keys j > limit are masked. The
+// query is row % seq_q; negative when every key is masked (seq_q > seq_k). One division per row.
+__device__ __forceinline__ long long causal_limit(size_t row, int seq_q, int seq_k) {
+  return static_cast<long long>(row % static_cast<size_t>(seq_q)) + seq_k - seq_q;
+}
+
+// The unfused mask kernel: one warp per row copies the scores, −inf where masked. It reads every
+// score, masked or not, as torch.where / masked_fill do.
+template <bool kVec>
+__global__ void __launch_bounds__(cuda::kRowThreads)
+    causal_mask_kernel(const float* __restrict__ in, float* __restrict__ out, size_t rows, int seq_q, int seq_k) {
+  constexpr int kWarps = cuda::kRowThreads / 32;
+  const int lane = threadIdx.x % 32;
+  const size_t row_stride = static_cast<size_t>(gridDim.x) * kWarps;
+  for (size_t row = static_cast<size_t>(blockIdx.x) * kWarps + threadIdx.x / 32; row < rows; row += row_stride) {
+    const long long limit = causal_limit(row, seq_q, seq_k);
+    const size_t off = row * static_cast<size_t>(seq_k);
+    if constexpr (kVec) {
+      const auto* in4 = reinterpret_cast<const float4*>(in + off);
+      auto* out4 = reinterpret_cast<float4*>(out + off);
+#pragma unroll 4
+      for (int q = lane; q < seq_k / 4; q += 32) {  // seq_k <= 2^30: q + 32 cannot overflow
+        float4 v = in4[q];
+        const long long j = 4LL * q;
+        if (j > limit) v.x = -INFINITY;
+        if (j + 1 > limit) v.y = -INFINITY;
+        if (j + 2 > limit) v.z = -INFINITY;
+        if (j + 3 > limit) v.w = -INFINITY;
+        out4[q] = v;
+      }
+    } else {
+#pragma unroll 4
+      for (int j = lane; j < seq_k; j += 32) out[off + j] = j > limit ? -INFINITY : in[off + j];
+    }
+  }
+}
+
+// Scale and mask an element at key index j (kScaleMask, the fused kernel), or take it as it is
+// (the unfused softmax, whose input is already scaled and masked).
+template <bool kScaleMask>
+__device__ __forceinline__ float score(float v, long long j, long long limit, float scale) {
+  if constexpr (kScaleMask) return j > limit ? -INFINITY : v * scale;
+  else return v;
+}
+
+// exp(v − max) with a guard for the all-masked row: its max is −inf, and exp(−inf − (−inf)) would be
+// NaN; shifting by 0 instead gives exp(−inf) = 0 for every element, and the sum's guard gives p = 0.
+__device__ __forceinline__ float softmax_shift(float max) { return max == -INFINITY ? 0.0f : max; }
+__device__ __forceinline__ float softmax_scale(float sum) { return sum > 0.0f ? 1.0f / sum : 0.0f; }
+
+// Rows of up to Slots::kCapacity scores held in registers: one warp per row (kRowWarps = 1) or the
+// whole block (8). Max, exponentials, sum and normalization all work on the registers.
+template <int kRowWarps, int kSlots, bool kVec, bool kScaleMask>
+__global__ void __launch_bounds__(cuda::kRowThreads)
+    softmax_rows_kernel(const float* __restrict__ in, float* __restrict__ p, size_t rows, int seq_q, int seq_k,
+                        float scale) {
+  using Slots = cuda::RowSlots<kRowWarps, kSlots, kVec>;
+  const int t = threadIdx.x % Slots::kThreads;
+  const size_t row_stride = static_cast<size_t>(gridDim.x) * Slots::kRowsPerBlock;
+  size_t row = static_cast<size_t>(blockIdx.x) * Slots::kRowsPerBlock + threadIdx.x / Slots::kThreads;
+  for (; row < rows; row += row_stride) {  // uniform across a multi-warp row group
+    const size_t off = row * static_cast<size_t>(seq_k);
+    const long long limit = kScaleMask ? causal_limit(row, seq_q, seq_k) : 0;
+    float v[kSlots][4];  // past the row's end: −inf, so exp gives 0 (and with kScaleMask: masked)
+#pragma unroll
+    for (int s = 0; s < kSlots; ++s) Slots::load(in + off, seq_k, s, t, -INFINITY, v[s]);
+    float max = -INFINITY;
+#pragma unroll
+    for (int s = 0; s < kSlots; ++s)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        v[s][c] = score<kScaleMask>(v[s][c], Slots::index(s, c, t), limit, scale);
+        max = fmaxf(max, v[s][c]);
+      }
+    const float shift = softmax_shift(cuda::row_reduce<kRowWarps>(max, cuda::MaxOp{}));
+    float sum = 0.0f;
+#pragma unroll
+    for (int s = 0; s < kSlots; ++s)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        v[s][c] = expf(v[s][c] - shift);  // full-precision expf (no fast math): ≤ 2 ulp
+        sum += v[s][c];
+      }
+    const float inv = softmax_scale(cuda::row_reduce<kRowWarps>(sum, cuda::SumOp{}));
+#pragma unroll
+    for (int s = 0; s < kSlots; ++s) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) v[s][c] *= inv;
+      Slots::store(p + off, seq_k, s, t, v[s]);
+    }
+  }
+}
+
+// Rows longer than the register kernels hold (seq_k > 8192): one block per row, the row walked in
+// tiles of the same slot layout, three passes over the scores (max; sum of exponentials; write),
+// each reading them again (mostly from L2) and recomputing scale and mask.
+template <bool kVec, bool kScaleMask>
+__global__ void __launch_bounds__(cuda::kRowThreads)
+    softmax_stream_kernel(const float* __restrict__ in, float* __restrict__ p, size_t rows, int seq_q, int seq_k,
+                          float scale) {
+  constexpr int kTileSlots = 2;  // two 16-byte loads in flight per thread
+  using Tile = cuda::RowSlots<8, kTileSlots, kVec>;
+  const int t = threadIdx.x;
+  for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform across the block
+    const size_t off = row * static_cast<size_t>(seq_k);
+    const long long limit = kScaleMask ? causal_limit(row, seq_q, seq_k) : 0;
+    // Slot s of the tile at `base`, scaled and masked: seq_k <= 2^30, so base + kCapacity fits int.
+    auto load_tile = [&](int base, int s, float (&v)[4]) {
+      Tile::load(in + off + base, seq_k - base, s, t, -INFINITY, v);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) v[c] = score<kScaleMask>(v[c], base + Tile::index(s, c, t), limit, scale);
+    };
+    float max = -INFINITY;
+    for (int base = 0; base < seq_k; base += Tile::kCapacity)
+#pragma unroll
+      for (int s = 0; s < kTileSlots; ++s) {
+        float v[4];
+        load_tile(base, s, v);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) max = fmaxf(max, v[c]);
+      }
+    const float shift = softmax_shift(cuda::row_reduce<8>(max, cuda::MaxOp{}));
+    float sum = 0.0f;
+    for (int base = 0; base < seq_k; base += Tile::kCapacity)
+#pragma unroll
+      for (int s = 0; s < kTileSlots; ++s) {
+        float v[4];
+        load_tile(base, s, v);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) sum += expf(v[c] - shift);
+      }
+    const float inv = softmax_scale(cuda::row_reduce<8>(sum, cuda::SumOp{}));
+    for (int base = 0; base < seq_k; base += Tile::kCapacity)
+#pragma unroll
+      for (int s = 0; s < kTileSlots; ++s) {
+        float v[4];
+        load_tile(base, s, v);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) v[c] = expf(v[c] - shift) * inv;
+        Tile::store(p + off + base, seq_k - base, s, t, v);
+      }
+  }
+}
+
+// Softmax of `in` into p; with kScaleMask, scale and causal mask are applied on the way in.
+template <bool kScaleMask>
+void launch_softmax(const float* in, const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
+  const auto stream = static_cast<cudaStream_t>(ctx.stream);
+  const int seq_q = static_cast<int>(a.seq_q);  // <= 2^30, checked by the TypeScript validate()
+  const int seq_k = static_cast<int>(a.seq_k);
+  const bool vec = cuda::vector_rows_ok(a.seq_k, {in, a.p});
+  cuda::dispatch_rows(a.seq_k, vec, [&](auto warps, auto slots, auto vec_tag) {
+    constexpr int kRowWarps = decltype(warps)::value;
+    constexpr int kSlots = decltype(slots)::value;
+    constexpr bool kVec = decltype(vec_tag)::value;
+    if constexpr (kSlots == 0) {
+      constexpr auto kernel = softmax_stream_kernel<kVec, kScaleMask>;
+      const unsigned grid = cuda::row_grid<kernel>(a.rows, cuda::kRowThreads, ctx);
+      kernel<<<grid, cuda::kRowThreads, 0, stream>>>(in, a.p, a.rows, seq_q, seq_k, a.scale);
+      FB_CUDA_CHECK_LAUNCH("softmax_stream_kernel");
+    } else {
+      constexpr auto kernel = softmax_rows_kernel<kRowWarps, kSlots, kVec, kScaleMask>;
+      const unsigned grid = cuda::row_grid<kernel>(a.rows, 32 * kRowWarps, ctx);
+      kernel<<<grid, cuda::kRowThreads, 0, stream>>>(in, a.p, a.rows, seq_q, seq_k, a.scale);
+      FB_CUDA_CHECK_LAUNCH("softmax_rows_kernel");
+    }
+  });
+}
+
+template <bool kVec>
+void launch_mask(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
+  constexpr auto kernel = causal_mask_kernel<kVec>;
+  const unsigned grid = cuda::row_grid<kernel>(a.rows, 32, ctx);
+  kernel<<<grid, cuda::kRowThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+      a.scaled, a.masked, a.rows, static_cast<int>(a.seq_q), static_cast<int>(a.seq_k));
+  FB_CUDA_CHECK_LAUNCH("causal_mask_kernel");
+}
+
+}  // namespace
+
+void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
+  // The map kernel's flat float4 view needs 16-byte alignment; workspace buffers have 256.
+  if (!cuda::aligned16({a.s, a.scaled}))
+    throw std::invalid_argument("scale_mask_softmax: s and the scaled intermediate must be 16-byte aligned");
+  cuda::launch_map(a.s, a.scaled, a.rows * a.seq_k, ScaleOp{a.scale}, ctx, "scale");
+  if (cuda::vector_rows_ok(a.seq_k, {a.scaled, a.masked})) launch_mask<true>(a, ctx);
+  else launch_mask<false>(a, ctx);
+  launch_softmax<false>(a.masked, a, ctx);
+}
+
+void scale_mask_softmax_fused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
+  launch_softmax<true>(a.s, a, ctx);
+}
+
+}  // namespace fusebench::kernels

@@ -1,0 +1,4 @@
+import { residualLayerNorm } from '../../src/cases/residual-layernorm.ts';
+import { definePerfSuite } from '../../src/perf-suite.ts';
+
+definePerfSuite(residualLayerNorm);
