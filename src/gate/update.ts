@@ -17,15 +17,18 @@ import {
 /** Pairs kept in a baseline entry: enough for the decision's bootstrap, small enough to review. */
 export const MAX_BASELINE_PAIRS = 200;
 
-/** The current commit (with +dirty when the work tree has changes), or "unknown" outside git. */
-export function currentCommit(cwd = process.cwd()): string {
+/**
+ * The commit being measured: FUSEBENCH_COMMIT or GITHUB_SHA when set (a copied or shallow checkout),
+ * else git's HEAD (with +dirty when tracked files changed), else "unknown".
+ */
+export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+  const given = env.FUSEBENCH_COMMIT || env.GITHUB_SHA;
+  if (given) return given;
+  const git = (args: string[]) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
-    const sha = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
-      cwd,
-      encoding: 'utf8',
-    }).trim();
-    return dirty ? `${sha}+dirty` : sha;
+    const sha = git(['rev-parse', '--short=12', 'HEAD']);
+    return git(['status', '--porcelain', '--untracked-files=no']) ? `${sha}+dirty` : sha;
   } catch {
     return 'unknown';
   }
