@@ -4,12 +4,8 @@
 // over several float4s (the kernel tracks the column across strides).
 import { describe, expect, test } from 'vitest';
 import { biasGelu } from '../../src/cases/bias-gelu.ts';
-import { Workspace, cudaProbe } from '../../src/native.ts';
-import { freshSeed } from '../../src/rng.ts';
-import { checkVariant } from '../../src/run-case.ts';
+import { BACKENDS_AT_HAND, checkBothVariants } from './numerics-check.ts';
 
-const cudaUsable = cudaProbe().deviceCount > 0;
-const backends = cudaUsable ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
 const shapes: [number, number][] = [
   [1, 1],
   [1, 3],
@@ -25,23 +21,13 @@ const shapes: [number, number][] = [
   [700, 3072],
 ];
 
-describe.each(backends)('bias_gelu on %s', (backend) => {
+describe.each(BACKENDS_AT_HAND)('bias_gelu on %s', (backend) => {
   test.each(shapes)('both variants match the float64 reference at [%i, %i]', (rows, cols) => {
-    const dims = [rows, cols];
-    biasGelu.validate(dims);
-    const seed = freshSeed();
-    const ws = new Workspace(backend, 'bias_gelu', dims, biasGelu.params, undefined);
-    try {
-      for (const variant of [biasGelu.variants.unfused, biasGelu.variants.fused]) {
-        const { report, inputs, outputs } = checkVariant(biasGelu, ws, dims, variant, seed);
-        expect(report.failure, `${variant}, seed ${seed}`).toBeUndefined();
-        const erf = biasGelu.extraNumerics?.(inputs, outputs, dims) ?? {};
-        // The tanh form stays within 1e-3 of exact erf-GELU.
-        expect(Object.values(erf)[0], `${variant}, seed ${seed}`).toBeLessThan(1e-3);
-      }
-    } finally {
-      ws.dispose();
-    }
+    checkBothVariants(biasGelu, backend, [rows, cols], ({ inputs, outputs, label }) => {
+      const erf = biasGelu.extraNumerics?.(inputs, outputs, [rows, cols]) ?? {};
+      // The tanh form stays within 1e-3 of exact erf-GELU.
+      expect(Object.values(erf)[0], label).toBeLessThan(1e-3);
+    });
   });
 });
 

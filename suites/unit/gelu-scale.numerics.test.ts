@@ -4,29 +4,19 @@ import { describe, expect, test } from 'vitest';
 import { geluScale } from '../../src/cases/gelu-scale.ts';
 import { resolveBackend } from '../../src/device.ts';
 import { Workspace, buildInfo, cudaProbe } from '../../src/native.ts';
-import { freshSeed } from '../../src/rng.ts';
-import { checkVariant } from '../../src/run-case.ts';
+import { BACKENDS_AT_HAND, checkBothVariants } from './numerics-check.ts';
 
 const cudaUsable = cudaProbe().deviceCount > 0;
-const backends = cudaUsable ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
 const sizes = [1, 3, 4, 5, 31, 1023, 1024, 4099, 65_539, 1_048_576];
 
-describe.each(backends)('gelu_scale on %s', (backend) => {
+describe.each(BACKENDS_AT_HAND)('gelu_scale on %s', (backend) => {
   test.each(sizes)('both variants match the float64 reference at n = %i', (n) => {
-    const seed = freshSeed();
-    const ws = new Workspace(backend, 'gelu_scale', [n], geluScale.params, undefined);
-    try {
-      for (const variant of [geluScale.variants.unfused, geluScale.variants.fused]) {
-        const { report, outputs, inputs } = checkVariant(geluScale, ws, [n], variant, seed);
-        expect(report.failure, `seed ${seed}`).toBeUndefined();
-        expect(report.maxAbsError).toBeLessThan(geluScale.tolerance.atol * 4);
-        const erf = geluScale.extraNumerics?.(inputs, outputs, [n]) ?? {};
-        // The tanh form stays within the V100 report's 1e-3 of exact erf-GELU (scaled by √2).
-        expect(Object.values(erf)[0]).toBeLessThan(1e-3);
-      }
-    } finally {
-      ws.dispose();
-    }
+    checkBothVariants(geluScale, backend, [n], ({ report, inputs, outputs, label }) => {
+      expect(report.maxAbsError, label).toBeLessThan(geluScale.tolerance.atol * 4);
+      const erf = geluScale.extraNumerics?.(inputs, outputs, [n]) ?? {};
+      // The tanh form stays within the V100 report's 1e-3 of exact erf-GELU (scaled by √2).
+      expect(Object.values(erf)[0], label).toBeLessThan(1e-3);
+    });
   });
 });
 

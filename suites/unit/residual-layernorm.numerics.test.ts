@@ -4,12 +4,8 @@
 // path) and not (scalar path); and enough rows that a grid strides over several.
 import { describe, expect, test } from 'vitest';
 import { residualLayerNorm } from '../../src/cases/residual-layernorm.ts';
-import { Workspace, cudaProbe } from '../../src/native.ts';
-import { freshSeed } from '../../src/rng.ts';
-import { checkVariant } from '../../src/run-case.ts';
+import { BACKENDS_AT_HAND, checkBothVariants } from './numerics-check.ts';
 
-const cudaUsable = cudaProbe().deviceCount > 0;
-const backends = cudaUsable ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
 const shapes: [number, number][] = [
   [1, 1],
   [3, 1],
@@ -31,20 +27,9 @@ const shapes: [number, number][] = [
   [1500, 1028],
 ];
 
-describe.each(backends)('residual_layernorm on %s', (backend) => {
+describe.each(BACKENDS_AT_HAND)('residual_layernorm on %s', (backend) => {
   test.each(shapes)('both variants match the float64 reference at [%i, %i]', (rows, hidden) => {
-    const dims = [rows, hidden];
-    residualLayerNorm.validate(dims);
-    const seed = freshSeed();
-    const ws = new Workspace(backend, 'residual_layernorm', dims, residualLayerNorm.params, undefined);
-    try {
-      for (const variant of [residualLayerNorm.variants.unfused, residualLayerNorm.variants.fused]) {
-        const { report } = checkVariant(residualLayerNorm, ws, dims, variant, seed);
-        expect(report.failure, `${variant}, seed ${seed}`).toBeUndefined();
-      }
-    } finally {
-      ws.dispose();
-    }
+    checkBothVariants(residualLayerNorm, backend, [rows, hidden]);
   });
 });
 

@@ -5,12 +5,8 @@
 // rows that a grid strides over several.
 import { describe, expect, test } from 'vitest';
 import { scaleMaskSoftmax } from '../../src/cases/scale-mask-softmax.ts';
-import { Workspace, cudaProbe } from '../../src/native.ts';
-import { freshSeed } from '../../src/rng.ts';
-import { checkVariant } from '../../src/run-case.ts';
+import { BACKENDS_AT_HAND, checkBothVariants } from './numerics-check.ts';
 
-const cudaUsable = cudaProbe().deviceCount > 0;
-const backends = cudaUsable ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
 const shapes: [number, number, number, number][] = [
   [1, 1, 1, 1],
   [1, 1, 1, 512],
@@ -30,39 +26,21 @@ const shapes: [number, number, number, number][] = [
   [1, 1, 1200, 1500],
 ];
 
-describe.each(backends)('scale_mask_softmax on %s', (backend) => {
+describe.each(BACKENDS_AT_HAND)('scale_mask_softmax on %s', (backend) => {
   test.each(shapes)('both variants match the float64 reference at [%i, %i, %i, %i]', (...dims) => {
-    scaleMaskSoftmax.validate(dims);
-    const seed = freshSeed();
-    const ws = new Workspace(backend, 'scale_mask_softmax', dims, scaleMaskSoftmax.params, undefined);
-    try {
-      for (const variant of [scaleMaskSoftmax.variants.unfused, scaleMaskSoftmax.variants.fused]) {
-        const { report, inputs, outputs } = checkVariant(scaleMaskSoftmax, ws, dims, variant, seed);
-        expect(report.failure, `${variant}, seed ${seed}`).toBeUndefined();
-        const rowSums = scaleMaskSoftmax.extraNumerics?.(inputs, outputs, dims) ?? {};
-        expect(Object.values(rowSums)[0], `${variant}, seed ${seed}`).toBeLessThan(1e-5);
-      }
-    } finally {
-      ws.dispose();
-    }
+    checkBothVariants(scaleMaskSoftmax, backend, dims, ({ inputs, outputs, label }) => {
+      const rowSums = scaleMaskSoftmax.extraNumerics?.(inputs, outputs, dims) ?? {};
+      expect(Object.values(rowSums)[0], label).toBeLessThan(1e-5);
+    });
   });
 
   test('a row with every key masked is exactly zero, and masked keys are exactly zero', () => {
     // seq_q 5 > seq_k 3: queries 0 and 1 see no key; query 2 sees key 0 only.
-    const dims = [1, 2, 5, 3];
-    const seed = freshSeed();
-    const ws = new Workspace(backend, 'scale_mask_softmax', dims, scaleMaskSoftmax.params, undefined);
-    try {
-      for (const variant of [scaleMaskSoftmax.variants.unfused, scaleMaskSoftmax.variants.fused]) {
-        const { outputs } = checkVariant(scaleMaskSoftmax, ws, dims, variant, seed);
-        const p = Array.from(outputs.p as Float32Array);
-        const head = p.slice(0, 15);
-        expect(head.slice(0, 6), `${variant}, seed ${seed}`).toEqual([0, 0, 0, 0, 0, 0]);
-        expect(head.slice(6, 9), `${variant}, seed ${seed}`).toEqual([1, 0, 0]);
-      }
-    } finally {
-      ws.dispose();
-    }
+    checkBothVariants(scaleMaskSoftmax, backend, [1, 2, 5, 3], ({ outputs, label }) => {
+      const head = Array.from(outputs.p as Float32Array).slice(0, 15);
+      expect(head.slice(0, 6), label).toEqual([0, 0, 0, 0, 0, 0]);
+      expect(head.slice(6, 9), label).toEqual([1, 0, 0]);
+    });
   });
 });
 

@@ -1,0 +1,37 @@
+// Shared by the *.numerics.test.ts files: the backends this machine can run, and one check of both
+// variants of a case on fresh random inputs with poisoned outputs.
+import { expect } from 'vitest';
+import type { CaseDef } from '../../src/cases/types.ts';
+import { Workspace, cudaProbe } from '../../src/native.ts';
+import { freshSeed } from '../../src/rng.ts';
+import { checkVariant } from '../../src/run-case.ts';
+
+/** Every backend usable here: the CPU always, CUDA when a device is. */
+export const BACKENDS_AT_HAND = cudaProbe().deviceCount > 0 ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
+
+/** What a check saw for one variant, for case-specific assertions. */
+export type VariantCheck = ReturnType<typeof checkVariant> & { variant: string; label: string };
+
+/**
+ * Runs both variants of `def` at `dims` on `backend` (one fresh seed, named in every failure) and
+ * asserts each matches the float64 reference; `more` adds case-specific assertions per variant.
+ */
+export function checkBothVariants(
+  def: CaseDef,
+  backend: 'cpu' | 'cuda',
+  dims: number[],
+  more?: (check: VariantCheck) => void,
+): void {
+  def.validate(dims);
+  const seed = freshSeed();
+  const ws = new Workspace(backend, def.name, dims, def.params, undefined);
+  try {
+    for (const variant of [def.variants.unfused, def.variants.fused]) {
+      const check = { ...checkVariant(def, ws, dims, variant, seed), variant, label: `${variant}, seed ${seed}` };
+      expect(check.report.failure, check.label).toBeUndefined();
+      more?.(check);
+    }
+  } finally {
+    ws.dispose();
+  }
+}
