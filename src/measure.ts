@@ -22,6 +22,8 @@ export interface MeasureSettings {
   targetHalfWidth: number;
   /** Reads the GPU clocks after each pair; null when unavailable. */
   sampleClocks?: () => ClockSample | null;
+  /** Pairs already measured on the same inputs, continued rather than thrown away (the AMBIGUOUS re-measure). */
+  previous?: { unfused: readonly number[]; fused: readonly number[] };
   /** Milliseconds clock for the budget (default performance.now; the gate's simulation passes a simulated one). */
   clock?: () => number;
 }
@@ -48,8 +50,6 @@ export interface Measurement {
   wallMs: number;
   speedup: Interval;
   clocks: ClockSummary | null;
-  /** tinybench's own mean of the pair's device time, a cross-check of the samples (ms). */
-  tinybenchPairMeanMs: number;
 }
 
 function range(xs: number[]) {
@@ -63,12 +63,11 @@ export function measurePairs(
   variants: { unfused: string; fused: string },
   s: MeasureSettings,
 ): Measurement {
-  const u: number[] = [];
-  const f: number[] = [];
-  const clocks: (ClockSample | null)[] = [];
+  const u: number[] = [...(s.previous?.unfused ?? [])];
+  const f: number[] = [...(s.previous?.fused ?? [])];
+  const clocks: (ClockSample | null)[] = u.map(() => null);
   let recording = false;
-  let pair = 0;
-  let pairMeanMs = 0;
+  let pair = u.length;
   const now = s.clock ?? (() => performance.now());
   const start = now();
 
@@ -104,9 +103,7 @@ export function measurePairs(
         },
       },
     );
-    const [task] = bench.runSync();
-    const result = task?.result;
-    if (result && 'latency' in result) pairMeanMs = result.latency.mean;
+    bench.runSync();
   };
 
   runRound(s.minPairs, s.warmupPairs > 0);
@@ -144,7 +141,6 @@ export function measurePairs(
             throttledPairs: readings.filter((c) => (c.clockEventReasons & THROTTLE_MASK) !== 0).length,
             reasonsSeen: readings.reduce((acc, c) => acc | c.clockEventReasons, 0),
           },
-    tinybenchPairMeanMs: pairMeanMs,
   };
 }
 

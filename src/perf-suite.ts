@@ -11,29 +11,34 @@ import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateComma
 import type { CaseResult } from './results.ts';
 import { resultSkeleton, runCase } from './run-case.ts';
 
-function measure(def: CaseDef, shape: Shape, budget: number): CaseResult {
+function measure(def: CaseDef, shape: Shape, budget: number, halfWidth: number, previous?: CaseResult): CaseResult {
   const opts = perfOptions();
   return runCase(def, shape, runDevice(), {
     budgetMs: budget,
     minPairs: opts.minPairs,
     warmupPairs: opts.warmupPairs,
-    targetHalfWidth: opts.targetHalfWidth,
+    targetHalfWidth: halfWidth,
     seed: opts.seed,
     maxElements: opts.maxElements,
     inject: opts.inject?.case === def.name ? { passes: opts.inject.passes } : undefined,
+    previous: previous?.timing?.samples,
   });
 }
 
-/** Measures, then gates; an AMBIGUOUS verdict is measured once more with twice the budget. */
+/**
+ * Measures, then gates. An AMBIGUOUS verdict is measured once more on the same inputs, continuing
+ * from the pairs already taken, with twice the budget and half the target interval width, so the
+ * second look is tighter than the first rather than a repeat of it.
+ */
 export function measureAndGate(def: CaseDef, shape: Shape): CaseResult {
   const opts = perfOptions();
   const gate = (r: CaseResult) =>
     gateCase(r, runBaselines(), runDevice().description, { delta: opts.delta, updateCommand: updateCommand() });
-  let result = measure(def, shape, budgetMs());
+  let result = measure(def, shape, budgetMs(), opts.targetHalfWidth);
   if (result.status !== 'measured') return result;
   let verdict = gate(result);
   if (verdict.status === 'AMBIGUOUS') {
-    result = measure(def, shape, 2 * budgetMs());
+    result = measure(def, shape, 2 * budgetMs(), opts.targetHalfWidth / 2, result);
     if (result.status !== 'measured') return result;
     verdict = { ...gate(result), remeasured: true };
   }

@@ -5,6 +5,7 @@
  */
 import type { CaseDef, Shape } from './cases/types.ts';
 import type { DeviceContext } from './device.ts';
+import { entryKey } from './gate/baseline-file.ts';
 import { measurePairs } from './measure.ts';
 import { Workspace } from './native.ts';
 import { compare } from './numerics.ts';
@@ -21,6 +22,8 @@ export interface RunSettings {
   maxElements: number | undefined;
   /** Make this case's fused kernel slower by extra read passes (gate self-check). */
   inject?: { passes: number };
+  /** Pairs from an earlier measurement of this case on the same inputs, to continue from. */
+  previous?: { unfused: readonly number[]; fused: readonly number[] };
 }
 
 const elementCount = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
@@ -29,7 +32,7 @@ const elementCount = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
 export function resultSkeleton(def: CaseDef, shape: Shape): CaseResult {
   const t = def.traffic(shape.dims);
   return {
-    key: `${def.name}/${shape.label}/fp32`,
+    key: entryKey(def.name, shape.label),
     case: def.name,
     title: def.title,
     shape,
@@ -107,6 +110,7 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
       budgetMs: s.budgetMs,
       targetHalfWidth: s.targetHalfWidth,
       sampleClocks: device.sampleClocks,
+      previous: s.previous,
     });
     const unfused = summarize(m.unfused);
     const fused = summarize(m.fused);

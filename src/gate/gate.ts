@@ -5,7 +5,7 @@
  */
 import type { DeviceDescription } from '../device.ts';
 import type { CaseResult, Decision, GateResult, Verdict } from '../results.ts';
-import { ms, times } from '../report/format.ts';
+import { decisionChange, ms, times } from '../report/format.ts';
 import { type BaselineEntry, DEFAULT_DELTA, type LoadedBaselines, entryKey } from './baseline-file.ts';
 import { decide } from './decision.ts';
 
@@ -42,11 +42,8 @@ export function fingerprintNotes(device: DeviceDescription, entry: BaselineEntry
 
 function describe(d: Decision): string {
   const fmt = d.metric === 'speedup' ? times : ms;
-  const pct = (x: number) => `${x >= 0 ? '+' : ''}${(100 * (Math.exp(x) - 1)).toFixed(1)}%`;
-  return (
-    `${d.metric === 'speedup' ? 'speedup' : 'fused time'} ${fmt(d.current)} vs baseline ${fmt(d.baseline)}: ` +
-    `${pct(d.diff.estimate)} [99% CI ${pct(d.diff.lo)}, ${pct(d.diff.hi)}], δ ±${(100 * d.delta).toFixed(0)}%`
-  );
+  const what = d.metric === 'speedup' ? 'speedup' : 'fused time';
+  return `${what} ${fmt(d.current)} vs baseline ${fmt(d.baseline)}: ${decisionChange(d)} (99% CI), δ ±${(100 * d.delta).toFixed(0)}%`;
 }
 
 /** The gate's result for one measured case (the case must carry timing samples). */

@@ -3,19 +3,11 @@
  * time, speedup with its interval, memory traffic, launches, bandwidth, error, and the gate's verdict
  * against the stored baseline when there is one. Pure.
  */
-import type { CaseResult, Decision, GateResult } from '../results.ts';
-import { gbs, markdownTable, mb, ms, pct, sci, signedPct, speedup, times } from './format.ts';
+import type { CaseResult, GateResult } from '../results.ts';
+import { decisionChange, gbs, markdownTable, mb, ms, pct, sci, speedup, times } from './format.ts';
 import { verdictLabel } from './verdict.ts';
 
 type Measured = CaseResult & { timing: NonNullable<CaseResult['timing']>; speedup: NonNullable<CaseResult['speedup']> };
-
-/** The relative change a decision's interval stands for, as "−20.4% [−21.4%, −19.5%]". */
-function change(d: Decision): string {
-  // For the fused time D = log(baseline/current); negate so that the printed change is of the time itself.
-  const s = d.metric === 'speedup' ? 1 : -1;
-  const [a, b] = [Math.exp(s * d.diff.lo), Math.exp(s * d.diff.hi)].sort((x, y) => x - y);
-  return `${signedPct(Math.exp(s * d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
-}
 
 function gateRows(g: GateResult): string[][] {
   const source = g.baselineFile ? `${g.baselineSource ?? 'no entry'}, ${g.baselineFile}` : 'no baseline file';
@@ -31,8 +23,8 @@ function gateRows(g: GateResult): string[][] {
     [
       '**Verdict vs baseline**',
       '',
-      ft ? `${ft.verdict}: time ${change(ft)}` : '',
-      `**${verdictLabel(g.status)}**${sp ? `: speedup ${change(sp)}` : ''}${g.remeasured ? ' (remeasured)' : ''}`,
+      ft ? `${ft.verdict}: time ${decisionChange(ft)}` : '',
+      `**${verdictLabel(g.status)}**${sp ? `: speedup ${decisionChange(sp)}` : ''}${g.remeasured ? ' (remeasured)' : ''}`,
     ],
   ];
 }

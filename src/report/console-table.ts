@@ -1,6 +1,6 @@
 /** The table `npm run perf` prints: one row per case and shape. */
 import type { ResultsFile } from '../results.ts';
-import { gbs, ms, pct, sci, speedup, times } from './format.ts';
+import { gbs, ms, pct, sci, signedPct, speedup, times } from './format.ts';
 import { caseVerdict } from './verdict.ts';
 
 /** Column headers of the console table. */
@@ -16,11 +16,13 @@ export const CONSOLE_HEADER = [
   'verdict vs baseline',
 ];
 
-/** The gate's verdict with the speedup's change against the baseline: "SLOWER -12.3%". */
+/** The gate's verdict with the change of each metric it decided on: "SLOWER speedup −12.3%, time +14.0%". */
 function verdictCell(c: ResultsFile['cases'][number]): string {
-  const d = c.gate?.speedup?.diff.estimate;
-  const change = d === undefined ? '' : ` ${d >= 0 ? '+' : ''}${(100 * (Math.exp(d) - 1)).toFixed(1)}%`;
-  return `${caseVerdict(c)}${change}${c.gate?.remeasured ? ' (re-measured)' : ''}${c.gate && !c.gate.gating && c.gate.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}`;
+  const g = c.gate;
+  const sp = g?.speedup ? ` speedup ${signedPct(Math.exp(g.speedup.diff.estimate))}` : '';
+  const ft = g?.fusedTime ? `, time ${signedPct(Math.exp(-g.fusedTime.diff.estimate))}` : '';
+  const notes = `${g?.remeasured ? ' (re-measured)' : ''}${g && !g.gating && g.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}`;
+  return `${caseVerdict(c)}${sp}${ft}${notes}`;
 }
 
 /** The rows of the console table, as strings. */

@@ -53,6 +53,20 @@ export function signedPct(ratio: number): string {
   return s === '0.0' ? '±0.0%' : `${v > 0 ? '+' : '−'}${s}%`;
 }
 
+/**
+ * The change a gate decision measured, of the metric itself, with its interval: for the speedup
+ * exp(D) − 1, for the fused time current/baseline − 1 (D is log(baseline/current) there, so it is
+ * negated and the interval reordered): "−20.4% [−21.4%, −19.5%]".
+ */
+export function decisionChange(d: {
+  metric: 'speedup' | 'fusedTime';
+  diff: { estimate: number; lo: number; hi: number };
+}): string {
+  const s = d.metric === 'speedup' ? 1 : -1;
+  const [a, b] = [Math.exp(s * d.diff.lo), Math.exp(s * d.diff.hi)].sort((x, y) => x - y);
+  return `${signedPct(Math.exp(s * d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
+}
+
 /** Cuts a one-line text to `max` characters with an ellipsis. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
