@@ -1,4 +1,5 @@
 // The JS face of Workspace: `new Workspace(backend, caseName, dims, params, inject)`.
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,7 +25,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     if (info.Length() < 5 || !info[0].IsString() || !info[1].IsString() || !info[2].IsArray() || !info[3].IsArray() ||
         !info[4].IsObject())
       throw Napi::TypeError::New(env, "Expected (backend: string, caseName: string, dims: number[], params: number[], "
-                                      "inject: {variant: number, passes: number})");
+                                      "options: {variant: number, passes: number, maxBlocks: number})");
     const std::string backend = info[0].As<Napi::String>().Utf8Value();
     BackendKind kind;
     if (backend == "cpu") kind = BackendKind::Cpu;
@@ -34,20 +35,34 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
       std::vector<double> out;
       for (uint32_t i = 0; i < a.Length(); ++i) {
         const Napi::Value v = a.Get(i);
-        if (!v.IsNumber()) throw Napi::TypeError::New(env, std::string("Expected numbers in `") + what + "`");
+        if (!v.IsNumber() || !std::isfinite(v.As<Napi::Number>().DoubleValue()))
+          throw Napi::TypeError::New(env, std::string("Expected a finite number for `") + what + "[" +
+                                              std::to_string(i) + "]` but received " + v.ToString().Utf8Value());
         out.push_back(v.As<Napi::Number>().DoubleValue());
       }
       return out;
     };
     std::vector<int64_t> dims;
-    for (double d : numbers(info[2].As<Napi::Array>(), "dims")) dims.push_back(static_cast<int64_t>(d));
+    for (double d : numbers(info[2].As<Napi::Array>(), "dims")) {
+      // 2^53: beyond it a double no longer holds every integer (and the cast to int64 is undefined past 2^63).
+      if (d != std::floor(d) || d > 9007199254740992.0 || d < -9007199254740992.0)
+        throw Napi::TypeError::New(env, "Expected integer dims but received " + std::to_string(d));
+      dims.push_back(static_cast<int64_t>(d));
+    }
     const std::vector<double> params = numbers(info[3].As<Napi::Array>(), "params");
-    const auto inject_obj = info[4].As<Napi::Object>();
+    const auto opts = info[4].As<Napi::Object>();
+    auto int_field = [&](const char* name) {
+      const Napi::Value v = opts.Get(name);
+      if (!v.IsNumber()) throw Napi::TypeError::New(env, std::string("Expected a number for `") + name + "`");
+      return v.As<Napi::Number>().Int64Value();
+    };
     Injection inject;
-    inject.variant = inject_obj.Get("variant").As<Napi::Number>().Int32Value();
-    inject.passes = inject_obj.Get("passes").As<Napi::Number>().Int32Value();
+    inject.variant = static_cast<int>(int_field("variant"));
+    inject.passes = static_cast<int>(int_field("passes"));
+    WorkspaceOptions options;
+    options.max_blocks = static_cast<size_t>(int_field("maxBlocks"));
     ws_ = std::make_unique<Workspace>(get_backend(kind), find_case(info[1].As<Napi::String>().Utf8Value()),
-                                      std::move(dims), params, inject);
+                                      std::move(dims), params, inject, options);
   }
 
  private:

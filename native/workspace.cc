@@ -7,17 +7,21 @@
 namespace fusebench {
 
 Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std::vector<int64_t> dims,
-                     std::vector<double> params, Injection injection)
+                     std::vector<double> params, Injection injection, WorkspaceOptions options)
     : backend_(std::move(backend)),
       spec_(spec),
       dims_(std::move(dims)),
       params_(std::move(params)),
-      injection_(injection) {
+      injection_(injection),
+      options_(options) {
   if (dims_.size() != spec_.dim_count || params_.size() != spec_.param_count)
     throw std::invalid_argument(spec_.name + ": expected " + std::to_string(spec_.dim_count) + " dims and " +
-                                std::to_string(spec_.param_count) + " params");
-  for (auto d : dims_)
-    if (d <= 0) throw std::invalid_argument(spec_.name + ": every dimension must be positive");
+                                std::to_string(spec_.param_count) + " params but received " +
+                                std::to_string(dims_.size()) + " and " + std::to_string(params_.size()));
+  for (size_t i = 0; i < dims_.size(); ++i)
+    if (dims_[i] <= 0)
+      throw std::invalid_argument(spec_.name + ": dimension " + std::to_string(i) + " is " + std::to_string(dims_[i]) +
+                                  "; every dimension must be positive");
   specs_ = spec_.buffers(dims_);
   try {
     for (const auto& b : specs_) ptrs_.push_back(backend_->alloc(b.count));
@@ -47,7 +51,9 @@ void Workspace::upload(const std::string& name, const float* data, size_t count)
 
 void Workspace::download(const std::string& name, float* data, size_t count) {
   const size_t i = index_of(name);
-  if (count != specs_[i].count) throw std::invalid_argument(spec_.name + ": download size mismatch for '" + name + "'");
+  if (count != specs_[i].count)
+    throw std::invalid_argument(spec_.name + ": buffer '" + name + "' holds " + std::to_string(specs_[i].count) +
+                                " floats but the destination has room for " + std::to_string(count));
   backend_->download(data, ptrs_[i], count);
 }
 
@@ -59,7 +65,8 @@ void Workspace::poison(const std::string& name) {
 void Workspace::launch(int variant) {
   if (variant < 0 || static_cast<size_t>(variant) >= spec_.variants.size())
     throw std::invalid_argument(spec_.name + ": no variant " + std::to_string(variant));
-  const LaunchContext ctx = backend_->launch_context();
+  LaunchContext ctx = backend_->launch_context();
+  ctx.max_blocks = options_.max_blocks;
   spec_.run(CaseCall{backend_->kind(), variant, ptrs_, dims_, params_, ctx});
   if (variant != injection_.variant) return;
   for (int p = 0; p < injection_.passes; ++p) {

@@ -11,6 +11,11 @@
 
 namespace fusebench {
 
+// Options of a workspace that the timed cases leave at their defaults.
+struct WorkspaceOptions {
+  size_t max_blocks = 0;  // tests only: see LaunchContext::max_blocks
+};
+
 struct Injection {
   int variant = -1;  // the variant made slower; -1: none
   int passes = 0;    // extra read passes over the case's first input after that variant
@@ -19,7 +24,7 @@ struct Injection {
 class Workspace {
  public:
   Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std::vector<int64_t> dims,
-            std::vector<double> params, Injection injection);
+            std::vector<double> params, Injection injection, WorkspaceOptions options = {});
   ~Workspace();
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
@@ -42,6 +47,7 @@ class Workspace {
   std::vector<int64_t> dims_;
   std::vector<double> params_;
   Injection injection_;
+  WorkspaceOptions options_;
   std::vector<BufferSpec> specs_;
   std::vector<float*> ptrs_;
 };

@@ -36,7 +36,7 @@ interface RawAddon {
     caseName: string,
     dims: number[],
     params: number[],
-    inject: { variant: number; passes: number },
+    options: { variant: number; passes: number; maxBlocks: number },
   ) => RawWorkspace;
 }
 
@@ -129,7 +129,16 @@ export class Workspace {
     dims: number[],
     params: number[],
     inject: { variant: string; passes: number } | undefined,
+    options: { maxBlocks?: number } = {},
   ) {
+    for (const [i, d] of dims.entries()) {
+      if (!Number.isSafeInteger(d) || d <= 0) {
+        throw new Error(`Expected a positive integer for dims[${i}] of ${caseName} but received ${d}`);
+      }
+    }
+    for (const [i, p] of params.entries()) {
+      if (!Number.isFinite(p)) throw new Error(`Expected a finite number for params[${i}] of ${caseName} but received ${p}`);
+    }
     const spec = load()
       .cases()
       .find((c) => c.name === caseName);
@@ -139,6 +148,7 @@ export class Workspace {
     this.#raw = new (load().Workspace)(backend, caseName, dims, params, {
       variant: injectIndex,
       passes: inject?.passes ?? 0,
+      maxBlocks: options.maxBlocks ?? 0,
     });
   }
 

@@ -67,7 +67,8 @@ unsigned grid_for(int threads, size_t work_items, const LaunchContext& ctx) {
   if (blocks_per_sm == 0) FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kKernel, threads, 0));
   const size_t wave = static_cast<size_t>(blocks_per_sm > 0 ? blocks_per_sm : 1) * ctx.sm_count;
   const size_t needed = (work_items + threads - 1) / threads;
-  const size_t blocks = needed < kMaxWaves * wave ? needed : kMaxWaves * wave;
+  size_t blocks = needed < kMaxWaves * wave ? needed : kMaxWaves * wave;
+  if (ctx.max_blocks > 0 && blocks > ctx.max_blocks) blocks = ctx.max_blocks;
   return static_cast<unsigned>(blocks > 0 ? blocks : 1);
 }
 

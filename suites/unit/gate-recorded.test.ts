@@ -7,7 +7,10 @@ import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { gateCase } from '../../src/gate/gate.ts';
 import { readResults } from '../../src/results.ts';
 
-const baselines = loadBaselineFile('suites/fixtures/h200-baseline.json', CASES.map((c) => c.name));
+const baselines = loadBaselineFile(
+  'suites/fixtures/h200-baseline.json',
+  CASES.map((c) => c.name),
+);
 const settings = { updateCommand: 'npm run perf -- --backend cuda --update-baselines' };
 
 function verdicts(file: string): Record<string, string> {
@@ -27,6 +30,7 @@ describe('the gate on recorded H200 samples', () => {
 
   test('the injected run is SLOWER for gelu_scale at every shape and SAME for every other case', () => {
     const v = verdicts('suites/fixtures/h200-gate-inject.json');
-    for (const [key, status] of Object.entries(v)) expect(status, key).toBe(key.startsWith('gelu_scale/') ? 'SLOWER' : 'SAME');
+    for (const [key, status] of Object.entries(v))
+      expect(status, key).toBe(key.startsWith('gelu_scale/') ? 'SLOWER' : 'SAME');
   });
 });

@@ -89,7 +89,9 @@ describe('gating on a V100, named explicitly', () => {
   test('a fused kernel 15% slower than the tutorial at 1M is SLOWER, with the numbers in the message', () => {
     const g = gateCase(result('1M', 0.0217, 0.0136 * 1.15, 2), baselines, v100, settings);
     expect(g.status).toBe('SLOWER');
-    expect(g.message).toMatch(/gelu_scale\/1M\/fp32 SLOWER: speedup 1\.\d\dx vs baseline 1\.59x: −1\d\.\d% \[−\d+\.\d%, −\d+\.\d%\] \(99% CI\)/);
+    expect(g.message).toMatch(
+      /gelu_scale\/1M\/fp32 SLOWER: speedup 1\.\d\dx vs baseline 1\.59x: −1\d\.\d% \[−\d+\.\d%, −\d+\.\d%\] \(99% CI\)/,
+    );
     // The fused time rose by about 15%: the message says so, with the sign of the time itself.
     expect(g.message).toMatch(/fused time 0\.01\d+ ms vs baseline 0\.01360 ms: \+1\d\.\d% \[\+/);
   });

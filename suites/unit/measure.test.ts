@@ -13,7 +13,12 @@ function recording(seed: number) {
   return {
     dev,
     calls,
-    timed: { time: (v: string) => (calls.push(v), dev.time(v)) },
+    timed: {
+      time: (v: string) => {
+        calls.push(v);
+        return dev.time(v);
+      },
+    },
     clock: () => dev.elapsed,
   };
 }

@@ -15,16 +15,18 @@ export type VariantCheck = ReturnType<typeof checkVariant> & { variant: string; 
 /**
  * Runs both variants of `def` at `dims` on `backend` (one fresh seed, named in every failure) and
  * asserts each matches the float64 reference; `more` adds case-specific assertions per variant.
+ * `maxBlocks` caps every CUDA grid-stride launch, so threads loop even at small sizes.
  */
 export function checkBothVariants(
   def: CaseDef,
   backend: 'cpu' | 'cuda',
   dims: number[],
   more?: (check: VariantCheck) => void,
+  options: { maxBlocks?: number } = {},
 ): void {
   def.validate(dims);
   const seed = freshSeed();
-  const ws = new Workspace(backend, def.name, dims, def.params, undefined);
+  const ws = new Workspace(backend, def.name, dims, def.params, undefined, options);
   try {
     for (const variant of [def.variants.unfused, def.variants.fused]) {
       const check = { ...checkVariant(def, ws, dims, variant, seed), variant, label: `${variant}, seed ${seed}` };
