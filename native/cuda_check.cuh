@@ -18,6 +18,13 @@ class CudaError : public std::runtime_error {
                   cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
 }
 
+// After a launch: configuration errors (too many threads, too much shared memory) surface through
+// cudaGetLastError; `kernel` names what was launched.
+inline void check_launch(const char* kernel, const char* file, int line) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) throw_cuda_error(err, (std::string("launch of ") + kernel).c_str(), file, line);
+}
+
 }  // namespace fusebench
 
 #define FB_CUDA_CHECK(call)                                                            \
@@ -26,10 +33,4 @@ class CudaError : public std::runtime_error {
     if (fb_err_ != cudaSuccess) ::fusebench::throw_cuda_error(fb_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
-// After a kernel launch: launch-configuration errors surface through cudaGetLastError.
-#define FB_CUDA_CHECK_LAUNCH(kernel_name)                                              \
-  do {                                                                                 \
-    cudaError_t fb_err_ = cudaGetLastError();                                          \
-    if (fb_err_ != cudaSuccess)                                                        \
-      ::fusebench::throw_cuda_error(fb_err_, "launch of " kernel_name, __FILE__, __LINE__); \
-  } while (0)
+#define FB_CUDA_CHECK_LAUNCH(kernel_name) ::fusebench::check_launch((kernel_name), __FILE__, __LINE__)

@@ -137,7 +137,8 @@ export class Workspace {
       }
     }
     for (const [i, p] of params.entries()) {
-      if (!Number.isFinite(p)) throw new Error(`Expected a finite number for params[${i}] of ${caseName} but received ${p}`);
+      if (!Number.isFinite(p))
+        throw new Error(`Expected a finite number for params[${i}] of ${caseName} but received ${p}`);
     }
     const spec = load()
       .cases()

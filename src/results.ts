@@ -40,7 +40,7 @@ export const decisionSchema = z.object({
   current: z.number(),
   /** D = log(current/baseline) for the speedup; log(baseline/current) for the fused time (so negative is worse). */
   diff: interval,
-  /** The band ±δ (in log space: log(1 ± δ)) inside which the result counts as SAME. */
+  /** δ as a fraction (0.05 = ±5%); the SAME band for D is [log(1 − δ), log(1 + δ)]. */
   delta: z.number(),
 });
 export type Decision = z.infer<typeof decisionSchema>;

@@ -13,8 +13,9 @@
 namespace fusebench::cuda {
 
 constexpr int kMapThreads = 256;
-// float4 loads in flight per thread before the first use, for inputs large enough to loop.
-// Measured on an H200 at 16M elements with a one-wave grid: 2 → 3876 GB/s, 4 → 3810, 8 → 3650.
+// float4 loads in flight per thread before the first use, once an input is large enough that
+// threads loop (past kMaxWaves waves of blocks). Measured on an H200 at 16M elements with a
+// one-wave grid: 2 → 3876 GB/s, 4 → 3810, 8 → 3650.
 constexpr int kMapUnroll = 2;
 
 template <typename Op>
@@ -73,10 +74,10 @@ unsigned grid_for(int threads, size_t work_items, const LaunchContext& ctx) {
 }
 
 template <typename Op>
-void launch_map(const float* in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* /*name*/) {
+void launch_map(const float* in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
   const unsigned grid = grid_for<map_kernel<Op>>(kMapThreads, (n + 3) / 4, ctx);
   map_kernel<Op><<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
-  FB_CUDA_CHECK_LAUNCH("map_kernel");
+  FB_CUDA_CHECK_LAUNCH(name);
 }
 
 }  // namespace fusebench::cuda

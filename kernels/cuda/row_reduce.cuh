@@ -144,7 +144,6 @@ void dispatch_rows(size_t n, bool vec, F&& f) {
   else with_vec(IntTag<8>{}, IntTag<0>{});
 }
 
-// Blocks for a grid-stride kernel: every SM filled at full occupancy, no more than the work.
 // Blocks for a row kernel: `rows` rows of `threads_per_row` threads each.
 template <auto kKernel>
 unsigned row_grid(size_t rows, int threads_per_row, const LaunchContext& ctx) {

@@ -48,7 +48,7 @@ export interface CaseDef {
   ): Record<string, number>;
 }
 
-/** Throws unless every dimension is a positive safe integer and the element count fits `limit`. */
+/** Throws unless every dimension is a positive safe integer and the element count fits `limit` (a kernel's indexing limit, when it has one). */
 export function checkDims(caseName: string, dims: number[], expected: number, limit = Number.MAX_SAFE_INTEGER): void {
   const shape = `[${dims.join(', ')}]`;
   if (dims.length !== expected) {

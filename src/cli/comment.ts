@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { UsageError } from '../options.ts';
-import { loadBaseRun } from '../report/load-runs.ts';
+import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
 import { readResults } from '../results.ts';
 
@@ -29,9 +29,12 @@ async function main(): Promise<void> {
   }
   if (!values.results || !values.out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
   const results = readResults(values.results);
-  const base = loadBaseRun(values.base);
-  if (values.base && !base.results) console.warn(`fusebench: no base run: ${base.why}`);
-  writeFileAtomic(values.out, renderPrComment([{ results, base }], { runUrl: values['run-url'] }));
+  const bases = values.base ? [loadBaseRun(values.base)] : [];
+  // The base must be of the same GPU: a delta across GPU models would compare hardware, not code.
+  const [run] = pairWithBases([results], bases);
+  if (!run) throw new Error('unreachable: one results file gives one run');
+  if (values.base && !run.base.results) console.warn(`fusebench: no base run: ${run.base.why}`);
+  writeFileAtomic(values.out, renderPrComment([run], { runUrl: values['run-url'] }));
   console.log(`wrote ${values.out}`);
 }
 

@@ -18,15 +18,37 @@ import { freshSeed } from '../rng.ts';
 
 function checkInputs(options: PerfOptions): void {
   for (const c of options.cases) findCase(c);
-  if (options.inject) findCase(options.inject.case);
+  if (options.inject) {
+    findCase(options.inject.case);
+    if (options.updateBaselines) {
+      throw new UsageError(
+        '--inject makes a kernel slower on purpose; refusing to record that as a baseline with --update-baselines',
+      );
+    }
+    if (options.cases.length > 0 && !options.cases.includes(options.inject.case)) {
+      throw new UsageError(
+        `--inject ${options.inject.case} names a case that --case leaves out (${options.cases.join(', ')})`,
+      );
+    }
+  }
   validateBaselineDir(options.baselinesDir);
   if (options.baselineFile) readJsonFile(baselineFileSchema, options.baselineFile);
 }
 
-function writeBaselines(options: PerfOptions): void {
-  const results = readResults(join(options.outDir, 'fusebench-results.json'));
+function writeBaselines(options: PerfOptions, startedAt: Date): void {
+  const resultsFile = join(options.outDir, 'fusebench-results.json');
+  const results = readResults(resultsFile);
+  if (new Date(results.createdAt) < startedAt) {
+    throw new Error(`${resultsFile} is older than this run (the reporter wrote no results); baselines left unchanged`);
+  }
   const file = options.baselineFile ?? baselinePath(options.baselinesDir, results.device.slug);
   const existing = existsSync(file) ? readJsonFile(baselineFileSchema, file) : null;
+  if (existing && existing.device.slug !== results.device.slug) {
+    throw new Error(
+      `${file} holds baselines of ${existing.device.name}, but this run measured ${results.device.name}; ` +
+        "refusing to mix devices (drop --baseline-file to update this device's own file)",
+    );
+  }
   const { file: content, changes } = updateBaselines(existing, results, currentCommit());
   writeFileAtomic(file, formatJson(content));
   console.log(`\nfusebench: ${existing ? 'updated' : 'created'} ${file} (${changes.length} entries changed)`);
@@ -37,10 +59,11 @@ async function main(): Promise<void> {
   const options = parsePerfArgs(process.argv.slice(2), { seed: freshSeed() });
   if (!options) return;
   checkInputs(options);
+  const startedAt = new Date();
   process.env[OPTIONS_ENV] = JSON.stringify(options);
   const vitest = await startVitest([], { config: 'vitest.perf.config.ts', run: true, watch: false });
   await vitest.close();
-  if (options.updateBaselines && !process.exitCode) writeBaselines(options);
+  if (options.updateBaselines && !process.exitCode) writeBaselines(options, startedAt);
 }
 
 main().catch((e: unknown) => {

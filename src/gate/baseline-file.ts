@@ -52,7 +52,15 @@ export const baselineEntrySchema = z.object({
   }),
   /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
   sampleCount: z.number().int().nonnegative(),
-  samples: z.object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) }).optional(),
+  samples: z
+    .object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) })
+    .refine((s) => s.unfused.length === s.fused.length && s.unfused.length >= 5, {
+      error: (i) => {
+        const s = i.input as { unfused: unknown[]; fused: unknown[] };
+        return `samples must hold at least 5 pairs, as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
+      },
+    })
+    .optional(),
   /** δ for this case: |change| below it counts as SAME. */
   tolerance: fraction('tolerance'),
   maxAbsError: z.number().optional(),

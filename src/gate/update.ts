@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { CaseResult, ResultsFile } from '../results.ts';
+import { uniform } from '../rng.ts';
 import { ms, times } from '../report/format.ts';
 import {
   BASELINE_SCHEMA_VERSION,
@@ -34,20 +35,35 @@ export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = proc
   }
 }
 
-/** Evenly spaced pairs, at most `max`, rounded to 5 significant digits. */
+/**
+ * At most `max` pairs, chosen at random with a fixed seed (reproducible) and kept in measured order,
+ * rounded to 5 significant digits. Random, not every k-th: with an even stride every kept pair would
+ * have had the same variant first, and the order effect would vanish from the baseline's spread.
+ */
 export function thin(
   unfused: number[],
   fused: number[],
   max = MAX_BASELINE_PAIRS,
 ): { unfused: number[]; fused: number[] } {
-  const step = Math.max(1, unfused.length / max);
-  const idx: number[] = [];
-  for (let i = 0; Math.floor(i) < unfused.length && idx.length < max; i += step) idx.push(Math.floor(i));
+  const idx = unfused.map((_, i) => i);
+  if (idx.length > max) {
+    const rand = uniform(0x7415);
+    for (let i = idx.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [idx[i], idx[j]] = [idx[j] as number, idx[i] as number];
+    }
+    idx.length = max;
+    idx.sort((a, b) => a - b);
+  }
   const round = (x: number) => Number(x.toPrecision(5));
   return { unfused: idx.map((i) => round(unfused[i] as number)), fused: idx.map((i) => round(fused[i] as number)) };
 }
 
-/** A measured baseline entry from a case result; tolerance and gating carry over from the old entry. */
+/**
+ * A measured baseline entry from a case result. The tolerance carries over from the old entry; so
+ * does `gating` when the old entry was measured. A reported entry (non-gating or not) starts to gate
+ * once it is measured on the device.
+ */
 export function measuredEntry(r: CaseResult, results: ResultsFile, commit: string, old?: BaselineEntry): BaselineEntry {
   if (!r.timing || !r.speedup) throw new Error(`${r.key}: only measured cases can become baselines`);
   const fp = results.device.fingerprint;

@@ -37,7 +37,7 @@ function method(results: ResultsFile): string {
   const s = results.settings;
   const d = results.device;
   return (
-    `Each case runs its unfused twin and its fused kernel on the same seeded random inputs (seed ${s.seed}); both are checked ` +
+    `Each case checks its unfused twin and its fused kernel on fresh seeded random inputs (seed ${s.seed} and ${s.seed + 1}; timing then runs on the latter); both are checked ` +
     'against a float64 reference with every output poisoned with NaN first. Timing: device time of one call per sample ' +
     `(${d.backend === 'cuda' ? 'CUDA events' : 'a steady clock'}), the last-level cache flushed before every sample, ` +
     `warm-up excluded, unfused and fused samples interleaved in pairs. At least ${s.minPairs} pairs, then more until the ` +

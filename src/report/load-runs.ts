@@ -25,10 +25,13 @@ export function pairWithBases(runs: ResultsFile[], bases: BaseRun[]): GpuRun[] {
   return runs.map((results) => {
     const match = bases.find((b) => b.results?.device.slug === results.device.slug);
     const reasons = bases.filter((b) => !b.results).map((b) => b.why);
+    const only = bases.length === 1 ? bases[0] : undefined;
     const why =
       bases.length === 0
         ? `the base branch has no perf results for ${results.device.name}.`
-        : `the base branch's perf results include none of ${results.device.name}${reasons.length > 0 ? ` (${reasons.join(' ')})` : ''}.`;
+        : only && !only.results
+          ? only.why
+          : `the base branch's perf results include none of ${results.device.name}${reasons.length > 0 ? ` (${reasons.join(' ')})` : ''}.`;
     return { results, base: match ?? { results: null, why } };
   });
 }

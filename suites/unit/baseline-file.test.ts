@@ -77,6 +77,12 @@ describe('baseline files', () => {
     expect(() => loadBaselineFile(p, known)).toThrow(new RegExp(`tolerance must be in \\(0, 1\\); got ${tolerance}`));
   });
 
+  test('samples of unequal length are refused, naming the entry and the counts', () => {
+    const samples = { unfused: [1, 2, 3, 4, 5, 6], fused: [1, 2, 3, 4, 5] };
+    const p = write('samples.json', file({ 'gelu_scale/16M/fp32': { ...entry, samples } }));
+    expect(() => loadBaselineFile(p, known)).toThrow(/entries\.gelu_scale\/16M\/fp32\.samples: .*got 6 unfused and 5 fused/);
+  });
+
   test('an entry for an unknown case is a warning, not a crash', () => {
     const p = write('unknown.json', file({ 'warp_drive/16M/fp32': { ...entry, case: 'warp_drive' } }));
     expect(loadBaselineFile(p, known).warnings).toEqual([
