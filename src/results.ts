@@ -143,6 +143,11 @@ export const resultsFileSchema = z.object({
 
 /** One case at one shape: numerics, samples, speedup and traffic. */
 export type CaseResult = z.infer<typeof caseResultSchema>;
+/** A case result that was measured: it has timing and a speedup. */
+export type MeasuredCase = CaseResult & {
+  timing: NonNullable<CaseResult['timing']>;
+  speedup: NonNullable<CaseResult['speedup']>;
+};
 /** A whole perf run. */
 export type ResultsFile = z.infer<typeof resultsFileSchema>;
 

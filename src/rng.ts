@@ -38,6 +38,11 @@ export function normalArray(n: number, sd: number, seed: number): Float32Array {
   return out;
 }
 
+/** The seed of the k-th independent input drawn from one case seed (golden-ratio spacing). */
+export function seedStream(seed: number, k: number): number {
+  return (seed + k * 0x9e3779b9) >>> 0;
+}
+
 /** A fresh seed for a run (printed with results, so a failure can be replayed with --seed). */
 export function freshSeed(): number {
   return (Date.now() ^ (Math.random() * 0x100000000)) >>> 0;

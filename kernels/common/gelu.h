@@ -23,4 +23,11 @@ FB_HOST_DEVICE float gelu_tanh(float x) {
   return 0.5f * x * (1.0f + tanh_via_exp(inner));
 }
 
+#if defined(__CUDACC__)
+// GELU as an elementwise functor for the CUDA map kernels (the unfused twins' GELU kernel).
+struct GeluOp {
+  __device__ float operator()(float x) const { return gelu_tanh(x); }
+};
+#endif
+
 }  // namespace fusebench

@@ -17,9 +17,6 @@ struct AddOp {
 struct AddGeluOp {
   __device__ float operator()(float x, float b) const { return gelu_tanh(x + b); }
 };
-struct GeluOp {
-  __device__ float operator()(float x) const { return gelu_tanh(x); }
-};
 
 // Column of the element after `c` in a row of `cols` (wrapping to the next row).
 __device__ __forceinline__ unsigned next_col(unsigned c, unsigned cols) { return c + 1 == cols ? 0 : c + 1; }

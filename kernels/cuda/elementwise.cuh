@@ -6,6 +6,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "common/launch.h"
 #include "cuda_check.cuh"
@@ -75,6 +78,9 @@ unsigned grid_for(int threads, size_t work_items, const LaunchContext& ctx) {
 
 template <typename Op>
 void launch_map(const float* in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
+  // The vector path reads and writes float4: a misaligned buffer would fault (or be wrong), so refuse it.
+  if ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % alignof(float4) != 0)
+    throw std::invalid_argument(std::string(name) + ": the map kernel needs 16-byte aligned buffers");
   const unsigned grid = grid_for<map_kernel<Op>>(kMapThreads, (n + 3) / 4, ctx);
   map_kernel<Op><<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
   FB_CUDA_CHECK_LAUNCH(name);

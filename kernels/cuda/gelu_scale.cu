@@ -8,9 +8,6 @@
 namespace fusebench::kernels {
 namespace {
 
-struct GeluOp {
-  __device__ float operator()(float x) const { return gelu_tanh(x); }
-};
 struct ScaleOp {
   float scale;
   __device__ float operator()(float x) const { return x * scale; }

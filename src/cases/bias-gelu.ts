@@ -1,5 +1,5 @@
 /** Bias + GELU, the epilogue of a transformer FFN's first layer: y = gelu(x + b), b broadcast per column. */
-import { normalArray } from '../rng.ts';
+import { normalArray, seedStream } from '../rng.ts';
 import { geluErf, geluTanh } from './gelu-scale.ts';
 import { type CaseDef, checkDims } from './types.ts';
 
@@ -9,7 +9,6 @@ const MAX_COLS = 2 ** 31 - 1;
 const rowsCols = (dims: number[]) => ({ rows: dims[0] as number, cols: dims[1] as number });
 
 /** Independent input streams from one seed (the run uses seed and seed + 1 for its two variants). */
-const stream = (seed: number, k: number) => (seed + k * 0x9e3779b9) >>> 0;
 
 export const biasGelu: CaseDef = {
   name: 'bias_gelu',
@@ -46,7 +45,7 @@ export const biasGelu: CaseDef = {
   // x + b has sd √5 ≈ 2.2: through GELU's curved region and into both tails.
   inputs: (dims, seed) => {
     const { rows, cols } = rowsCols(dims);
-    return { x: normalArray(rows * cols, 2, stream(seed, 0)), b: normalArray(cols, 1, stream(seed, 1)) };
+    return { x: normalArray(rows * cols, 2, seedStream(seed, 0)), b: normalArray(cols, 1, seedStream(seed, 1)) };
   },
   reference: (inputs, dims) => {
     const { rows, cols } = rowsCols(dims);

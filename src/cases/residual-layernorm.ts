@@ -1,5 +1,5 @@
 /** Residual add + LayerNorm: h = x + r; y = LayerNorm(h)·γ + β per row, writing both h and y. */
-import { normalArray } from '../rng.ts';
+import { normalArray, seedStream } from '../rng.ts';
 import { type CaseDef, checkDims } from './types.ts';
 
 /** LayerNorm's ε (PyTorch's and GPT-2's default), passed to the kernels as a runtime parameter. */
@@ -10,7 +10,6 @@ const MAX_HIDDEN = 2 ** 30;
 const rowsHidden = (dims: number[]) => ({ rows: dims[0] as number, hidden: dims[1] as number });
 
 /** Independent input streams from one seed (the run uses seed and seed + 1 for its two variants). */
-const stream = (seed: number, k: number) => (seed + k * 0x9e3779b9) >>> 0;
 
 function shifted(values: Float32Array, by: number): Float32Array {
   for (let i = 0; i < values.length; i++) values[i] = (values[i] as number) + by;
@@ -61,10 +60,10 @@ export const residualLayerNorm: CaseDef = {
   inputs: (dims, seed) => {
     const { rows, hidden } = rowsHidden(dims);
     return {
-      x: normalArray(rows * hidden, 1, stream(seed, 0)),
-      r: shifted(normalArray(rows * hidden, 1, stream(seed, 1)), 4),
-      gamma: shifted(normalArray(hidden, 0.5, stream(seed, 2)), 1),
-      beta: normalArray(hidden, 0.5, stream(seed, 3)),
+      x: normalArray(rows * hidden, 1, seedStream(seed, 0)),
+      r: shifted(normalArray(rows * hidden, 1, seedStream(seed, 1)), 4),
+      gamma: shifted(normalArray(hidden, 0.5, seedStream(seed, 2)), 1),
+      beta: normalArray(hidden, 0.5, seedStream(seed, 3)),
     };
   },
   reference: (inputs, dims) => {

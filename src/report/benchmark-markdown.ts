@@ -3,13 +3,13 @@
  * style of the V100 report, a speedup chart, summary statistics, and the command that reproduces it;
  * for several GPUs, one document with a section per GPU. Pure functions of the results.
  */
-import type { CaseResult, ResultsFile } from '../results.ts';
+import type { CaseResult, ResultsFile, MeasuredCase } from '../results.ts';
 import { renderCaseSection } from './case-section.ts';
 import { gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
 import { renderSpeedupCharts } from './speedup-chart.ts';
 import { caseVerdict, verdictLabel } from './verdict.ts';
 
-type Measured = CaseResult & { timing: NonNullable<CaseResult['timing']>; speedup: NonNullable<CaseResult['speedup']> };
+type Measured = MeasuredCase;
 
 const measured = (r: ResultsFile) =>
   r.cases.filter((c): c is Measured => c.status === 'measured' && !!c.timing && !!c.speedup);

@@ -3,11 +3,11 @@
  * time, speedup with its interval, memory traffic, launches, bandwidth, error, and the gate's verdict
  * against the stored baseline when there is one. Pure.
  */
-import type { CaseResult, GateResult } from '../results.ts';
+import type { CaseResult, GateResult, MeasuredCase } from '../results.ts';
 import { decisionChange, gbs, markdownTable, mb, ms, pct, sci, speedup, times } from './format.ts';
 import { verdictLabel } from './verdict.ts';
 
-type Measured = CaseResult & { timing: NonNullable<CaseResult['timing']>; speedup: NonNullable<CaseResult['speedup']> };
+type Measured = MeasuredCase;
 
 function gateRows(g: GateResult): string[][] {
   const source = g.baselineFile ? `${g.baselineSource ?? 'no entry'}, ${g.baselineFile}` : 'no baseline file';
