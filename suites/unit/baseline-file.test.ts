@@ -80,7 +80,9 @@ describe('baseline files', () => {
   test('samples of unequal length are refused, naming the entry and the counts', () => {
     const samples = { unfused: [1, 2, 3, 4, 5, 6], fused: [1, 2, 3, 4, 5] };
     const p = write('samples.json', file({ 'gelu_scale/16M/fp32': { ...entry, samples } }));
-    expect(() => loadBaselineFile(p, known)).toThrow(/entries\.gelu_scale\/16M\/fp32\.samples: .*got 6 unfused and 5 fused/);
+    expect(() => loadBaselineFile(p, known)).toThrow(
+      /entries\.gelu_scale\/16M\/fp32\.samples: .*got 6 unfused and 5 fused/,
+    );
   });
 
   test('an entry for an unknown case is a warning, not a crash', () => {

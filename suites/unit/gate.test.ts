@@ -6,6 +6,7 @@ import { classify } from '../../src/gate/decision.ts';
 import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
 import type { CaseResult } from '../../src/results.ts';
 import { normal, uniform } from '../../src/rng.ts';
+import { measuredCase } from './measured-case.ts';
 
 const settings = { updateCommand: 'npm run perf -- --backend cuda --update-baselines' };
 
@@ -21,31 +22,12 @@ function device(name: string): DeviceDescription {
   };
 }
 
-/** A measured gelu_scale result whose samples scatter ±2% around the given medians. */
+/** A measured gelu_scale result whose 60 pairs scatter ±2% around the given medians. */
 function result(label: string, unfusedMs: number, fusedMs: number, seed: number): CaseResult {
   const z = normal(uniform(seed));
   const u = Array.from({ length: 60 }, () => unfusedMs * Math.exp(0.02 * z()));
   const f = Array.from({ length: 60 }, () => fusedMs * Math.exp(0.02 * z()));
-  return {
-    key: `gelu_scale/${label}/fp32`,
-    case: 'gelu_scale',
-    title: 'GELU + scale',
-    shape: { label, dims: [1], description: '' },
-    dtype: 'fp32',
-    sources: [],
-    status: 'measured',
-    traffic: { unfused: { bytes: 4, launches: 2 }, fused: { bytes: 2, launches: 1 }, theoreticalSpeedup: 2 },
-    timing: {
-      unfused: { n: 60, median: unfusedMs, mean: 0, min: 0, max: 0, p10: 0, p90: 0, relMad: 0 },
-      fused: { n: 60, median: fusedMs, mean: 0, min: 0, max: 0, p10: 0, p90: 0, relMad: 0 },
-      pairsTaken: 60,
-      droppedThrottled: 0,
-      stopReason: 'converged',
-      wallMs: 1,
-      budgetMs: 1,
-      samples: { unfused: u, fused: f },
-    },
-  };
+  return measuredCase(label, u, f);
 }
 
 describe('the decision rule', () => {
