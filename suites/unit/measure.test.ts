@@ -23,16 +23,22 @@ function recording(seed: number) {
   };
 }
 
+/** measurePairs on a recording device: 30 pairs, no warm-up, no budget past them, ±1%, unless overridden. */
+function measure(r: ReturnType<typeof recording>, overrides: Partial<Parameters<typeof measurePairs>[2]> = {}) {
+  return measurePairs(r.timed, variants, {
+    minPairs: 30,
+    warmupPairs: 0,
+    budgetMs: 0,
+    targetHalfWidth: 0.01,
+    clock: r.clock,
+    ...overrides,
+  });
+}
+
 describe('measurePairs', () => {
   test('interleaves pairs, alternating which variant goes first, and keeps warm-up out of the samples', () => {
     const r = recording(1);
-    const m = measurePairs(r.timed, variants, {
-      minPairs: 30,
-      warmupPairs: 5,
-      budgetMs: 0,
-      targetHalfWidth: 0.01,
-      clock: r.clock,
-    });
+    const m = measure(r, { warmupPairs: 5 });
     expect(m.unfused).toHaveLength(30);
     // 5 warm-up pairs (tinybench may add one more unrecorded call pair of its own), then 30 recorded.
     expect(r.calls.length).toBeGreaterThanOrEqual(2 * (5 + 30));
@@ -46,13 +52,7 @@ describe('measurePairs', () => {
 
   test('keeps sampling past the minimum until the interval is within the target, then says so', () => {
     const r = recording(2);
-    const m = measurePairs(r.timed, variants, {
-      minPairs: 30,
-      warmupPairs: 0,
-      budgetMs: 1e6,
-      targetHalfWidth: 0.005,
-      clock: r.clock,
-    });
+    const m = measure(r, { budgetMs: 1e6, targetHalfWidth: 0.005 });
     expect(m.stopReason).toBe('converged');
     expect(m.pairsTaken).toBeGreaterThan(30);
     expect((m.speedup.hi - m.speedup.lo) / 2 / m.speedup.estimate).toBeLessThanOrEqual(0.005);
@@ -60,22 +60,9 @@ describe('measurePairs', () => {
 
   test('continues from earlier pairs instead of starting over', () => {
     const first = recording(3);
-    const a = measurePairs(first.timed, variants, {
-      minPairs: 30,
-      warmupPairs: 0,
-      budgetMs: 0,
-      targetHalfWidth: 0.01,
-      clock: first.clock,
-    });
+    const a = measure(first);
     const second = recording(4);
-    const b = measurePairs(second.timed, variants, {
-      minPairs: 30,
-      warmupPairs: 0,
-      budgetMs: 0,
-      targetHalfWidth: 0.01,
-      clock: second.clock,
-      previous: { unfused: a.unfused, fused: a.fused },
-    });
+    const b = measure(second, { previous: { unfused: a.unfused, fused: a.fused } });
     expect(b.unfused.slice(0, 30)).toEqual(a.unfused);
     expect(b.pairsTaken).toBe(60);
   });
@@ -90,15 +77,7 @@ describe('measurePairs', () => {
       temperatureC: 40,
       powerW: 300,
     });
-    const settings = {
-      minPairs: 30,
-      warmupPairs: 0,
-      budgetMs: 50,
-      targetHalfWidth: 0.0001,
-      clock: r.clock,
-      sampleClocks,
-    };
-    const m = measurePairs(r.timed, variants, settings);
+    const m = measure(r, { budgetMs: 50, targetHalfWidth: 0.0001, sampleClocks });
     expect(m.pairsTaken).toBeGreaterThan(40);
     expect(m.droppedThrottled).toBe(Math.ceil(m.pairsTaken / 4));
     expect(m.clocks?.throttledPairs).toBe(m.droppedThrottled);
@@ -115,14 +94,7 @@ test('keeps throttled pairs when dropping them would leave fewer than the minimu
     temperatureC: 80,
     powerW: 700,
   });
-  const m = measurePairs(r.timed, variants, {
-    minPairs: 30,
-    warmupPairs: 0,
-    budgetMs: 0,
-    targetHalfWidth: 0.01,
-    clock: r.clock,
-    sampleClocks,
-  });
+  const m = measure(r, { sampleClocks });
   expect(m.droppedThrottled).toBe(0);
   expect(m.clocks?.throttledPairs).toBe(30);
 });
