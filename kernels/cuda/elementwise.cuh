@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -21,38 +22,64 @@ constexpr int kMapThreads = 256;
 // one-wave grid: 2 → 3876 GB/s, 4 → 3810, 8 → 3650.
 constexpr int kMapUnroll = 2;
 
-template <typename Op>
-__global__ void __launch_bounds__(kMapThreads) map_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                                          size_t n, Op op) {
+// The inputs of a map kernel: kIn arrays of n floats, passed by value to the kernel.
+template <int kIn>
+struct MapInputs {
+  const float* p[kIn];
+};
+
+// op applied lane by lane to one float4 of each input.
+template <int kIn, typename Op>
+__device__ __forceinline__ float4 apply4(const Op& op, const float4 (&v)[kIn]) {
+  if constexpr (kIn == 1) {
+    return make_float4(op(v[0].x), op(v[0].y), op(v[0].z), op(v[0].w));
+  } else {
+    static_assert(kIn == 2, "map kernels take one or two inputs");
+    return make_float4(op(v[0].x, v[1].x), op(v[0].y, v[1].y), op(v[0].z, v[1].z), op(v[0].w, v[1].w));
+  }
+}
+
+// out[i] = op(in_0[i], ...): the one grid-stride loop every elementwise kernel of fusebench uses.
+template <int kIn, typename Op>
+__global__ void __launch_bounds__(kMapThreads) map_kernel(MapInputs<kIn> in, float* __restrict__ out, size_t n, Op op) {
   const size_t n4 = n / 4;
-  const auto* in4 = reinterpret_cast<const float4*>(in);
   auto* out4 = reinterpret_cast<float4*>(out);
+  const auto load4 = [&](size_t i, float4 (&v)[kIn]) {
+#pragma unroll
+    for (int k = 0; k < kIn; ++k) v[k] = reinterpret_cast<const float4*>(in.p[k])[i];
+  };
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   const size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   size_t i = tid;
   for (; i + (kMapUnroll - 1) * stride < n4; i += kMapUnroll * stride) {
-    float4 v[kMapUnroll];
+    float4 v[kMapUnroll][kIn];
 #pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) v[u] = in4[i + u * stride];
+    for (int u = 0; u < kMapUnroll; ++u) load4(i + u * stride, v[u]);
 #pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) {
-      v[u].x = op(v[u].x);
-      v[u].y = op(v[u].y);
-      v[u].z = op(v[u].z);
-      v[u].w = op(v[u].w);
-      out4[i + u * stride] = v[u];
-    }
+    for (int u = 0; u < kMapUnroll; ++u) out4[i + u * stride] = apply4<kIn>(op, v[u]);
   }
   for (; i < n4; i += stride) {
-    float4 v = in4[i];
-    v.x = op(v.x);
-    v.y = op(v.y);
-    v.z = op(v.z);
-    v.w = op(v.w);
-    out4[i] = v;
+    float4 v[kIn];
+    load4(i, v);
+    out4[i] = apply4<kIn>(op, v);
   }
   const size_t t = 4 * n4 + tid;  // the last n % 4 elements
-  if (t < n) out[t] = op(in[t]);
+  if (t < n) {
+    if constexpr (kIn == 1) out[t] = op(in.p[0][t]);
+    else out[t] = op(in.p[0][t], in.p[1][t]);
+  }
+}
+
+// a + b, the elementwise add of the unfused twins (bias add, residual add).
+struct AddOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// Whether every pointer is 16-byte aligned (cudaMalloc gives 256; a null, unused operand passes).
+inline bool aligned16(std::initializer_list<const void*> pointers) {
+  for (const void* p : pointers)
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
+  return true;
 }
 
 // Waves of resident blocks a grid-stride launch may use before threads start looping. Measured on
@@ -76,14 +103,27 @@ unsigned grid_for(int threads, size_t work_items, const LaunchContext& ctx) {
   return static_cast<unsigned>(blocks > 0 ? blocks : 1);
 }
 
+// Launches map_kernel over n floats; refuses misaligned buffers, which the float4 path cannot read.
+template <int kIn, typename Op>
+void launch_map_n(MapInputs<kIn> in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
+  bool aligned = aligned16({out});
+  for (const float* p : in.p) aligned = aligned && aligned16({p});
+  if (!aligned) throw std::invalid_argument(std::string(name) + ": the map kernel needs 16-byte aligned buffers");
+  const unsigned grid = grid_for<map_kernel<kIn, Op>>(kMapThreads, (n + 3) / 4, ctx);
+  map_kernel<kIn, Op><<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
+  FB_CUDA_CHECK_LAUNCH(name);
+}
+
+// out = op(in), elementwise.
 template <typename Op>
 void launch_map(const float* in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
-  // The vector path reads and writes float4: a misaligned buffer would fault (or be wrong), so refuse it.
-  if ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % alignof(float4) != 0)
-    throw std::invalid_argument(std::string(name) + ": the map kernel needs 16-byte aligned buffers");
-  const unsigned grid = grid_for<map_kernel<Op>>(kMapThreads, (n + 3) / 4, ctx);
-  map_kernel<Op><<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
-  FB_CUDA_CHECK_LAUNCH(name);
+  launch_map_n<1>(MapInputs<1>{{in}}, out, n, op, ctx, name);
+}
+
+// out = op(a, b), elementwise.
+template <typename Op>
+void launch_map2(const float* a, const float* b, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
+  launch_map_n<2>(MapInputs<2>{{a, b}}, out, n, op, ctx, name);
 }
 
 }  // namespace fusebench::cuda

@@ -12,37 +12,6 @@
 namespace fusebench::kernels {
 namespace {
 
-// out = a + b: the map kernel of elementwise.cuh with two inputs (16-byte accesses, kMapUnroll
-// loads in flight per input, grid-stride, scalar tail for n % 4).
-__global__ void __launch_bounds__(cuda::kMapThreads)
-    add_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out, size_t n) {
-  constexpr int kUnroll = cuda::kMapUnroll;
-  const size_t n4 = n / 4;
-  const auto* a4 = reinterpret_cast<const float4*>(a);
-  const auto* b4 = reinterpret_cast<const float4*>(b);
-  auto* out4 = reinterpret_cast<float4*>(out);
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  const size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  size_t i = tid;
-  for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
-    float4 u[kUnroll], v[kUnroll];
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) {
-      u[k] = a4[i + k * stride];
-      v[k] = b4[i + k * stride];
-    }
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k)
-      out4[i + k * stride] = make_float4(u[k].x + v[k].x, u[k].y + v[k].y, u[k].z + v[k].z, u[k].w + v[k].w);
-  }
-  for (; i < n4; i += stride) {
-    const float4 u = a4[i], v = b4[i];
-    out4[i] = make_float4(u.x + v.x, u.y + v.y, u.z + v.z, u.w + v.w);
-  }
-  const size_t t = 4 * n4 + tid;  // the last n % 4 elements
-  if (t < n) out[t] = a[t] + b[t];
-}
-
 // Rows of up to Slots::kCapacity floats, held in registers: one warp per row (kRowWarps = 1) or the
 // whole block (8). kResidual: read x and r, write h = x + r (fused); otherwise read h from x (the
 // unfused LayerNorm; r and h unused). The variance is two-pass over the registers, so it needs no
@@ -195,13 +164,7 @@ void launch_layernorm(const float* in, const float* r, float* h, const ResidualL
 }  // namespace
 
 void residual_layernorm_unfused_cuda(const ResidualLayerNormArgs& a, const LaunchContext& ctx) {
-  const size_t n = a.rows * a.hidden;
-  // The flat float4 view of x, r and h needs 16-byte alignment; workspace buffers have 256.
-  if (!cuda::aligned16({a.x, a.r, a.h})) throw std::invalid_argument("residual_layernorm: x, r and h must be 16-byte aligned");
-  constexpr auto kernel = add_kernel;
-  const unsigned grid = cuda::grid_for<kernel>(cuda::kMapThreads, (n + 3) / 4, ctx);
-  kernel<<<grid, cuda::kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(a.x, a.r, a.h, n);
-  FB_CUDA_CHECK_LAUNCH("add_kernel");
+  cuda::launch_map2(a.x, a.r, a.h, a.rows * a.hidden, cuda::AddOp{}, ctx, "add");
   launch_layernorm<false>(a.h, nullptr, nullptr, a, ctx);
 }
 

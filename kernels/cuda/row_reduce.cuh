@@ -108,13 +108,6 @@ struct RowSlots {
   }
 };
 
-// Whether every pointer is 16-byte aligned (cudaMalloc gives 256; a null, unused operand passes).
-inline bool aligned16(std::initializer_list<const void*> pointers) {
-  for (const void* p : pointers)
-    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
-  return true;
-}
-
 // Whether the 16-byte vector layout may be used: rows a multiple of 4 floats, operands aligned.
 inline bool vector_rows_ok(size_t row_length, std::initializer_list<const void*> pointers) {
   return row_length % 4 == 0 && aligned16(pointers);

@@ -129,35 +129,33 @@ __global__ void __launch_bounds__(cuda::kRowThreads)
 #pragma unroll
       for (int c = 0; c < 4; ++c) v[c] = score<kScaleMask>(v[c], base + Tile::index(s, c, t), limit, scale);
     };
+    // Every pass walks the row the same way: slot by slot, each tile scaled and masked.
+    auto for_each_slot = [&](auto&& visit) {
+      for (int base = 0; base < seq_k; base += Tile::kCapacity)
+#pragma unroll
+        for (int s = 0; s < kTileSlots; ++s) {
+          float v[4];
+          load_tile(base, s, v);
+          visit(base, s, v);
+        }
+    };
     float max = -INFINITY;
-    for (int base = 0; base < seq_k; base += Tile::kCapacity)
+    for_each_slot([&](int, int, float (&v)[4]) {
 #pragma unroll
-      for (int s = 0; s < kTileSlots; ++s) {
-        float v[4];
-        load_tile(base, s, v);
-#pragma unroll
-        for (int c = 0; c < 4; ++c) max = fmaxf(max, v[c]);
-      }
+      for (int c = 0; c < 4; ++c) max = fmaxf(max, v[c]);
+    });
     const float shift = softmax_shift(cuda::row_reduce<8>(max, cuda::MaxOp{}));
     float sum = 0.0f;
-    for (int base = 0; base < seq_k; base += Tile::kCapacity)
+    for_each_slot([&](int, int, float (&v)[4]) {
 #pragma unroll
-      for (int s = 0; s < kTileSlots; ++s) {
-        float v[4];
-        load_tile(base, s, v);
-#pragma unroll
-        for (int c = 0; c < 4; ++c) sum += expf(v[c] - shift);
-      }
+      for (int c = 0; c < 4; ++c) sum += expf(v[c] - shift);
+    });
     const float inv = softmax_scale(cuda::row_reduce<8>(sum, cuda::SumOp{}));
-    for (int base = 0; base < seq_k; base += Tile::kCapacity)
+    for_each_slot([&](int base, int s, float (&v)[4]) {
 #pragma unroll
-      for (int s = 0; s < kTileSlots; ++s) {
-        float v[4];
-        load_tile(base, s, v);
-#pragma unroll
-        for (int c = 0; c < 4; ++c) v[c] = expf(v[c] - shift) * inv;
-        Tile::store(p + off + base, seq_k - base, s, t, v);
-      }
+      for (int c = 0; c < 4; ++c) v[c] = expf(v[c] - shift) * inv;
+      Tile::store(p + off + base, seq_k - base, s, t, v);
+    });
   }
 }
 
@@ -198,9 +196,6 @@ void launch_mask(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
 }  // namespace
 
 void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
-  // The map kernel's flat float4 view needs 16-byte alignment; workspace buffers have 256.
-  if (!cuda::aligned16({a.s, a.scaled}))
-    throw std::invalid_argument("scale_mask_softmax: s and the scaled intermediate must be 16-byte aligned");
   cuda::launch_map(a.s, a.scaled, a.rows * a.seq_k, ScaleOp{a.scale}, ctx, "scale");
   if (cuda::vector_rows_ok(a.seq_k, {a.scaled, a.masked})) launch_mask<true>(a, ctx);
   else launch_mask<false>(a, ctx);
