@@ -12,13 +12,8 @@ import { type ActionsSink, reportToActions } from '../src/github/actions-report.
 import type { PerfMeta } from '../src/perf-meta.ts';
 import { renderBenchmarkMarkdown } from '../src/report/benchmark-markdown.ts';
 import { renderConsoleTable } from '../src/report/console-table.ts';
-import { RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
+import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
 import type { PerfOptions } from '../src/options.ts';
-
-/** The JSON results' file name in the output folder. */
-export const RESULTS_JSON = 'fusebench-results.json';
-/** The Markdown report's file name in the output folder. */
-export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
 
 /** Builds the results file from gathered metas (pure; exported for tests). */
 export function collectResults(

@@ -113,11 +113,6 @@ export function nvmlSample(pciBusId: string): ClockSample | null {
   return load().nvmlSample(pciBusId);
 }
 
-/** The cases compiled into the addon, with their variant names. */
-export function nativeCases(): ReturnType<RawAddon['cases']> {
-  return load().cases();
-}
-
 /** The buffers of one case at one shape on a backend. Call dispose() to free device memory early. */
 export class Workspace {
   readonly #raw: RawWorkspace;

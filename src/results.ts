@@ -7,6 +7,10 @@ import { z } from 'zod';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
+/** The files a perf run writes into its output folder. */
+export const RESULTS_JSON = 'fusebench-results.json';
+export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
+
 const interval = z.object({ estimate: z.number(), lo: z.number(), hi: z.number(), confidence: z.number() });
 const summary = z.object({
   n: z.number().int(),

@@ -13,7 +13,7 @@ import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/b
 import { currentCommit, updateBaselines } from '../gate/update.ts';
 import { type PerfOptions, UsageError, parsePerfArgs } from '../options.ts';
 import { OPTIONS_ENV } from '../perf-context.ts';
-import { readJsonFile, readResults } from '../results.ts';
+import { RESULTS_JSON, readJsonFile, readResults } from '../results.ts';
 import { freshSeed } from '../rng.ts';
 
 function checkInputs(options: PerfOptions): void {
@@ -36,7 +36,7 @@ function checkInputs(options: PerfOptions): void {
 }
 
 function writeBaselines(options: PerfOptions, startedAt: Date): void {
-  const resultsFile = join(options.outDir, 'fusebench-results.json');
+  const resultsFile = join(options.outDir, RESULTS_JSON);
   const results = readResults(resultsFile);
   if (new Date(results.createdAt) < startedAt) {
     throw new Error(`${resultsFile} is older than this run (the reporter wrote no results); baselines left unchanged`);

@@ -6,7 +6,7 @@
 import type { DeviceDescription } from '../device.ts';
 import type { CaseResult, Decision, GateResult, Verdict } from '../results.ts';
 import { decisionChange, ms, times } from '../report/format.ts';
-import { type BaselineEntry, DEFAULT_DELTA, type LoadedBaselines, entryKey } from './baseline-file.ts';
+import { type BaselineEntry, type LoadedBaselines, entryKey } from './baseline-file.ts';
 import { decide } from './decision.ts';
 
 /** Settings of the gate for a run. */
@@ -68,7 +68,7 @@ export function gateCase(
   }
   const samples = result.timing?.samples;
   if (!samples) throw new Error(`${key}: the gate needs the case's timing samples`);
-  const delta = settings.delta ?? entry.tolerance ?? DEFAULT_DELTA;
+  const delta = settings.delta ?? entry.tolerance;
   const decisions = decide(samples, entry, { delta });
   const speedup = decisions[0] as Decision;
   // Absolute times compare only within one device model.
