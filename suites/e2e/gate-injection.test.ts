@@ -45,8 +45,11 @@ describe('the gate on the CPU backend', () => {
     const out = join(tmp, 'same');
     const r = runPerf([...common, '--delta', '0.5', '--out-dir', out]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(statuses(out)).not.toContain('SLOWER');
-    expect(statuses(out)).toEqual(expect.arrayContaining(['SAME']));
+    // Compared with the recorded baseline (not NO_BASELINE), and not SLOWER. SAME is not promised:
+    // on a noisy CPU the interval may straddle the band, which the protocol reports as AMBIGUOUS.
+    const measured = statuses(out).filter((s) => s !== 'skipped');
+    expect(measured).toHaveLength(1);
+    expect(['SAME', 'AMBIGUOUS', 'FASTER']).toContain(measured[0]);
   }, 300_000);
 
   test('injecting a slowdown into gelu_scale gives SLOWER and a failing exit code', () => {

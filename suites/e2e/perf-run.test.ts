@@ -13,7 +13,18 @@ let markdown: string;
 
 beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'fusebench-e2e-'));
-  const run = runPerf(['--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '1048576', '--budget-ms', '200', '--out-dir', out]);
+  const run = runPerf([
+    '--backend',
+    'cpu',
+    '--case',
+    'gelu_scale',
+    '--max-elements',
+    '1048576',
+    '--budget-ms',
+    '200',
+    '--out-dir',
+    out,
+  ]);
   expect(run.status, run.stderr).toBe(0);
   stdout = run.stdout;
   results = readResults(join(out, 'fusebench-results.json'));
