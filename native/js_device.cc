@@ -31,7 +31,11 @@ Napi::Value build_info(const Napi::CallbackInfo& info) {
   out.Set("cudaArchitectures", FUSEBENCH_CUDA_ARCHS);
 #endif
 #endif
+#ifdef FUSEBENCH_WITH_CUBLAS
+  out.Set("cublas", true);
+#else
   out.Set("cublas", false);
+#endif
   return out;
 }
 

@@ -14,6 +14,10 @@ export interface NumericsReport {
   maxRelError: number;
   /** Index of the element with the largest error relative to its allowance. */
   worstIndex: number;
+  /** ‖out − ref‖₂ / ‖ref‖₂ (0 when the reference is all zeros and so is the output). */
+  relL2: number;
+  /** What was compared when only a sample of the output was (large GEMM outputs). */
+  sampled?: string;
   failure?: string;
 }
 
@@ -21,7 +25,15 @@ export interface NumericsReport {
  * Compares `out` with `ref`. A NaN or infinite output (including the poison NaN of an element
  * never written) fails immediately and names the index and value.
  */
-export function compare(out: Float32Array, ref: Float64Array, tol: Tolerance, label = 'output'): NumericsReport {
+export function compare(
+  out: Float32Array,
+  ref: Float64Array,
+  tol: Tolerance,
+  label = 'output',
+  /** When out and ref hold sampled elements: their flat indices in the full output (for reports). */
+  indices?: Uint32Array,
+): NumericsReport {
+  const at = (i: number) => (indices ? (indices[i] as number) : i);
   const relFloor = tol.rtol > 0 ? tol.atol / tol.rtol : Number.POSITIVE_INFINITY;
   if (out.length !== ref.length) {
     return {
@@ -29,6 +41,7 @@ export function compare(out: Float32Array, ref: Float64Array, tol: Tolerance, la
       maxAbsError: Number.NaN,
       maxRelError: Number.NaN,
       worstIndex: -1,
+      relL2: Number.NaN,
       failure: `${label}: length ${out.length} differs from the reference's ${ref.length}`,
     };
   }
@@ -36,6 +49,8 @@ export function compare(out: Float32Array, ref: Float64Array, tol: Tolerance, la
   let maxRel = 0;
   let worst = 0;
   let worstRatio = -1;
+  let errSq = 0;
+  let refSq = 0;
   for (let i = 0; i < out.length; i++) {
     const o = out[i] as number;
     const r = ref[i] as number;
@@ -45,11 +60,14 @@ export function compare(out: Float32Array, ref: Float64Array, tol: Tolerance, la
         elements: out.length,
         maxAbsError: Number.POSITIVE_INFINITY,
         maxRelError: Number.POSITIVE_INFINITY,
-        worstIndex: i,
-        failure: `${label}[${i}] is ${what}; the reference is ${r}`,
+        worstIndex: at(i),
+        relL2: Number.POSITIVE_INFINITY,
+        failure: `${label}[${at(i)}] is ${what}; the reference is ${r}`,
       };
     }
     const err = Math.abs(o - r);
+    errSq += err * err;
+    refSq += r * r;
     if (err > maxAbs) maxAbs = err;
     const ar = Math.abs(r);
     if (ar > relFloor && err / ar > maxRel) maxRel = err / ar;
@@ -59,12 +77,19 @@ export function compare(out: Float32Array, ref: Float64Array, tol: Tolerance, la
       worst = i;
     }
   }
-  const report: NumericsReport = { elements: out.length, maxAbsError: maxAbs, maxRelError: maxRel, worstIndex: worst };
+  const relL2 = refSq > 0 ? Math.sqrt(errSq / refSq) : Math.sqrt(errSq);
+  const report: NumericsReport = {
+    elements: out.length,
+    maxAbsError: maxAbs,
+    maxRelError: maxRel,
+    worstIndex: at(worst),
+    relL2,
+  };
   if (worstRatio > 1) {
     const o = out[worst] as number;
     const r = ref[worst] as number;
     report.failure =
-      `${label}[${worst}] = ${o} but the reference is ${r}: |error| ${Math.abs(o - r).toExponential(3)} exceeds ` +
+      `${label}[${at(worst)}] = ${o} but the reference is ${r}: |error| ${Math.abs(o - r).toExponential(3)} exceeds ` +
       `atol ${tol.atol} + rtol ${tol.rtol}·|ref|`;
   }
   return report;

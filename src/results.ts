@@ -28,6 +28,10 @@ const numericsReport = z.object({
   maxAbsError: z.number(),
   maxRelError: z.number(),
   worstIndex: z.number(),
+  /** ‖out − ref‖₂ / ‖ref‖₂ over the compared elements. */
+  relL2: z.number().optional(),
+  /** Set when only some elements were compared (large GEMM outputs): what was sampled. */
+  sampled: z.string().optional(),
   failure: z.string().optional(),
 });
 const range = z.object({ min: z.number(), median: z.number(), max: z.number() });
@@ -104,6 +108,8 @@ export const caseResultSchema = z.object({
   efficiency: z.number().optional(),
   fusedGBs: z.number().optional(),
   fusedPctOfCopy: z.number().optional(),
+  /** Achieved TFLOP/s of each variant's median time, on the case's useful flops (compute-bound cases). */
+  tflops: z.object({ unfused: z.number(), fused: z.number() }).optional(),
   clocks: z
     .object({ smMHz: range, memMHz: range, throttledPairs: z.number().int(), reasonsSeen: z.number() })
     .nullable()

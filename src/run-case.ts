@@ -3,11 +3,11 @@
  * poisoned outputs, then measure interleaved pairs, then turn samples into the case's result.
  * A case that cannot run is a skip with a reason; a wrong answer is a failure with numbers.
  */
-import type { CaseDef, Shape } from './cases/types.ts';
+import type { BackendName, CaseDef, Shape } from './cases/types.ts';
 import type { DeviceContext } from './device.ts';
 import { entryKey } from './gate/baseline-file.ts';
 import { measurePairs } from './measure.ts';
-import { Workspace } from './native.ts';
+import { buildInfo, Workspace } from './native.ts';
 import { compare } from './numerics.ts';
 import type { CaseResult } from './results.ts';
 import { summarize } from './stats.ts';
@@ -27,6 +27,27 @@ export interface RunSettings {
 }
 
 const elementCount = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
+
+/** The addon case that runs `def`. */
+export const nativeCaseOf = (def: CaseDef) => def.nativeCase ?? def.name;
+
+/**
+ * Why `def` cannot run on `backend` with this addon build, or undefined when it can: a variant that
+ * exists on another backend only, or a CUDA case whose twin needs cuBLAS in a build without it.
+ */
+export function unavailableReason(
+  def: CaseDef,
+  backend: BackendName,
+  build: { cublas: boolean } = buildInfo(),
+): string | undefined {
+  if (def.backends && !def.backends.includes(backend)) {
+    return `runs on ${def.backends.join(', ')} only (its fused variant is a library call of that backend)`;
+  }
+  if (backend === 'cuda' && def.requires?.includes('cublas') && !build.cublas) {
+    return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
+  }
+  return undefined;
+}
 
 /** The result skeleton every status shares (status 'skipped' until something is measured). */
 export function resultSkeleton(def: CaseDef, shape: Shape): CaseResult {
@@ -52,8 +73,12 @@ export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], varian
   const reference = def.reference(inputs, dims);
   const outputs: Record<string, Float32Array> = {};
   const reports = Object.entries(reference).map(([name, ref]) => {
-    outputs[name] = ws.download(name);
-    return compare(outputs[name], ref, def.tolerance, `${variant} ${name}`);
+    const out = ws.download(name);
+    outputs[name] = out;
+    const label = `${variant} ${name}`;
+    if (ref instanceof Float64Array) return compare(out, ref, def.tolerance, label);
+    const picked = Float32Array.from(ref.indices, (i) => out[i] as number);
+    return { ...compare(picked, ref.values, def.tolerance, label, ref.indices), sampled: ref.note };
   });
   const first = reports[0];
   if (!first) throw new Error(`${def.name}: the reference checks no output`);
@@ -66,10 +91,13 @@ export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], varian
 export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): CaseResult {
   const result = resultSkeleton(def, shape);
   def.validate(shape.dims);
-  if (s.maxElements !== undefined && elementCount(shape.dims) > s.maxElements) {
+  const unavailable = unavailableReason(def, device.description.backend);
+  if (unavailable) return { ...result, reason: unavailable };
+  if (s.maxElements !== undefined && (def.elements?.(shape.dims) ?? elementCount(shape.dims)) > s.maxElements) {
     return { ...result, reason: `more than --max-elements ${s.maxElements} elements` };
   }
-  const bytes = 4 * elementCount(shape.dims) * 4; // generous: inputs, outputs and scratch
+  // Generous when the case does not say: inputs, outputs and scratch of 16 bytes per element.
+  const bytes = def.allocatedBytes?.(shape.dims) ?? 4 * elementCount(shape.dims) * 4;
   if (bytes > 0.9 * device.description.freeMemoryBytes) {
     return {
       ...result,
@@ -80,7 +108,7 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
   try {
     ws = new Workspace(
       device.description.backend,
-      def.name,
+      nativeCaseOf(def),
       shape.dims,
       def.params,
       s.inject ? { variant: def.variants.fused, passes: s.inject.passes } : undefined,
@@ -115,6 +143,8 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
     const unfused = summarize(m.unfused);
     const fused = summarize(m.fused);
     const fusedGBs = result.traffic.fused.bytes / (fused.median / 1e3) / 1e9;
+    const flops = def.flops?.(shape.dims);
+    const tflops = (t: number) => (flops ?? 0) / (t / 1e3) / 1e12;
     return {
       ...result,
       status: 'measured',
@@ -133,6 +163,7 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
       efficiency: m.speedup.estimate / result.traffic.theoreticalSpeedup,
       fusedGBs,
       fusedPctOfCopy: (100 * fusedGBs) / device.description.copyBandwidthGBs,
+      ...(flops ? { tflops: { unfused: tflops(unfused.median), fused: tflops(fused.median) } } : {}),
       clocks: m.clocks,
     };
   } finally {

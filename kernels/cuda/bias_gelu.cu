@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "bias_gelu.h"
+#include "cuda/building_blocks.h"
 #include "common/gelu.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/row_reduce.cuh"
@@ -120,3 +121,17 @@ void bias_gelu_fused_cuda(const float* x, const float* b, float* y, size_t rows,
 }
 
 }  // namespace fusebench::kernels
+
+namespace fusebench::cuda {
+
+void bias_add(const float* x, const float* b, float* out, size_t rows, size_t cols, const LaunchContext& ctx) {
+  kernels::launch_bias_map(x, b, out, rows, cols, AddOp{}, ctx);
+}
+
+void gelu(const float* x, float* out, size_t n, const LaunchContext& ctx) { launch_map(x, out, n, GeluOp{}, ctx, "gelu"); }
+
+void add(const float* x, const float* r, float* out, size_t n, const LaunchContext& ctx) {
+  launch_map2(x, r, out, n, AddOp{}, ctx, "add");
+}
+
+}  // namespace fusebench::cuda

@@ -20,9 +20,25 @@ export interface Traffic {
   launches: number;
 }
 
+/**
+ * A float64 reference of some elements of an output only (GEMM-sized outputs are too costly to
+ * reference whole in JavaScript): flat element indices and their reference values.
+ */
+export interface SampledReference {
+  indices: Uint32Array;
+  values: Float64Array;
+  /** What was sampled, for reports, e.g. "48 of 16,384 rows". */
+  note: string;
+}
+
+/** What a case needs beyond a backend: the cuBLAS/cuBLASLt link, for GEMM and attention twins. */
+export type Requirement = 'cublas';
+
 /** A fused kernel, its unfused twin, and everything needed to check and measure them. */
 export interface CaseDef {
   name: string;
+  /** The addon's case that runs it, when not `name` (two defs can pair different variants of one native case). */
+  nativeCase?: string;
   title: string;
   /** Kernel sources, relative to the repository root (for annotations and the report). */
   sources: string[];
@@ -36,10 +52,20 @@ export interface CaseDef {
   validate(dims: number[]): void;
   /** Input buffers, filled with seeded random data. */
   inputs(dims: number[], seed: number): Record<string, Float32Array>;
-  /** The float64 reference of every output buffer checked. */
-  reference(inputs: Record<string, Float32Array>, dims: number[]): Record<string, Float64Array>;
+  /** The float64 reference of every output buffer checked, whole or sampled. */
+  reference(inputs: Record<string, Float32Array>, dims: number[]): Record<string, Float64Array | SampledReference>;
   tolerance: Tolerance;
   traffic(dims: number[]): { unfused: Traffic; fused: Traffic };
+  /** Backends the case runs on (all when absent); e.g. a cuBLASLt-fused variant is CUDA-only. */
+  backends?: readonly BackendName[];
+  /** Libraries the case's CUDA variants need; without them the case is skipped on CUDA with the reason. */
+  requires?: readonly Requirement[];
+  /** Useful floating-point operations of one call (the same count for both variants), for TFLOP/s. */
+  flops?(dims: number[]): number;
+  /** Elements compared with --max-elements (default: the product of the dimensions). */
+  elements?(dims: number[]): number;
+  /** Bytes the workspace allocates, inputs, outputs and scratch (default: 16 per element). */
+  allocatedBytes?(dims: number[]): number;
   /** Extra accuracy figures reported beside the numerics (e.g. distance from exact erf-GELU). */
   extraNumerics?(
     inputs: Record<string, Float32Array>,

@@ -5,7 +5,7 @@
  */
 import type { CaseResult, ResultsFile, MeasuredCase } from '../results.ts';
 import { renderCaseSection } from './case-section.ts';
-import { gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
+import { flopRate, gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
 import { renderSpeedupCharts } from './speedup-chart.ts';
 import { caseVerdict, verdictLabel } from './verdict.ts';
 
@@ -56,7 +56,7 @@ function summary(results: ResultsFile): string {
     speedup(c.speedup),
     ms(c.timing.unfused.median - c.timing.fused.median),
     `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
-    `${(c.fusedPctOfCopy ?? 0).toFixed(0)}%`,
+    c.tflops ? flopRate(c.tflops.fused) : `${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy`,
     c.gate?.speedup
       ? `${verdictLabel(caseVerdict(c))} vs ${times(c.gate.speedup.baseline)}`
       : verdictLabel(caseVerdict(c)),
@@ -68,7 +68,7 @@ function summary(results: ResultsFile): string {
       'Speedup [95% CI]',
       'Absolute time saved',
       'Efficiency vs theoretical',
-      'Fused % of copy bandwidth',
+      'Fused throughput',
       'Verdict vs baseline',
     ],
     rows,

@@ -4,7 +4,7 @@
  * against the stored baseline when there is one. Pure.
  */
 import type { CaseResult, GateResult, MeasuredCase } from '../results.ts';
-import { decisionChange, gbs, markdownTable, mb, ms, pct, sci, speedup, times } from './format.ts';
+import { decisionChange, flopRate, gbs, markdownTable, mb, ms, pct, sci, speedup, times } from './format.ts';
 import { verdictLabel } from './verdict.ts';
 
 type Measured = MeasuredCase;
@@ -56,12 +56,25 @@ function measuredRows(c: Measured): string[][] {
       `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`,
       `efficiency ${pct(c.efficiency ?? 0)} of theoretical`,
     ],
+    ...(c.tflops
+      ? [['Achieved flop rate', flopRate(c.tflops.unfused), flopRate(c.tflops.fused), 'useful flops / median time']]
+      : []),
     [
       'Max error vs float64',
       nu ? `${sci(nu.unfused.maxAbsError)} abs, ${sci(nu.unfused.maxRelError)} rel` : '',
       nu ? `${sci(nu.fused.maxAbsError)} abs, ${sci(nu.fused.maxRelError)} rel` : '',
       nu ? `tolerance atol ${nu.tolerance.atol}, rtol ${nu.tolerance.rtol} ✓` : '',
     ],
+    ...(nu?.fused.relL2 !== undefined
+      ? [
+          [
+            'Relative L2 error vs float64',
+            sci(nu.unfused.relL2 ?? Number.NaN),
+            sci(nu.fused.relL2),
+            nu.fused.sampled ? `on ${nu.fused.sampled}` : 'every element',
+          ],
+        ]
+      : []),
     ...Object.entries(nu?.extra ?? {}).map(([k, v]) => [k, '', sci(v), '']),
     ...(clocks
       ? [

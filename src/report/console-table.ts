@@ -1,6 +1,6 @@
 /** The table `npm run perf` prints: one row per case and shape. */
 import type { ResultsFile } from '../results.ts';
-import { gbs, ms, pct, sci, signedPct, speedup, times } from './format.ts';
+import { ms, pct, sci, signedPct, speedup, throughput, times } from './format.ts';
 import { caseVerdict } from './verdict.ts';
 
 /** Column headers of the console table. */
@@ -11,7 +11,7 @@ export const CONSOLE_HEADER = [
   'fused median',
   'speedup [95% CI]',
   'efficiency vs theoretical',
-  'fused GB/s (% of copy)',
+  'fused throughput',
   'max error',
   'verdict vs baseline',
 ];
@@ -39,7 +39,7 @@ export function consoleRows(results: ResultsFile): string[][] {
       ms(c.timing.fused.median),
       speedup(c.speedup),
       `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
-      `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}%)`,
+      throughput(c),
       sci(err),
       verdictCell(c),
     ];

@@ -35,6 +35,17 @@ export function gbs(v: number): string {
   return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} GB/s`;
 }
 
+/** A rate given in TFLOP/s: "43.6 TFLOP/s", or GFLOP/s below one TFLOP/s (the CPU backend). */
+export function flopRate(tflops: number): string {
+  return tflops >= 1 ? `${tflops.toFixed(1)} TFLOP/s` : `${(1000 * tflops).toFixed(1)} GFLOP/s`;
+}
+
+/** Throughput of a measured case: TFLOP/s for compute-bound cases, else GB/s and % of copy bandwidth. */
+export function throughput(c: { fusedGBs?: number; fusedPctOfCopy?: number; tflops?: { unfused: number; fused: number } }) {
+  if (c.tflops) return `${flopRate(c.tflops.fused)} (unfused ${flopRate(c.tflops.unfused)})`;
+  return `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`;
+}
+
 /** Escapes a value for a Markdown table cell. */
 export function cell(v: string): string {
   return v.replace(/\|/g, '\\|').replace(/\n/g, ' ');

@@ -1,13 +1,18 @@
 // Shared by the *.numerics.test.ts files: the backends this machine can run, and one check of both
 // variants of a case on fresh random inputs with poisoned outputs.
 import { expect } from 'vitest';
-import type { CaseDef } from '../../src/cases/types.ts';
+import type { BackendName, CaseDef } from '../../src/cases/types.ts';
 import { Workspace, cudaProbe } from '../../src/native.ts';
 import { freshSeed } from '../../src/rng.ts';
-import { checkVariant } from '../../src/run-case.ts';
+import { checkVariant, nativeCaseOf, unavailableReason } from '../../src/run-case.ts';
 
 /** Every backend usable here: the CPU always, CUDA when a device is. */
 export const BACKENDS_AT_HAND = cudaProbe().deviceCount > 0 ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
+
+/** The backends at hand that can run `def` (its backends, and on CUDA the libraries it needs). */
+export function backendsFor(def: CaseDef): BackendName[] {
+  return BACKENDS_AT_HAND.filter((b) => unavailableReason(def, b) === undefined);
+}
 
 /** What a check saw for one variant, for case-specific assertions. */
 export type VariantCheck = ReturnType<typeof checkVariant> & { variant: string; label: string };
@@ -26,7 +31,7 @@ export function checkBothVariants(
 ): void {
   def.validate(dims);
   const seed = freshSeed();
-  const ws = new Workspace(backend, def.name, dims, def.params, undefined, options);
+  const ws = new Workspace(backend, nativeCaseOf(def), dims, def.params, undefined, options);
   try {
     for (const variant of [def.variants.unfused, def.variants.fused]) {
       const check = { ...checkVariant(def, ws, dims, variant, seed), variant, label: `${variant}, seed ${seed}` };

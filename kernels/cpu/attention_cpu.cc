@@ -1,0 +1,89 @@
+// The CPU flash-style causal attention (attention_cpu.h). For a group of up to 4 query rows of one
+// head it walks the keys in blocks of 64: the block's scores come from the GEMM's register tile
+// (cpu::gemm_block, reading Q and K in place through their strides, so each score is the same float as
+// the unfused GEMM's), then each row scales the scores of its keys j ≤ i (in the diagonal block the
+// tile also computes the few after i, which are ignored: that is the causal mask) and folds them into
+// its running softmax:
+//   m' = max(m, max_j s_j);  l' = l·e^{m − m'} + Σ_j e^{s_j − m'};  acc' = acc·e^{m − m'} + Σ_j e^{s_j − m'}·v_j
+// and finally writes acc·(1/l). Only keys 0 .. i of row i enter its sums; the scores of a block live
+// in a 4×64 local array, so nothing of size seq×seq is ever written.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cpu/attention_cpu.h"
+#include "cpu/gemm_cpu.h"
+
+namespace fusebench::kernels::cpu {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr size_t kKeyBlock = 64;  // keys per block: 4×64 scores, 64 rows of V (16 KiB)
+constexpr size_t kSumLanes = 8;   // partial sums of a block's exponentials
+
+}  // namespace
+
+void flash_attention_rows(const AttentionOperands& a, size_t b, size_t h, size_t i0, size_t rows, float* out,
+                          size_t ldo) {
+  constexpr size_t d = kAttentionHeadDim;
+  const float scale = attention_scale();
+  const float* q = a.q + a.qs.at(b, h, i0);
+  const float* k = a.k + a.ks.at(b, h, 0);
+  const float* v = a.v + a.vs.at(b, h, 0);
+
+  float run_max[kFlashQueryRows];
+  float run_sum[kFlashQueryRows] = {};
+  float acc[kFlashQueryRows][d] = {};
+  for (float& m : run_max) m = kNegInf;
+  float s[kFlashQueryRows][kKeyBlock];
+
+  const size_t n_keys = i0 + rows;  // the last row attends to keys 0 .. i0 + rows − 1
+  for (size_t j0 = 0; j0 < n_keys; j0 += kKeyBlock) {
+    const size_t nb = std::min(kKeyBlock, n_keys - j0);
+    gemm_block(q, a.qs.seq, k + j0 * a.ks.seq, a.ks.seq, &s[0][0], kKeyBlock, rows, nb, d);
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t i = i0 + r;
+      if (i < j0) continue;                            // every key of the block is after row i
+      const size_t valid = std::min(nb, i + 1 - j0);   // keys j0 .. i, the rest are masked
+      float* sr = s[r];
+      float block_max = kNegInf;
+      for (size_t j = 0; j < valid; ++j) {
+        sr[j] *= scale;
+        block_max = std::fmax(block_max, sr[j]);
+      }
+      const float new_max = std::fmax(run_max[r], block_max);
+      if (new_max != run_max[r]) {  // rescale what was accumulated under the old max (e^{−∞} = 0 at the start)
+        const float corr = std::exp(run_max[r] - new_max);
+        run_sum[r] *= corr;
+        for (size_t x = 0; x < d; ++x) acc[r][x] *= corr;
+        run_max[r] = new_max;
+      }
+      float part[kSumLanes] = {};
+      float* ar = acc[r];
+      for (size_t j = 0; j < valid; ++j) {
+        const float e = std::exp(sr[j] - new_max);
+        part[j % kSumLanes] += e;
+        const float* vj = v + (j0 + j) * a.vs.seq;
+        for (size_t x = 0; x < d; ++x) ar[x] += e * vj[x];
+      }
+      float block_sum = 0.0f;
+      for (float p : part) block_sum += p;
+      run_sum[r] += block_sum;
+    }
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    const float inv = 1.0f / run_sum[r];
+    for (size_t x = 0; x < d; ++x) out[r * ldo + x] = acc[r][x] * inv;
+  }
+}
+
+void flash_attention(const AttentionOperands& a, float* o, const HeadStrides& os) {
+  for (size_t b = 0; b < a.batch; ++b)
+    for (size_t h = 0; h < a.heads; ++h)
+      for (size_t i0 = 0; i0 < a.seq; i0 += kFlashQueryRows) {
+        const size_t rows = std::min(kFlashQueryRows, a.seq - i0);
+        flash_attention_rows(a, b, h, i0, rows, o + os.at(b, h, i0), os.seq);
+      }
+}
+
+}  // namespace fusebench::kernels::cpu

@@ -1,0 +1,25 @@
+// CPU LayerNorm + Linear, y = LayerNorm(x)·wᵀ + b. Unfused: a LayerNorm pass over every row writes
+// xn, the GEMM writes t, a bias pass writes y. Fused: on the CPU the fusion is "normalize a block of
+// rows, then multiply it while it is hot" (cpu::gemm_layernorm): each block of rows is normalized
+// into a local buffer that stays in L2 and immediately multiplied, with the bias in the GEMM's
+// epilogue, so neither xn nor t goes to memory. The GPU folds the LayerNorm algebra into the GEMM
+// instead (layernorm_linear.h); here the normalized rows are the same floats as the unfused xn, so
+// the two variants agree exactly.
+#include "layernorm_linear.h"
+
+#include "cpu/gemm_cpu.h"
+#include "cpu/row_ops.h"
+
+namespace fusebench::kernels {
+
+void layernorm_linear_unfused_cpu(const LayerNormLinearArgs& a) {
+  cpu::layernorm_pass(a.x, a.gamma, a.beta, a.xn, a.m, a.k, a.eps);
+  cpu::gemm(a.xn, a.w, a.t, a.m, a.n, a.k, cpu::NoEpilogue{});
+  cpu::bias_pass(a.t, a.b, a.y, a.m, a.n);
+}
+
+void layernorm_linear_fused_cpu(const LayerNormLinearArgs& a) {
+  cpu::gemm_layernorm(a.x, a.gamma, a.beta, a.eps, a.w, a.y, a.m, a.n, a.k, cpu::BiasEpilogue{a.b});
+}
+
+}  // namespace fusebench::kernels

@@ -1,0 +1,23 @@
+// CPU Linear + GELU, y = gelu(x·wᵀ + b). Unfused, as the unfused GPU twin: the GEMM writes t, a bias
+// pass writes u = t + b, a GELU pass writes y (three full passes over [m, n]). Fused: the same GEMM
+// with a bias+GELU epilogue, applied to each output row segment while it is still in L1, writes y
+// directly. Both run the same GEMM and the same float expressions, so their outputs are identical;
+// the difference is the two [m, n] round trips through memory.
+#include "linear_gelu.h"
+
+#include "cpu/gemm_cpu.h"
+#include "cpu/row_ops.h"
+
+namespace fusebench::kernels {
+
+void linear_gelu_unfused_cpu(const LinearGeluArgs& a) {
+  cpu::gemm(a.x, a.w, a.t, a.m, a.n, a.k, cpu::NoEpilogue{});
+  cpu::bias_pass(a.t, a.b, a.u, a.m, a.n);
+  cpu::gelu_pass(a.u, a.y, a.m * a.n);
+}
+
+void linear_gelu_fused_cpu(const LinearGeluArgs& a) {
+  cpu::gemm(a.x, a.w, a.y, a.m, a.n, a.k, cpu::BiasGeluEpilogue{a.b});
+}
+
+}  // namespace fusebench::kernels

@@ -1,0 +1,159 @@
+// cuBLAS and cuBLASLt calls of the unfused twins. Row-major operands map onto column-major cuBLAS
+// by computing the transpose: y = x·wᵀ (row-major) is yᵀ = w·xᵀ (column-major), with w seen as a
+// k×n column-major matrix and transposed, x as k×m, y as n×m.
+#ifdef FUSEBENCH_WITH_CUBLAS
+#include <cublasLt.h>
+#include <cublas_v2.h>
+
+#include <climits>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/cublas_ops.h"
+#include "cuda_check.cuh"
+
+namespace fusebench::cuda {
+namespace {
+
+[[noreturn]] void throw_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
+  throw CudaError(std::string("cuBLAS error: ") + call + " failed at " + file + ":" + std::to_string(line) + ": " +
+                  cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+}
+
+#define FB_CUBLAS_CHECK(call)                                                         \
+  do {                                                                                \
+    cublasStatus_t fb_st_ = (call);                                                   \
+    if (fb_st_ != CUBLAS_STATUS_SUCCESS) throw_cublas(fb_st_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// One handle per process (device 0, the backend's device), pinned to FP32 math so no TF32 path
+// is taken, and one cuBLASLt handle with a workspace. Created on first use, never destroyed (the
+// process ends with them; destroying after the CUDA context is gone would fail).
+struct Handles {
+  cublasHandle_t blas = nullptr;
+  cublasLtHandle_t lt = nullptr;
+  void* workspace = nullptr;
+  static constexpr size_t kWorkspaceBytes = 32u << 20;
+  Handles() {
+    FB_CUBLAS_CHECK(cublasCreate(&blas));
+    FB_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_PEDANTIC_MATH));
+    FB_CUBLAS_CHECK(cublasLtCreate(&lt));
+    FB_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+  }
+};
+
+Handles& handles() {
+  static Handles h;
+  return h;
+}
+
+cublasHandle_t blas_on(const LaunchContext& ctx) {
+  cublasHandle_t h = handles().blas;
+  FB_CUBLAS_CHECK(cublasSetStream(h, static_cast<cudaStream_t>(ctx.stream)));
+  return h;
+}
+
+int as_int(size_t v, const char* what) {
+  if (v > static_cast<size_t>(INT_MAX)) throw std::invalid_argument(std::string("cuBLAS: ") + what + " exceeds 2^31 − 1");
+  return static_cast<int>(v);
+}
+
+template <typename T>
+struct LtOwner {
+  T p = nullptr;
+  cublasStatus_t (*destroy)(T);
+  ~LtOwner() {
+    if (p) destroy(p);
+  }
+};
+
+}  // namespace
+
+void cublas_gemm_xwt(const float* x, const float* w, float* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
+  const float one = 1.0f, zero = 0.0f;
+  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
+  FB_CUBLAS_CHECK(cublasSgemm(blas_on(ctx), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, K, x, K, &zero, y, N));
+}
+
+void cublas_gemm_batched(const float* a, const float* b, float* c, size_t batch, size_t m, size_t n, size_t k,
+                         bool b_transposed, const LaunchContext& ctx) {
+  const float one = 1.0f, zero = 0.0f;
+  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k"), B = as_int(batch, "batch");
+  const long long sa = static_cast<long long>(m * k), sb = static_cast<long long>(n * k), sc = static_cast<long long>(m * n);
+  // cᵀ = bᵀ·aᵀ in column-major: b is n×k row-major (k×n column-major, transposed) or k×n row-major (n×k
+  // column-major, as is); a is k×m column-major.
+  FB_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_on(ctx), b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N, M, K,
+                                            &one, b, b_transposed ? K : N, sb, a, K, sa, &zero, c, N, sc, B));
+}
+
+namespace {
+
+// The descriptors and the heuristic's algorithm for one shape, made once: choosing them costs host
+// time that would otherwise land inside the timed call.
+struct LtGeluPlan {
+  LtOwner<cublasLtMatmulDesc_t> op{nullptr, cublasLtMatmulDescDestroy};
+  LtOwner<cublasLtMatrixLayout_t> la{nullptr, cublasLtMatrixLayoutDestroy}, lb{nullptr, cublasLtMatrixLayoutDestroy},
+      lc{nullptr, cublasLtMatrixLayoutDestroy};
+  cublasLtMatmulAlgo_t algo{};
+
+  LtGeluPlan(int M, int N, int K) {
+    FB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op.p, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t trans = CUBLAS_OP_T;
+    FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.p, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans)));
+    const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+    FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.p, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.p, CUDA_R_32F, K, N, K));  // w, transposed by TRANSA
+    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.p, CUDA_R_32F, K, M, K));  // x
+    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc.p, CUDA_R_32F, N, M, N));  // y
+    LtOwner<cublasLtMatmulPreference_t> pref{nullptr, cublasLtMatmulPreferenceDestroy};
+    FB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref.p));
+    const size_t ws = Handles::kWorkspaceBytes;
+    FB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+    cublasLtMatmulHeuristicResult_t heuristic{};
+    int found = 0;
+    FB_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handles().lt, op.p, la.p, lb.p, lc.p, lc.p, pref.p, 1, &heuristic, &found));
+    if (found == 0) throw CudaError("cuBLASLt: no algorithm for an fp32 GEMM with the GELU_BIAS epilogue on this GPU");
+    algo = heuristic.algo;
+  }
+};
+
+}  // namespace
+
+void cublaslt_linear_gelu(const float* x, const float* w, const float* bias, float* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx) {
+  Handles& h = handles();
+  static std::map<std::tuple<int, int, int>, std::unique_ptr<LtGeluPlan>> plans;
+  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
+  auto& plan = plans[{M, N, K}];
+  if (!plan) plan = std::make_unique<LtGeluPlan>(M, N, K);
+  FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op.p, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+  const float one = 1.0f, zero = 0.0f;
+  FB_CUBLAS_CHECK(cublasLtMatmul(h.lt, plan->op.p, &one, w, plan->la.p, x, plan->lb.p, &zero, y, plan->lc.p, y,
+                                 plan->lc.p, &plan->algo, h.workspace, Handles::kWorkspaceBytes,
+                                 static_cast<cudaStream_t>(ctx.stream)));
+}
+
+}  // namespace fusebench::cuda
+#else  // no cuBLAS in this toolkit
+#include <stdexcept>
+
+#include "cuda/cublas_ops.h"
+
+namespace fusebench::cuda {
+namespace {
+[[noreturn]] void no_cublas() {
+  throw std::runtime_error("this addon was built without cuBLAS/cuBLASLt (the CUDA toolkit has no libcublas)");
+}
+}  // namespace
+void cublas_gemm_xwt(const float*, const float*, float*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
+void cublas_gemm_batched(const float*, const float*, float*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
+  no_cublas();
+}
+void cublaslt_linear_gelu(const float*, const float*, const float*, float*, size_t, size_t, size_t, const LaunchContext&) {
+  no_cublas();
+}
+}  // namespace fusebench::cuda
+#endif  // FUSEBENCH_WITH_CUBLAS

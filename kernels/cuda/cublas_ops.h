@@ -1,0 +1,25 @@
+// The library building blocks of the unfused twins (and the cuBLASLt-fused variant), as a
+// framework launches them: fp32 GEMMs with FP32 compute (no TF32). Compiled only when the CUDA
+// toolkit has cuBLAS and cuBLASLt (FUSEBENCH_WITH_CUBLAS); without them every function throws
+// "built without cuBLAS" (TypeScript skips these cases first, with that reason). Every status is
+// checked: a failure throws naming the call, like a CUDA error.
+#pragma once
+#include <cstddef>
+
+#include "common/launch.h"
+
+namespace fusebench::cuda {
+
+// y[m, n] = x[m, k]·w[n, k]ᵀ, all row-major (cublasSgemm).
+void cublas_gemm_xwt(const float* x, const float* w, float* y, size_t m, size_t n, size_t k, const LaunchContext& ctx);
+
+// For each of `batch` matrices: c[m, n] = a[m, k]·b[n, k]ᵀ (kTransB) or a[m, k]·b[k, n], row-major,
+// consecutive matrices `stride_*` floats apart (cublasSgemmStridedBatched).
+void cublas_gemm_batched(const float* a, const float* b, float* c, size_t batch, size_t m, size_t n, size_t k,
+                         bool b_transposed, const LaunchContext& ctx);
+
+// y[m, n] = gelu(x[m, k]·w[n, k]ᵀ + bias) in one cuBLASLt call (CUBLASLT_EPILOGUE_GELU_BIAS, the tanh GELU).
+void cublaslt_linear_gelu(const float* x, const float* w, const float* bias, float* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx);
+
+}  // namespace fusebench::cuda

@@ -1,0 +1,300 @@
+// Flash-style causal attention in fp32 for head dimension 64: O = softmax(Q·Kᵀ/√64 + mask)·V with
+// the seq×seq scores never leaving the block.
+//
+// A 256-thread block takes 64 query rows of one (batch, head) and walks the key tiles of 64 up to
+// the diagonal (later tiles are fully masked and never loaded). Both products are 64×64×64 tile
+// GEMMs on a 16×16 thread grid with 4×4 register tiles: thread (ty, tx) owns query rows 4ty..4ty+3
+// and keys (for S) or output dims (for O) 4tx..4tx+3, so each step is two 16-byte shared loads and
+// 16 FMAs. Q and K tiles are stored transposed ([d][row], rows padded to 68 floats), pre-scaled by
+// log2(e)/√64 so the softmax runs on exp2. The row max and sum are updated online (the accumulator
+// rescaled by exp2(m_old − m_new)) with shuffles across the 16 lanes of a row, which share a warp.
+// Probabilities go to shared memory transposed for the P·V product. K is prefetched into registers
+// and V by cp.async one tile ahead; only tiles that cross the diagonal or the sequence end
+// evaluate the mask. Blocks start with the heaviest query tiles.
+//
+// The layout is strided, element (b, h, s, d) at base + b·sb + h·sh + s·ss + d, so the same kernel
+// reads [batch, heads, seq, 64] tensors and, in the transformer block, Q/K/V in place from a
+// [batch·seq, 3·heads·64] projection and writes merged heads. Bases and strides must be multiples
+// of 4 floats (16-byte loads): the launcher checks.
+//
+// LayerNorm variant: y = LayerNorm(x + merge_heads(O)) over heads·64. Each block writes its head's
+// 64×64 slice of the merged rows into y (L2-resident staging), then counts itself done for its row
+// tile; the last of the heads' blocks to finish adds the residual and normalizes those 64 rows in
+// place (two-pass statistics, reading the slices back through L2). One kernel, no merged tensor and
+// no second launch; the per-tile counters are cleared by an async memset before each launch.
+#pragma once
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "common/launch.h"
+#include "cuda_check.cuh"
+
+namespace fusebench::cuda {
+
+constexpr int kFlashThreads = 256, kFlashD = 64, kFlashB = 64, kFlashLd = 68;
+
+struct HeadLayout {
+  const float* base;
+  long long sb, sh, ss;  // floats
+  __host__ __device__ const float* row(int b, int h, int s) const { return base + b * sb + h * sh + s * ss; }
+};
+
+struct FlashArgs {
+  HeadLayout q, k, v;
+  float* o;                 // output (plain variant), element (b, h, s, d) at o + b·osb + h·osh + s·oss + d
+  long long osb, osh, oss;
+  int batch, heads, seq;
+  float scale_log2;  // log2(e)/√64
+  // LayerNorm variant: x, y [batch·seq, heads·64]; counters [batch·ceil(seq/64)], zeroed by the launcher.
+  const float* x = nullptr;
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  float* y = nullptr;
+  unsigned* counters = nullptr;
+  float eps = 0.0f;
+};
+
+// Loads rows [s0, s0 + 64) of a head (zeros past the sequence) into registers: 4 float4 per thread.
+// A warp covers 8 rows × 4 float4 per step, so its global reads are 64-byte runs and its transposed
+// shared stores conflict at most 2-way.
+__device__ __forceinline__ void flash_fetch(const HeadLayout& l, int b, int h, int s0, int seq, float4 (&r)[4]) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int it = 0; it < 4; ++it) {
+    const int task = warp + 8 * it;
+    const int row = (task % 8) * 8 + lane % 8, d4 = (task / 8) * 4 + lane / 8;
+    const int s = s0 + row;
+    r[it] = s < seq ? __ldg(reinterpret_cast<const float4*>(l.row(b, h, s) + 4 * d4)) : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+}
+
+// Stores what flash_fetch loaded, transposed to [d][row], times `scale`.
+__device__ __forceinline__ void flash_store_t(float* t, const float4 (&r)[4], float scale) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int it = 0; it < 4; ++it) {
+    const int task = warp + 8 * it;
+    const int row = (task % 8) * 8 + lane % 8, d = ((task / 8) * 4 + lane / 8) * 4;
+    t[(d + 0) * kFlashLd + row] = r[it].x * scale;
+    t[(d + 1) * kFlashLd + row] = r[it].y * scale;
+    t[(d + 2) * kFlashLd + row] = r[it].z * scale;
+    t[(d + 3) * kFlashLd + row] = r[it].w * scale;
+  }
+}
+
+// Issues the cp.async copies of V rows [s0, s0 + 64) into vs ([row][d]; zeros past the sequence).
+__device__ __forceinline__ void flash_fetch_v(float* vs, const HeadLayout& l, int b, int h, int s0, int seq) {
+  for (int c = threadIdx.x; c < kFlashB * (kFlashD / 4); c += kFlashThreads) {
+    const int r = c / (kFlashD / 4), d = (c % (kFlashD / 4)) * 4;
+    const bool in = s0 + r < seq;
+    __pipeline_memcpy_async(vs + r * kFlashLd + d, l.row(b, h, in ? s0 + r : 0) + d, 16, in ? 0 : 16);
+  }
+  __pipeline_commit();
+}
+
+constexpr size_t kFlashSmemFloats = 6 * kFlashB * kFlashLd;  // Qᵀ, 2 × Kᵀ, 2 × V, Pᵀ
+
+template <bool kLayerNorm>
+__global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(FlashArgs a) {
+  extern __shared__ __align__(16) float smem[];
+  constexpr int kT = kFlashB * kFlashLd;
+  float* qt_s = smem;
+  float* kt_s = smem + kT;      // two stages
+  float* v_s = smem + 3 * kT;   // two stages
+  float* pt_s = smem + 5 * kT;
+
+  const int q_tiles = (a.seq + kFlashB - 1) / kFlashB;
+  const int per_tile = a.batch * a.heads;
+  const int qt = q_tiles - 1 - static_cast<int>(blockIdx.x) / per_tile;  // heaviest first
+  const int bh = static_cast<int>(blockIdx.x) % per_tile;
+  const int b = bh / a.heads, h = bh % a.heads;
+  const int q0 = qt * kFlashB;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+
+  float4 reg[4];
+  flash_fetch(a.q, b, h, q0, a.seq, reg);
+  flash_store_t(qt_s, reg, a.scale_log2);
+  flash_fetch(a.k, b, h, 0, a.seq, reg);
+  flash_store_t(kt_s, reg, 1.0f);
+  flash_fetch_v(v_s, a.v, b, h, 0, a.seq);
+
+  float o[4][4], m[4], l[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) o[i][j] = 0.0f;
+  }
+  const int last_kt = (min(q0 + kFlashB, a.seq) - 1) / kFlashB;
+  for (int kt = 0; kt <= last_kt; ++kt) {
+    const int cur = kt % 2;
+    __pipeline_wait_prior(0);
+    __syncthreads();  // Kᵀ[cur] stored, V[cur] landed, every warp past the previous tile
+    const bool more = kt < last_kt;
+    if (more) {
+      flash_fetch_v(v_s + (cur ^ 1) * kT, a.v, b, h, (kt + 1) * kFlashB, a.seq);
+      flash_fetch(a.k, b, h, (kt + 1) * kFlashB, a.seq, reg);
+    }
+    const float* ks = kt_s + cur * kT;
+    float s[4][4] = {};
+#pragma unroll 16
+    for (int d = 0; d < kFlashD; ++d) {
+      const float4 qa = *reinterpret_cast<const float4*>(qt_s + d * kFlashLd + 4 * ty);
+      const float4 kb = *reinterpret_cast<const float4*>(ks + d * kFlashLd + 4 * tx);
+      const float qv[4] = {qa.x, qa.y, qa.z, qa.w}, kv[4] = {kb.x, kb.y, kb.z, kb.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) s[i][j] = fmaf(qv[i], kv[j], s[i][j]);
+    }
+    const int k0 = kt * kFlashB;
+    const bool edge = k0 + kFlashB - 1 > q0 || k0 + kFlashB > a.seq;
+    float p[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = q0 + 4 * ty + i;
+      float mt = -INFINITY;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int key = k0 + 4 * tx + j;
+        if (edge && (key > row || key >= a.seq)) s[i][j] = -INFINITY;
+        mt = fmaxf(mt, s[i][j]);
+      }
+#pragma unroll
+      for (int off = 1; off < 16; off <<= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));
+      const float m_new = fmaxf(m[i], mt);
+      const float m_use = m_new == -INFINITY ? 0.0f : m_new;  // a padding row past the sequence sees no key
+      const float alpha = exp2f(m[i] - m_use);
+      float ps = 0.0f;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        p[i][j] = exp2f(s[i][j] - m_use);
+        ps += p[i][j];
+      }
+      l[i] = l[i] * alpha + ps;
+      m[i] = m_new;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) o[i][j] *= alpha;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      *reinterpret_cast<float4*>(pt_s + (4 * tx + j) * kFlashLd + 4 * ty) = make_float4(p[0][j], p[1][j], p[2][j], p[3][j]);
+    __syncwarp();  // a row's probabilities come from the 16 lanes of its own warp
+    const float* vs = v_s + cur * kT;
+#pragma unroll 16
+    for (int j = 0; j < kFlashB; ++j) {
+      const float4 pa = *reinterpret_cast<const float4*>(pt_s + j * kFlashLd + 4 * ty);
+      const float4 vb = *reinterpret_cast<const float4*>(vs + j * kFlashLd + 4 * tx);
+      const float pv[4] = {pa.x, pa.y, pa.z, pa.w}, vv[4] = {vb.x, vb.y, vb.z, vb.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) o[i][c] = fmaf(pv[i], vv[c], o[i][c]);
+    }
+    __syncwarp();  // the next tile's probabilities overwrite these
+    if (more) flash_store_t(kt_s + (cur ^ 1) * kT, reg, 1.0f);
+  }
+
+  float* out_base;
+  long long out_ss;
+  if constexpr (kLayerNorm) {
+    const int c = a.heads * kFlashD;
+    out_base = a.y + static_cast<long long>(b) * a.seq * c + h * kFlashD;
+    out_ss = c;
+  } else {
+    out_base = a.o + b * a.osb + h * a.osh;
+    out_ss = a.oss;
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    float li = l[i];
+#pragma unroll
+    for (int off = 1; off < 16; off <<= 1) li += __shfl_xor_sync(0xffffffffu, li, off);
+    const int row = q0 + 4 * ty + i;
+    const float inv = li > 0.0f ? 1.0f / li : 0.0f;
+    if (row < a.seq)
+      *reinterpret_cast<float4*>(out_base + row * out_ss + 4 * tx) =
+          make_float4(o[i][0] * inv, o[i][1] * inv, o[i][2] * inv, o[i][3] * inv);
+  }
+
+  if constexpr (kLayerNorm) {
+    // The last head to finish this row tile normalizes it (threadFenceReduction pattern).
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(a.counters + b * q_tiles + qt, 1u) == static_cast<unsigned>(a.heads - 1);
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const int c = a.heads * kFlashD;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int r = warp; r < kFlashB; r += kFlashThreads / 32) {
+      const int row = q0 + r;
+      if (row >= a.seq) break;
+      const size_t off = (static_cast<size_t>(b) * a.seq + row) * c;
+      float* yr = a.y + off;
+      const float* xr = a.x + off;
+      float sum = 0.0f;
+      for (int e = 4 * lane; e < c; e += 128) {
+        const float4 ov = __ldcg(reinterpret_cast<const float4*>(yr + e));  // other blocks' writes: via L2
+        const float4 xv = __ldg(reinterpret_cast<const float4*>(xr + e));
+        const float4 hv = make_float4(ov.x + xv.x, ov.y + xv.y, ov.z + xv.z, ov.w + xv.w);
+        __stcg(reinterpret_cast<float4*>(yr + e), hv);
+        sum += (hv.x + hv.y) + (hv.z + hv.w);
+      }
+#pragma unroll
+      for (int off2 = 16; off2 > 0; off2 >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off2);
+      const float mean = sum / static_cast<float>(c);
+      float sq = 0.0f;
+      for (int e = 4 * lane; e < c; e += 128) {
+        const float4 hv = __ldcg(reinterpret_cast<const float4*>(yr + e));
+        const float d0 = hv.x - mean, d1 = hv.y - mean, d2 = hv.z - mean, d3 = hv.w - mean;
+        sq += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
+      }
+#pragma unroll
+      for (int off2 = 16; off2 > 0; off2 >>= 1) sq += __shfl_xor_sync(0xffffffffu, sq, off2);
+      const float rstd = rsqrtf(sq / static_cast<float>(c) + a.eps);
+      for (int e = 4 * lane; e < c; e += 128) {
+        const float4 hv = __ldcg(reinterpret_cast<const float4*>(yr + e));
+        const float4 g = __ldg(reinterpret_cast<const float4*>(a.gamma + e));
+        const float4 bt = __ldg(reinterpret_cast<const float4*>(a.beta + e));
+        *reinterpret_cast<float4*>(yr + e) =
+            make_float4((hv.x - mean) * rstd * g.x + bt.x, (hv.y - mean) * rstd * g.y + bt.y,
+                        (hv.z - mean) * rstd * g.z + bt.z, (hv.w - mean) * rstd * g.w + bt.w);
+      }
+    }
+  }
+}
+
+// Throws naming `what` when the layout breaks the kernel's alignment or grid limits.
+inline void check_flash_args(const FlashArgs& a, const char* what) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<size_t>(p) % 16 == 0; };
+  const auto strides = [](const HeadLayout& l) { return l.sb % 4 == 0 && l.sh % 4 == 0 && l.ss % 4 == 0; };
+  if (!aligned(a.q.base) || !aligned(a.k.base) || !aligned(a.v.base) || !strides(a.q) || !strides(a.k) || !strides(a.v)) {
+    throw std::invalid_argument(std::string(what) + ": flash attention needs 16-byte aligned Q/K/V rows");
+  }
+}
+
+template <bool kLayerNorm>
+void launch_flash(const FlashArgs& a, const LaunchContext& ctx, const char* what) {
+  check_flash_args(a, what);
+  const auto stream = static_cast<cudaStream_t>(ctx.stream);
+  const long long q_tiles = (a.seq + kFlashB - 1) / kFlashB;
+  const long long blocks = q_tiles * a.batch * a.heads;
+  if (blocks > 0x7fffffffLL) throw std::invalid_argument(std::string(what) + ": too many query tiles for one grid");
+  if constexpr (kLayerNorm) {
+    FB_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, sizeof(unsigned) * q_tiles * a.batch, stream));
+  }
+  const size_t smem = sizeof(float) * kFlashSmemFloats;
+  FB_CUDA_CHECK(cudaFuncSetAttribute(flash_attention_kernel<kLayerNorm>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(smem)));
+  flash_attention_kernel<kLayerNorm><<<static_cast<unsigned>(blocks), kFlashThreads, smem, stream>>>(a);
+  FB_CUDA_CHECK_LAUNCH(what);
+}
+
+}  // namespace fusebench::cuda

@@ -1,0 +1,254 @@
+/**
+ * A GPT-2 pre-LN transformer block, c = heads·64 and m = batch·seq rows:
+ *   a = LN1(x); qkv = a·Wqkvᵀ + bqkv; o = causal attention over the heads of qkv ([Q | K | V] columns);
+ *   h = x + merge_heads(o)·Woᵀ + bo; y = h + gelu(LN2(h)·W1ᵀ + b1)·W2ᵀ + b2.
+ * Unfused: one launch per op, as an eager framework runs the block (22). Fused: the two LayerNorm
+ * weight folds, the LN1-folded QKV GEMM, flash attention reading Q/K/V in place and writing merged
+ * heads, the out-projection GEMM with bias+residual, the LN2-folded FFN1 GEMM with bias+GELU, the FFN2
+ * GEMM with bias+residual (7). Both h and y are checked.
+ */
+import { normalArray, seedStream } from '../rng.ts';
+import { MAX_SEQ } from './attention.ts';
+import { checkGemmShape, MAX_DIM, requireAtMost, requireMultipleOf4, VECTOR_K_REASON } from './linear-gelu.ts';
+import {
+  causalAttentionFlops,
+  causalAttentionRow,
+  gelu,
+  HEAD_DIM,
+  layerNormRow,
+  linearRow,
+  rowOf,
+  rowsReference,
+  sampleRows,
+} from './reference-math.ts';
+import { LAYERNORM_EPS } from './residual-layernorm.ts';
+import { type CaseDef, checkDims } from './types.ts';
+
+const shapeOf = (dims: number[]) => {
+  const [batch, seq, heads, f] = dims as [number, number, number, number];
+  const c = heads * HEAD_DIM;
+  return { batch, seq, heads, f, c, m: batch * seq, scores: batch * heads * seq * seq };
+};
+
+/** Positions of one batch element the reference takes h and y at (its first and last among them). */
+const SAMPLED_POSITIONS = 16;
+
+function shifted(values: Float32Array, by: number): Float32Array {
+  for (let i = 0; i < values.length; i++) values[i] = (values[i] as number) + by;
+  return values;
+}
+
+/** The native buffers (transformer_block_case.cc), in floats, by name. */
+function bufferFloats(dims: number[]): Record<string, number> {
+  const { f, c, m, scores } = shapeOf(dims);
+  const mc = m * c;
+  return {
+    x: mc,
+    ln1_g: c,
+    ln1_b: c,
+    w_qkv: 3 * c * c,
+    b_qkv: 3 * c,
+    w_o: c * c,
+    b_o: c,
+    ln2_g: c,
+    ln2_b: c,
+    w1: f * c,
+    b1: f,
+    w2: c * f,
+    b2: c,
+    h: mc,
+    y: mc,
+    a: mc,
+    qkv_t: 3 * mc,
+    qkv: 3 * mc,
+    q: mc,
+    k: mc,
+    v: mc,
+    scores,
+    scaled: scores,
+    masked: scores,
+    p: scores,
+    o: mc,
+    merged: mc,
+    proj_t: mc,
+    proj: mc,
+    a2: mc,
+    f1_t: m * f,
+    f1: m * f,
+    g: m * f,
+    f2_t: mc,
+    f2: mc,
+    wqkv_f: 3 * c * c,
+    cqkv: 3 * c,
+    dqkv: 3 * c,
+    w1_f: f * c,
+    c1: f,
+    d1: f,
+  };
+}
+
+export const transformerBlock: CaseDef = {
+  name: 'transformer_block',
+  title: 'Transformer block (GPT-2, pre-LN)',
+  sources: [
+    'kernels/cuda/transformer_block.cu',
+    'kernels/cuda/gemm.cuh',
+    'kernels/cuda/layernorm_fold.cu',
+    'kernels/cuda/flash_attention.cuh',
+    'kernels/cuda/attention.cu',
+    'kernels/cuda/cublas_ops.cu',
+    'kernels/cuda/scale_mask_softmax.cu',
+    'kernels/cuda/residual_layernorm.cu',
+    'kernels/cuda/bias_gelu.cu',
+    'kernels/cpu/transformer_block.cc',
+    'kernels/cpu/attention.cc',
+    'kernels/cpu/attention_cpu.cc',
+    'kernels/cpu/gemm_cpu.cc',
+  ],
+  variants: { unfused: 'unfused', fused: 'fused' },
+  params: [LAYERNORM_EPS],
+  shapes: (backend) =>
+    backend === 'cuda'
+      ? [
+          {
+            label: '32x512x12x3072',
+            dims: [32, 512, 12, 3072],
+            description: 'batch 32 × seq 512, 12 heads of 64 (hidden 768), FFN 3,072: a GPT-2 small block',
+          },
+        ]
+      : [
+          {
+            label: '1x64x2x256',
+            dims: [1, 64, 2, 256],
+            description: 'batch 1 × seq 64, 2 heads of 64 (hidden 128), FFN 256',
+          },
+        ],
+  validate: (dims) => {
+    checkDims('transformer_block', dims, 4);
+    const { seq, f, c, m } = shapeOf(dims);
+    // c = heads·64 is a multiple of 4 by construction; f is the FFN2 GEMM's k.
+    requireMultipleOf4('transformer_block', dims, 'f', f, `${VECTOR_K_REASON} (k is f in the FFN's second GEMM)`);
+    requireAtMost('transformer_block', dims, seq, MAX_SEQ, `seq ${seq}`, 'the unfused twin materializes seq×seq scores per head');
+    requireAtMost('transformer_block', dims, 3 * c, MAX_DIM, `QKV width ${3 * c}`, 'the kernels take 32-bit ints');
+    checkGemmShape('transformer_block', dims, { x: m * c, qkv: 3 * m * c, g: m * f, w1: f * c }, m);
+  },
+  // As listed in transformer_block_case.cc: x ~ N(0, 1); LayerNorm γ = 1 + N(0, 0.1), β ~ N(0, 0.1);
+  // weights ~ N(0, 1/√fan_in), so every projection of a normalized row has sd ≈ 1 (q·k/8 logits of
+  // sd ≈ 1: a softmax neither uniform nor one-hot); biases ~ N(0, 0.1).
+  inputs: (dims, seed) => {
+    const { f, c, m } = shapeOf(dims);
+    const stream = (k: number) => seedStream(seed, k);
+    return {
+      x: normalArray(m * c, 1, stream(0)),
+      ln1_g: shifted(normalArray(c, 0.1, stream(1)), 1),
+      ln1_b: normalArray(c, 0.1, stream(2)),
+      w_qkv: normalArray(3 * c * c, 1 / Math.sqrt(c), stream(3)),
+      b_qkv: normalArray(3 * c, 0.1, stream(4)),
+      w_o: normalArray(c * c, 1 / Math.sqrt(c), stream(5)),
+      b_o: normalArray(c, 0.1, stream(6)),
+      ln2_g: shifted(normalArray(c, 0.1, stream(7)), 1),
+      ln2_b: normalArray(c, 0.1, stream(8)),
+      w1: normalArray(f * c, 1 / Math.sqrt(c), stream(9)),
+      b1: normalArray(f, 0.1, stream(10)),
+      w2: normalArray(c * f, 1 / Math.sqrt(f), stream(11)),
+      b2: normalArray(c, 0.1, stream(12)),
+    };
+  },
+  // The last batch element only (the others differ in nothing but their inputs): LN1 and the K, V
+  // projections of every position (each query attends to all earlier keys), then, for the sampled
+  // positions, the Q projection, causal attention per head, merge, out-projection + bo + x → h, LN2,
+  // FFN with GELU, + h → y.
+  reference: (inputs, dims) => {
+    const { batch, seq, heads, f, c, m } = shapeOf(dims);
+    const input = (name: string) => inputs[name] as Float32Array;
+    const [x, wQkv, bQkv] = [input('x'), input('w_qkv'), input('b_qkv')];
+    const last = batch - 1;
+    const positions = sampleRows(seq, SAMPLED_POSITIONS);
+    const ln1 = (s: number) => layerNormRow(rowOf(x, last * seq + s, c), input('ln1_g'), input('ln1_b'));
+    // K and V of every position: the rows c .. 3c of w_qkv, [seq, 2c] (K at column h·64, V at c + h·64).
+    const kv = new Float64Array(seq * 2 * c);
+    for (let s = 0; s < seq; s++) kv.set(linearRow(ln1(s), wQkv.subarray(c * c), bQkv.subarray(c), 2 * c), s * 2 * c);
+    const hRows = new Map<number, Float64Array>();
+    const yRows = new Map<number, Float64Array>();
+    for (const s of positions) {
+      const row = last * seq + s;
+      const q = linearRow(ln1(s), wQkv.subarray(0, c * c), bQkv.subarray(0, c), c);
+      const merged = new Float64Array(c);
+      for (let h = 0; h < heads; h++) {
+        const o = causalAttentionRow(
+          { data: q, base: h * HEAD_DIM, stride: 0 }, // query s's row alone (stride 0: every position maps to it)
+          { data: kv, base: h * HEAD_DIM, stride: 2 * c },
+          { data: kv, base: c + h * HEAD_DIM, stride: 2 * c },
+          s,
+        );
+        merged.set(o, h * HEAD_DIM);
+      }
+      const hRow = linearRow(merged, input('w_o'), input('b_o'), c);
+      for (let j = 0; j < c; j++) hRow[j] = (x[row * c + j] as number) + (hRow[j] as number);
+      const g = linearRow(layerNormRow(hRow, input('ln2_g'), input('ln2_b')), input('w1'), input('b1'), f).map(gelu);
+      const yRow = linearRow(g, input('w2'), input('b2'), c);
+      for (let j = 0; j < c; j++) yRow[j] = (hRow[j] as number) + (yRow[j] as number);
+      hRows.set(row, hRow);
+      yRows.set(row, yRow);
+    }
+    const rows = positions.map((s) => last * seq + s);
+    const note = `${positions.length} of ${seq.toLocaleString('en-US')} rows of batch element ${last}`;
+    const pick = (map: Map<number, Float64Array>) => (row: number) => map.get(row) as Float64Array;
+    return {
+      h: rowsReference(m, c, rows, pick(hRows), note),
+      y: rowsReference(m, c, rows, pick(yRows), note),
+    };
+  },
+  // TOLERANCE
+  tolerance: { atol: 2e-4, rtol: 1e-5 },
+  traffic: (dims) => {
+    const { f, c, m, scores } = shapeOf(dims);
+    const mc = m * c;
+    const mf = m * f;
+    // The attention's five launches: Q·Kᵀ GEMM (read q, k; write scores), scale, mask and softmax
+    // (read and write [seq, seq] each), P·V GEMM (read p, v; write o).
+    const attention = 2 * mc + scores + 6 * scores + scores + 2 * mc;
+    const unfused =
+      2 * mc + 2 * c + // LN1: read x, γ, β; write a
+      (mc + 3 * c * c + 3 * mc) + // QKV GEMM: read a, Wqkv; write qkv_t
+      (3 * mc + 3 * c + 3 * mc) + // bias: read qkv_t, bqkv; write qkv
+      3 * (2 * mc) + // three head splits: read a third of qkv, write q, k or v
+      attention +
+      2 * mc + // merge: read o, write merged
+      (mc + c * c + mc) + // out-projection GEMM: read merged, Wo; write proj_t
+      (2 * mc + c) + // bias: read proj_t, bo; write proj
+      3 * mc + // add: read x, proj; write h
+      (2 * mc + 2 * c) + // LN2: read h, γ, β; write a2
+      (mc + f * c + mf) + // FFN1 GEMM: read a2, W1; write f1_t
+      (2 * mf + f) + // bias: read f1_t, b1; write f1
+      2 * mf + // GELU: read f1, write g
+      (mf + c * f + mc) + // FFN2 GEMM: read g, W2; write f2_t
+      (2 * mc + c) + // bias: read f2_t, b2; write f2
+      3 * mc; // add: read h, f2; write y
+    const fused =
+      (3 * c * c + 2 * c + 3 * c) + (3 * c * c + 2 * 3 * c) + // fold 1: read Wqkv, γ, β, bqkv; write W', colsum, bias
+      (f * c + 2 * c + f) + (f * c + 2 * f) + // fold 2: read W1, γ, β, b1; write W', colsum, bias
+      (mc + 3 * c * c + 2 * 3 * c + 3 * mc) + // QKV GEMM: read x, W', colsum, bias; write qkv
+      (3 * mc + mc) + // flash attention: read Q, K, V in place from qkv; write merged
+      (mc + c * c + c + mc + mc) + // out-projection: read merged, Wo, bo, x; write h
+      (mc + f * c + 2 * f + mf) + // FFN1: read h, W1', colsum, bias; write g
+      (mf + c * f + c + mc + mc); // FFN2: read g, W2, b2, h; write y
+    return {
+      // Each op's inputs read once and outputs written once (K/V tiles re-read from L2 not counted).
+      unfused: { bytes: 4 * unfused, launches: 22 },
+      fused: { bytes: 4 * fused, launches: 7 },
+    };
+  },
+  requires: ['cublas'],
+  // QKV projection, causal attention's useful flops (attention.ts), out-projection, FFN.
+  flops: (dims) => {
+    const { batch, seq, heads, f, c, m } = shapeOf(dims);
+    return 2 * m * 3 * c * c + batch * heads * causalAttentionFlops(seq) + 2 * m * c * c + 4 * m * c * f;
+  },
+  // The largest buffers: the unfused twin's [batch, heads, seq, seq] scores or the FFN's [m, f].
+  elements: (dims) => {
+    const { f, m, scores } = shapeOf(dims);
+    return Math.max(scores, m * f);
+  },
+  allocatedBytes: (dims) => 4 * Object.values(bufferFloats(dims)).reduce((a, b) => a + b, 0),
+};

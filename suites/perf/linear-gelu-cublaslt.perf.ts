@@ -1,0 +1,4 @@
+import { linearGeluCublasLt } from '../../src/cases/linear-gelu.ts';
+import { definePerfSuite } from '../../src/perf-suite.ts';
+
+definePerfSuite(linearGeluCublasLt);

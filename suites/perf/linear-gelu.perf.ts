@@ -1,0 +1,4 @@
+import { linearGelu } from '../../src/cases/linear-gelu.ts';
+import { definePerfSuite } from '../../src/perf-suite.ts';
+
+definePerfSuite(linearGelu);
