@@ -72,7 +72,14 @@ export const ffn: CaseDef = {
     });
     return { y };
   },
-  // TOLERANCE
+  // y = x + g·w2ᵀ + b2 with g = gelu(x·w1ᵀ + b1): the second GEMM dominates, an f-long float32 dot
+  // product with Σ|g·w2| ≈ f·E|g|·E|w2| ≈ 0.36·√f, ≈ 0.36·f·u = 6.5e-5 at f = 3,072 in the
+  // probabilistic bound (as linear_gelu's); the first GEMM's error (≲ 3e-5 at h = 768) enters through
+  // w2 averaged down by √f, and the residual add costs an ulp of |y| ≲ 7 (rtol). Absolute, so atol
+  // carries it: 1e-4, ×1.5 that bound. Measured max |error| over the sampled rows: CPU (both
+  // variants) 8.8e-7 at [256, 128, 512], 2.6e-6 at the CUDA widths; H200 (both variants) ≤ 2.0e-6 at
+  // small shapes, 7.0e-6 at the CUDA shape (3 seeds): ×14 below atol. A real defect is ≥ 1e-2 (the
+  // tests plant them): b2 left out moves y by ~0.5, one FFN unit of 3,072 left out by ~0.02.
   tolerance: { atol: 1e-4, rtol: 1e-5 },
   traffic: (dims) => {
     const { m, h, f } = mhf(dims);

@@ -52,13 +52,21 @@ export const layerNormLinear: CaseDef = {
     checkDims('layernorm_linear', dims, 3);
     const { m, n, k } = mnk(dims);
     requireMultipleOf4('layernorm_linear', dims, 'k', k, VECTOR_K_REASON);
-    requireAtMost('layernorm_linear', dims, k, MAX_FEATURES, `k ${k}`, "the CUDA LayerNorm kernel's row index is 32-bit");
+    requireAtMost(
+      'layernorm_linear',
+      dims,
+      k,
+      MAX_FEATURES,
+      `k ${k}`,
+      "the CUDA LayerNorm kernel's row index is 32-bit",
+    );
     checkGemmShape('layernorm_linear', dims, { x: m * k, w: n * k, y: m * n }, m);
   },
-  // x = N(0, 1) + 3: rows whose mean is large against their spread. The CUDA fused GEMM takes each
-  // row's variance in one pass, E[(x − s)²] − E[x − s]², shifted by the row's first element s; without
-  // the shift it would cancel catastrophically here, so the offset exercises it (and the fold's
-  // y = rstd·(x·w'ᵀ − mean·c) + d, where x·w'ᵀ ≈ 3·c must cancel against mean·c). γ ≈ 1 and β ≈ 0 as
+  // x = N(0, 1) + 3: rows whose mean is large against their spread, as a residual stream's can be.
+  // The CUDA fused GEMM takes each row's variance in one pass, E[(x − s)²] − E[x − s]², shifted by the
+  // row's first element s, which only such rows exercise (unshifted, E[x²] − mean² would lose the digit
+  // that mean² = 9·var costs, and more as the offset grows); so does the fold's
+  // y = rstd·(x·w'ᵀ − mean·c) + d, where x·w'ᵀ ≈ 3·c must cancel against mean·c. γ ≈ 1 and β ≈ 0 as
   // in a trained model; w ~ N(0, 1/√k), so the normalized row times w has sd ≈ 1 whatever k; b ~ N(0, 0.5).
   inputs: (dims, seed) => {
     const { m, n, k } = mnk(dims);
@@ -82,8 +90,16 @@ export const layerNormLinear: CaseDef = {
     );
     return { y };
   },
-  // TOLERANCE
-  tolerance: { atol: 1e-4, rtol: 1e-5 },
+  // y = LN(x)·w_j + b_j: a k-long float32 dot product of the normalized row (|LN(x)| ≈ 1) as in
+  // linear_gelu, ≈ 0.64·k·u = 2.9e-5 at k = 768 in the probabilistic bound, plus the LayerNorm's own
+  // ≲ 1e-6 relative. The CUDA fold computes rstd·(x·w'ᵀ − mean·c) instead: the FMA chain runs over raw
+  // x ≈ 3 ± 1, so Σ|x·w'| is ≈ 3.75× larger (≈ 2.4·√k) and the bound ≈ 2.4·k·u = 1.1e-4 at k = 768,
+  // before x·w'ᵀ ≈ mean·c cancels. Absolute (it scales with Σ|x·w'|, not |y|), so atol carries it:
+  // 2e-4, ×2 that bound. Measured max |error| over the sampled rows: CPU (both variants) 1.3e-6 at
+  // [256, 512, 128], 3.0e-6 at k = 768; H200 at the CUDA shape (3 seeds) unfused (cuBLAS) 4.7e-6,
+  // fused 1.5e-5 (7.1e-6 at [256, 512, 128], 3.2e-5 at k = 3,072): ×13 below atol. A real defect is
+  // ≥ 1e-2 (the tests plant them): γ or β left out moves y by ~0.1, a feature left out by ~0.04.
+  tolerance: { atol: 2e-4, rtol: 1e-5 },
   traffic: (dims) => {
     const { m, n, k } = mnk(dims);
     const mk = m * k;

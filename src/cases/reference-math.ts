@@ -110,7 +110,8 @@ const GOLDEN = (Math.sqrt(5) - 1) / 2;
  * Deterministic; every row when rows <= count.
  */
 export function sampleRows(rows: number, count: number): number[] {
-  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`sampleRows: rows must be a positive integer, got ${rows}`);
+  if (!Number.isSafeInteger(rows) || rows < 1)
+    throw new Error(`sampleRows: rows must be a positive integer, got ${rows}`);
   if (!Number.isSafeInteger(count) || count < 2) throw new Error(`sampleRows: count must be at least 2, got ${count}`);
   if (rows <= count) return Array.from({ length: rows }, (_, i) => i);
   const strata = count - 2;

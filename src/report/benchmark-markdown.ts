@@ -3,7 +3,7 @@
  * style of the V100 report, a speedup chart, summary statistics, and the command that reproduces it;
  * for several GPUs, one document with a section per GPU. Pure functions of the results.
  */
-import type { CaseResult, ResultsFile, MeasuredCase } from '../results.ts';
+import type { CaseResult, MeasuredCase, ResultsFile } from '../results.ts';
 import { renderCaseSection } from './case-section.ts';
 import { flopRate, gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
 import { renderSpeedupCharts } from './speedup-chart.ts';

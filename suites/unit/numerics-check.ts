@@ -2,7 +2,7 @@
 // variants of a case on fresh random inputs with poisoned outputs.
 import { expect } from 'vitest';
 import type { BackendName, CaseDef } from '../../src/cases/types.ts';
-import { Workspace, cudaProbe } from '../../src/native.ts';
+import { cudaProbe, Workspace } from '../../src/native.ts';
 import { freshSeed } from '../../src/rng.ts';
 import { checkVariant, nativeCaseOf, unavailableReason } from '../../src/run-case.ts';
 
@@ -37,6 +37,39 @@ export function checkBothVariants(
       const check = { ...checkVariant(def, ws, dims, variant, seed), variant, label: `${variant}, seed ${seed}` };
       expect(check.report.failure, check.label).toBeUndefined();
       more?.(check);
+    }
+  } finally {
+    ws.dispose();
+  }
+}
+
+/**
+ * Runs both variants of `def` on the CPU against a reference computed from inputs that `defect`
+ * altered (a dropped bias, a wrong row), or against `def`'s own (deliberately wrong) reference when
+ * no defect is given: each comparison must fail, so the tolerance catches the defect.
+ */
+export function expectCaught(
+  def: CaseDef,
+  dims: number[],
+  defect?: (inputs: Record<string, Float32Array>) => void,
+): void {
+  const wrong: CaseDef = defect
+    ? {
+        ...def,
+        reference: (inputs, d) => {
+          const copy = Object.fromEntries(Object.entries(inputs).map(([name, a]) => [name, a.slice()]));
+          defect(copy);
+          return def.reference(copy, d);
+        },
+      }
+    : def;
+  const seed = freshSeed();
+  const ws = new Workspace('cpu', nativeCaseOf(def), dims, def.params, undefined);
+  try {
+    for (const variant of [def.variants.unfused, def.variants.fused]) {
+      expect(checkVariant(wrong, ws, dims, variant, seed).report.failure, `${variant}, seed ${seed}`).toMatch(
+        /exceeds atol/,
+      );
     }
   } finally {
     ws.dispose();
