@@ -6,7 +6,7 @@
  * block of rows into cache and multiplies it there.
  */
 import { normalArray, seedStream } from '../rng.ts';
-import { checkGemmShape, requireAtMost, requireMultipleOf4, VECTOR_K_REASON } from './linear-gelu.ts';
+import { checkGemmShape, gemmSizing, requireAtMost, requireMultipleOf4, VECTOR_K_REASON } from './linear-gelu.ts';
 import { layerNormRow, linearRow, rowOf, rowsReference, sampleRows } from './reference-math.ts';
 import { LAYERNORM_EPS } from './residual-layernorm.ts';
 import { type CaseDef, checkDims } from './types.ts';
@@ -114,15 +114,7 @@ export const layerNormLinear: CaseDef = {
     };
   },
   requires: ['cublas'],
-  flops: (dims) => {
-    const { m, n, k } = mnk(dims);
-    return 2 * m * n * k;
-  },
-  // The largest buffer, not m·n·k.
-  elements: (dims) => {
-    const { m, n, k } = mnk(dims);
-    return Math.max(m * n, m * k, n * k);
-  },
+  ...gemmSizing,
   // layernorm_linear_case.cc: x, xn [m, k]; γ, β [k]; w, w_folded [n, k]; b, colsum, bias_folded [n]; y, t [m, n].
   allocatedBytes: (dims) => {
     const { m, n, k } = mnk(dims);

@@ -71,6 +71,21 @@ export function checkGemmShape(
 
 const mnk = (dims: number[]) => ({ m: dims[0] as number, n: dims[1] as number, k: dims[2] as number });
 
+/**
+ * Flops and --max-elements size of a GEMM case with dims [m, n, k]: 2·m·n·k, and the largest
+ * operand (m·n, m·k or n·k elements), not m·n·k.
+ */
+export const gemmSizing: Pick<CaseDef, 'flops' | 'elements'> = {
+  flops: (dims) => {
+    const { m, n, k } = mnk(dims);
+    return 2 * m * n * k;
+  },
+  elements: (dims) => {
+    const { m, n, k } = mnk(dims);
+    return Math.max(m * n, m * k, n * k);
+  },
+};
+
 /** Output rows the reference computes (every element of each): 32 × n × k multiply-adds, 75 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;
 
@@ -151,15 +166,7 @@ const shared: Omit<CaseDef, 'name' | 'title' | 'variants' | 'validate'> = {
     };
   },
   requires: ['cublas'],
-  flops: (dims) => {
-    const { m, n, k } = mnk(dims);
-    return 2 * m * n * k;
-  },
-  // The largest buffer ([m, n]: y and the unfused twin's t and u), not m·n·k.
-  elements: (dims) => {
-    const { m, n, k } = mnk(dims);
-    return Math.max(m * n, m * k, n * k);
-  },
+  ...gemmSizing,
   // linear_gelu_case.cc: x [m, k], w [n, k], b [n], y, t, u [m, n].
   allocatedBytes: (dims) => {
     const { m, n, k } = mnk(dims);
