@@ -1,9 +1,9 @@
 // CPU causal self-attention and its GPT-2 companion y = LayerNorm(x + merge_heads(O)).
 //
 // Unfused attention, one full pass per op as the GPU twin launches them: the GEMM writes the raw
-// scores Q·Kᵀ of every (query, key) pair, a pass scales them by 1/√64 into `scaled`, a pass writes
-// `masked` (−∞ after the query's position, as the unfused scale_mask_softmax CPU kernel), a softmax
-// pass writes `p`, and O = p·V over every key, masked ones included (a dense batched GEMM). Fused:
+// scores Q·Kᵀ of every (query, key) pair, the unfused scale_mask_softmax CPU kernel's three passes
+// write `scaled` (×1/√64), `masked` (−∞ after the query's position) and `p`, and O = p·V over every
+// key, masked ones included (a dense batched GEMM). Fused:
 // the flash-style routine of attention_cpu.cc, one online-softmax pass per query row over its keys
 // 0 .. i only, writing nothing but O.
 //
@@ -13,41 +13,16 @@
 // writes neither att.o nor merged nor h.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "attention.h"
 #include "cpu/attention_cpu.h"
 #include "cpu/gemm_cpu.h"
 #include "cpu/row_ops.h"
+#include "scale_mask_softmax.h"
 
 namespace fusebench::kernels {
 namespace {
-
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-// The row softmax of the scale_mask_softmax CPU kernel: exp(s − max) over the row, eight partial
-// sums, then a multiply by the reciprocal. A row with every key masked would be written as zeros
-// (cannot happen with a causal mask: key 0 is always visible).
-void softmax_row(const float* in, float* out, size_t n) {
-  float max = kNegInf;
-  for (size_t j = 0; j < n; ++j) max = std::fmax(max, in[j]);
-  if (max == kNegInf) {
-    for (size_t j = 0; j < n; ++j) out[j] = 0.0f;
-    return;
-  }
-  constexpr size_t kLanes = 8;
-  float acc[kLanes] = {};
-  for (size_t j = 0; j < n; ++j) {
-    const float e = std::exp(in[j] - max);
-    out[j] = e;
-    acc[j % kLanes] += e;
-  }
-  float sum = 0.0f;
-  for (float v : acc) sum += v;
-  const float inv = 1.0f / sum;
-  for (size_t j = 0; j < n; ++j) out[j] *= inv;
-}
 
 // o[i, :] = Σ_j p[i, j]·v[j, :] for one head: p [seq, seq], v and o [seq, 64]. Every key enters, as in a
 // dense GEMM; the sum over j runs in order, vectorized across the 64 outputs.
@@ -77,17 +52,10 @@ void attention_unfused_cpu(const AttentionArgs& a) {
   const size_t n = a.seq;
   const size_t heads = a.batch * a.heads;
   const size_t rows = heads * n;
-  const size_t total = rows * n;
   for (size_t bh = 0; bh < heads; ++bh)
     cpu::gemm(a.q + bh * n * d, a.k + bh * n * d, a.scores + bh * n * n, n, n, d, cpu::NoEpilogue{});
-  const float scale = cpu::attention_scale();
-  for (size_t i = 0; i < total; ++i) a.scaled[i] = a.scores[i] * scale;
-  for (size_t row = 0; row < rows; ++row) {
-    const size_t i = row % n;  // the query's position: keys j > i are masked
-    const size_t off = row * n;
-    for (size_t j = 0; j < n; ++j) a.masked[off + j] = j > i ? kNegInf : a.scaled[off + j];
-  }
-  for (size_t row = 0; row < rows; ++row) softmax_row(a.masked + row * n, a.p + row * n, n);
+  // Scale, mask and softmax: the unfused scale_mask_softmax passes, as the CUDA twin launches them.
+  scale_mask_softmax_unfused_cpu({a.scores, a.scaled, a.masked, a.p, rows, n, n, cpu::attention_scale()});
   for (size_t bh = 0; bh < heads; ++bh) probs_times_values(a.p + bh * n * n, a.v + bh * n * d, a.o + bh * n * d, n);
 }
 

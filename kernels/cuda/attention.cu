@@ -13,8 +13,6 @@
 namespace fusebench::kernels {
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
-
 // dst[b, h, s, :] = src[(b·seq + s)·ld + col0 + h·64 + :] (kMerge: the other way round, ld = heads·64,
 // col0 = 0). One thread per float4.
 template <bool kMerge>
@@ -58,7 +56,7 @@ cuda::FlashArgs flash_args(const AttentionArgs& a) {
   f.batch = static_cast<int>(a.batch);
   f.heads = static_cast<int>(a.heads);
   f.seq = static_cast<int>(a.seq);
-  f.scale_log2 = kLog2e / 8.0f;  // log2(e)/√64
+  f.scale_log2 = cuda::kFlashScaleLog2;
   return f;
 }
 

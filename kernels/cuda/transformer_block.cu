@@ -58,7 +58,7 @@ void transformer_block_fused_cuda(const TransformerBlockArgs& a, const LaunchCon
   fa.batch = static_cast<int>(a.batch);
   fa.heads = static_cast<int>(a.heads);
   fa.seq = static_cast<int>(a.seq);
-  fa.scale_log2 = 1.4426950408889634f / 8.0f;
+  fa.scale_log2 = cuda::kFlashScaleLog2;
   cuda::launch_flash<false>(fa, ctx, "block flash attention");
 
   cuda::launch_gemm_tn<Epilogue::BiasResidual>({a.merged, a.w_o, a.b_o, a.x, a.h, m, c, c, c}, ctx, "block out-projection");
