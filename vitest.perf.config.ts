@@ -1,11 +1,17 @@
-// `npm run perf`: the perf suites, one at a time in one process (they share the GPU), reported by
-// the fusebench reporter. Options arrive from src/cli/perf.ts through the environment.
+// `npm run perf`: the perf suites, one at a time in one process (they share the GPU), reported by the
+// fusebench reporter. src/cli/perf.ts provides the parsed options (Vitest's provide/inject) and its own
+// reporter; started directly (`npx vitest --config vitest.perf.config.ts`), the defaults below apply.
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { PerfReporter } from './reporters/perf-reporter.ts';
-import { perfOptions } from './src/perf-context.ts';
+import { defaultPerfOptions } from './src/options.ts';
 
-const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+/** fusebench's version, from package.json. */
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+const defaults = defaultPerfOptions();
 
 export default defineConfig({
   test: {
@@ -16,6 +22,7 @@ export default defineConfig({
     isolate: false,
     testTimeout: 30 * 60_000,
     hookTimeout: 10 * 60_000,
-    reporters: ['default', new PerfReporter(perfOptions(), version)],
+    provide: { fusebenchOptions: defaults },
+    reporters: ['default', new PerfReporter(defaults, VERSION)],
   },
 });

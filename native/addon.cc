@@ -14,6 +14,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nvmlInfo", Napi::Function::New(env, nvml_info, "nvmlInfo"));
   exports.Set("nvmlSample", Napi::Function::New(env, nvml_sample, "nvmlSample"));
   exports.Set("cases", Napi::Function::New(env, cases, "cases"));
+  exports.Set("checkShape", Napi::Function::New(env, check_shape, "checkShape"));
+  exports.Set("caseBuffers", Napi::Function::New(env, case_buffers, "caseBuffers"));
+  exports.Set("copyTimes", Napi::Function::New(env, copy_times, "copyTimes"));
+  exports.Set("constants", Napi::Function::New(env, constants, "constants"));
   exports.Set("Workspace", workspace_class(env));
   return exports;
 }

@@ -11,6 +11,10 @@ namespace fusebench {
 
 enum class BackendKind { Cpu, Cuda };
 
+// How a device-to-device copy is made: the runtime's copy (cudaMemcpy, memcpy) or fusebench's own
+// vectorized copy kernel (the map kernel every elementwise case uses, with the identity).
+enum class CopyMethod { Runtime, Kernel };
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -19,6 +23,8 @@ class Backend {
   virtual void release(float* ptr) noexcept = 0;
   virtual void upload(float* dst, const float* src, size_t count) = 0;
   virtual void download(float* dst, const float* src, size_t count) = 0;
+  // Copies count floats within the device (not waited for: the timer waits).
+  virtual void copy(float* dst, const float* src, size_t count, CopyMethod method) = 0;
   // Fills with NaN so an element a kernel fails to write is caught by the numerics check.
   virtual void poison(float* ptr, size_t count) = 0;
   // Evicts the last-level cache (L2 on CUDA) by writing a buffer at least twice its size.

@@ -1,28 +1,45 @@
 #include "case_registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace fusebench {
+namespace {
 
-CaseSpec copy_case();
-CaseSpec gelu_scale_case();
-CaseSpec bias_gelu_case();
-CaseSpec residual_layernorm_case();
-CaseSpec scale_mask_softmax_case();
-CaseSpec linear_gelu_case();
-CaseSpec layernorm_linear_case();
-CaseSpec ffn_case();
-CaseSpec attention_case();
-CaseSpec attention_layernorm_residual_case();
-CaseSpec transformer_block_case();
-
-const std::vector<CaseSpec>& all_cases() {
-  static const std::vector<CaseSpec> cases = {
-      copy_case(),        gelu_scale_case(),       bias_gelu_case(),   residual_layernorm_case(),
-      scale_mask_softmax_case(), linear_gelu_case(), layernorm_linear_case(), ffn_case(),
-      attention_case(),   attention_layernorm_residual_case(), transformer_block_case()};
+// Constructed on first use: cases register from static initializers in any order.
+std::vector<CaseSpec>& registry() {
+  static std::vector<CaseSpec> cases;
   return cases;
 }
+
+std::string shape_text(const CaseSpec& spec, const std::vector<int64_t>& dims) {
+  std::string list, named;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    list += (i ? ", " : "") + std::to_string(dims[i]);
+    if (i < spec.dims.size()) named += (i ? ", " : "") + spec.dims[i] + " " + std::to_string(dims[i]);
+  }
+  return "shape [" + list + "]" + (named.empty() ? "" : " (" + named + ")");
+}
+
+std::string dim_names(const CaseSpec& spec) {
+  std::string out;
+  for (const auto& d : spec.dims) out += (out.empty() ? "" : ", ") + d;
+  return out;
+}
+
+}  // namespace
+
+bool register_case(CaseSpec spec) {
+  auto& cases = registry();
+  for (const auto& c : cases)
+    if (c.name == spec.name) throw std::logic_error("case '" + spec.name + "' is registered twice");
+  const auto at = std::lower_bound(cases.begin(), cases.end(), spec.name,
+                                   [](const CaseSpec& c, const std::string& n) { return c.name < n; });
+  cases.insert(at, std::move(spec));
+  return true;
+}
+
+const std::vector<CaseSpec>& all_cases() { return registry(); }
 
 const CaseSpec& find_case(const std::string& name) {
   std::string valid;
@@ -31,6 +48,21 @@ const CaseSpec& find_case(const std::string& name) {
     valid += (valid.empty() ? "" : ", ") + c.name;
   }
   throw std::invalid_argument("unknown case '" + name + "'; the addon has: " + valid);
+}
+
+void check_shape(const CaseSpec& spec, const std::vector<int64_t>& dims) {
+  if (dims.size() != spec.dims.size())
+    throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " has " + std::to_string(dims.size()) +
+                                " dimensions; expected " + std::to_string(spec.dims.size()) + " (" + dim_names(spec) + ")");
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] <= 0)
+      throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " has " + spec.dims[i] + " " +
+                                  std::to_string(dims[i]) + "; every dimension must be a positive integer");
+  const int broken = spec.broken_limit(dims);
+  if (broken >= 0) {
+    const LimitSpec& l = spec.limits[static_cast<size_t>(broken)];
+    throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " breaks the limit " + l.rule + ": " + l.why);
+  }
 }
 
 }  // namespace fusebench

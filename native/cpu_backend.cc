@@ -27,6 +27,13 @@ class CpuBackend final : public Backend {
   void release(float* ptr) noexcept override { delete[] ptr; }
   void upload(float* dst, const float* src, size_t count) override { std::memcpy(dst, src, count * sizeof(float)); }
   void download(float* dst, const float* src, size_t count) override { std::memcpy(dst, src, count * sizeof(float)); }
+  void copy(float* dst, const float* src, size_t count, CopyMethod method) override {
+    if (method == CopyMethod::Runtime) {
+      std::memcpy(dst, src, count * sizeof(float));
+    } else {
+      for (size_t i = 0; i < count; ++i) dst[i] = src[i];
+    }
+  }
   void poison(float* ptr, size_t count) override {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     for (size_t i = 0; i < count; ++i) ptr[i] = nan;

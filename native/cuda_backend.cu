@@ -10,10 +10,15 @@
 #include "backend.h"
 #include "cuda_check.cuh"
 #include "cuda_device.h"
-#include "read_pass.h"
+#include "common/read_pass.h"
+#include "cuda/elementwise.cuh"
 
 namespace fusebench {
 namespace {
+
+struct IdentityOp {
+  __device__ float operator()(float x) const { return x; }
+};
 
 // Move-only owners of CUDA resources, so nothing leaks when a constructor throws half way.
 struct CudaFree {
@@ -77,6 +82,13 @@ class CudaBackend final : public Backend {
   void download(float* dst, const float* src, size_t count) override {
     FB_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToHost, stream_.get()));
     FB_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+  }
+  void copy(float* dst, const float* src, size_t count, CopyMethod method) override {
+    if (method == CopyMethod::Runtime) {
+      FB_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToDevice, stream_.get()));
+    } else {
+      cuda::launch_map(src, dst, count, IdentityOp{}, ctx_, "copy_kernel");
+    }
   }
   void poison(float* ptr, size_t count) override {
     // 0xFFFFFFFF is a quiet NaN in IEEE-754 binary32.

@@ -20,7 +20,6 @@ struct CudaDeviceInfo {
   size_t l2_bytes = 0;
   size_t memory_bytes = 0;
   size_t free_memory_bytes = 0;
-  int memory_bus_width_bits = 0;
   int driver_api_version = 0;   // cudaDriverGetVersion, e.g. 13000
   int runtime_version = 0;      // cudaRuntimeGetVersion
 };

@@ -12,6 +12,10 @@ Napi::Value cuda_device_info(const Napi::CallbackInfo& info);
 Napi::Value nvml_info(const Napi::CallbackInfo& info);
 Napi::Value nvml_sample(const Napi::CallbackInfo& info);
 Napi::Value cases(const Napi::CallbackInfo& info);
+Napi::Value check_shape(const Napi::CallbackInfo& info);
+Napi::Value case_buffers(const Napi::CallbackInfo& info);
+Napi::Value copy_times(const Napi::CallbackInfo& info);
+Napi::Value constants(const Napi::CallbackInfo& info);
 Napi::Function workspace_class(Napi::Env env);
 
 }  // namespace fusebench::js

@@ -2,8 +2,11 @@
 
 #include "backend.h"
 #include "case_registry.h"
+#include "common/constants.h"
+#include "copy_probe.h"
 #include "cpu_info.h"
 #include "js_api.h"
+#include "js_args.h"
 #include "nvml.h"
 #ifdef FUSEBENCH_WITH_CUDA
 #include <cuda_runtime.h>
@@ -12,16 +15,6 @@
 #endif
 
 namespace fusebench::js {
-namespace {
-
-std::string string_arg(const Napi::CallbackInfo& info, size_t i, const char* what) {
-  if (info.Length() <= i || !info[i].IsString())
-    throw Napi::TypeError::New(info.Env(), std::string("Expected a string for `") + what + "`");
-  return info[i].As<Napi::String>().Utf8Value();
-}
-
-}  // namespace
-
 Napi::Value build_info(const Napi::CallbackInfo& info) {
   auto out = Napi::Object::New(info.Env());
   out.Set("cuda", cuda_built());
@@ -74,7 +67,6 @@ Napi::Value cuda_device_info(const Napi::CallbackInfo& info) {
   out.Set("l2Bytes", static_cast<double>(d.l2_bytes));
   out.Set("memoryBytes", static_cast<double>(d.memory_bytes));
   out.Set("freeMemoryBytes", static_cast<double>(d.free_memory_bytes));
-  out.Set("memoryBusWidthBits", d.memory_bus_width_bits);
   out.Set("driverApiVersion", d.driver_api_version);
   out.Set("runtimeVersion", d.runtime_version);
   return out;
@@ -101,24 +93,90 @@ Napi::Value nvml_sample(const Napi::CallbackInfo& info) {
   out.Set("smClockMHz", s.sm_clock_mhz);
   out.Set("memClockMHz", s.mem_clock_mhz);
   out.Set("clockEventReasons", static_cast<double>(s.clock_event_reasons));
-  out.Set("temperatureC", s.temperature_c);
-  out.Set("powerW", s.power_mw / 1000.0);
   return out;
 }
 
 Napi::Value cases(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
   const auto& all = all_cases();
-  auto out = Napi::Array::New(info.Env(), all.size());
+  auto strings = [&](const std::vector<std::string>& v) {
+    auto a = Napi::Array::New(env, v.size());
+    for (size_t i = 0; i < v.size(); ++i) a.Set(static_cast<uint32_t>(i), v[i]);
+    return a;
+  };
+  auto out = Napi::Array::New(env, all.size());
   for (size_t i = 0; i < all.size(); ++i) {
-    auto c = Napi::Object::New(info.Env());
-    c.Set("name", all[i].name);
-    auto variants = Napi::Array::New(info.Env(), all[i].variants.size());
-    for (size_t v = 0; v < all[i].variants.size(); ++v) variants.Set(static_cast<uint32_t>(v), all[i].variants[v]);
+    const CaseSpec& s = all[i];
+    auto c = Napi::Object::New(env);
+    c.Set("name", s.name);
+    c.Set("dims", strings(s.dims));
+    c.Set("dtypes", strings(s.dtypes));
+    auto params = Napi::Array::New(env, s.params.size());
+    for (size_t p = 0; p < s.params.size(); ++p) {
+      auto o = Napi::Object::New(env);
+      o.Set("name", s.params[p].name);
+      o.Set("value", s.params[p].value);
+      params.Set(static_cast<uint32_t>(p), o);
+    }
+    c.Set("params", params);
+    auto variants = Napi::Array::New(env, s.variants.size());
+    for (size_t v = 0; v < s.variants.size(); ++v) {
+      auto o = Napi::Object::New(env);
+      o.Set("name", s.variants[v].name);
+      o.Set("cpu", s.variants[v].cpu);
+      o.Set("cuda", s.variants[v].cuda);
+      o.Set("needs", s.variants[v].needs == Needs::Cublas ? "cublas" : "");
+      variants.Set(static_cast<uint32_t>(v), o);
+    }
     c.Set("variants", variants);
-    c.Set("dimCount", static_cast<double>(all[i].dim_count));
-    c.Set("paramCount", static_cast<double>(all[i].param_count));
+    auto limits = Napi::Array::New(env, s.limits.size());
+    for (size_t l = 0; l < s.limits.size(); ++l) {
+      auto o = Napi::Object::New(env);
+      o.Set("rule", s.limits[l].rule);
+      o.Set("why", s.limits[l].why);
+      limits.Set(static_cast<uint32_t>(l), o);
+    }
+    c.Set("limits", limits);
     out.Set(static_cast<uint32_t>(i), c);
   }
+  return out;
+}
+
+Napi::Value check_shape(const Napi::CallbackInfo& info) {
+  fusebench::check_shape(find_case(string_arg(info, 0, "caseName")), dims_arg(info, 1));
+  return info.Env().Undefined();
+}
+
+Napi::Value case_buffers(const Napi::CallbackInfo& info) {
+  const CaseSpec& spec = find_case(string_arg(info, 0, "caseName"));
+  const std::vector<int64_t> dims = dims_arg(info, 1);
+  fusebench::check_shape(spec, dims);
+  return buffer_list(info.Env(), spec.buffers(dims));
+}
+
+Napi::Value copy_times(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const BackendKind backend = backend_arg(info, 0);
+  const std::vector<double> n = numbers_arg(info, 1, "countAndSamples");
+  const std::string method = string_arg(info, 2, "method");
+  if (n.size() != 2 || n[0] < 1 || n[1] < 1)
+    throw Napi::TypeError::New(env, "Expected [count, samples] of positive integers for `countAndSamples`");
+  if (method != "runtime" && method != "kernel")
+    throw Napi::TypeError::New(env, "Expected 'runtime' or 'kernel' for `method` but received '" + method + "'");
+  const auto times = fusebench::copy_times(backend, static_cast<size_t>(n[0]), static_cast<int>(n[1]),
+                                           method == "runtime" ? CopyMethod::Runtime : CopyMethod::Kernel);
+  auto out = Napi::Array::New(env, times.size());
+  for (size_t i = 0; i < times.size(); ++i) out.Set(static_cast<uint32_t>(i), times[i]);
+  return out;
+}
+
+Napi::Value constants(const Napi::CallbackInfo& info) {
+  auto out = Napi::Object::New(info.Env());
+  out.Set("geluSqrt2OverPi", kGeluSqrt2OverPi);
+  out.Set("geluCubic", kGeluCubic);
+  out.Set("headDim", static_cast<double>(kHeadDim));
+  out.Set("attentionScale", kAttentionScale);
+  out.Set("maxSeq", static_cast<double>(kMaxSeq));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "js_api.h"
+#include "js_args.h"
 #include "workspace.h"
 
 namespace fusebench::js {
@@ -26,43 +27,27 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
         !info[4].IsObject())
       throw Napi::TypeError::New(env, "Expected (backend: string, caseName: string, dims: number[], params: number[], "
                                       "options: {variant: number, passes: number, maxBlocks: number})");
-    const std::string backend = info[0].As<Napi::String>().Utf8Value();
-    BackendKind kind;
-    if (backend == "cpu") kind = BackendKind::Cpu;
-    else if (backend == "cuda") kind = BackendKind::Cuda;
-    else throw Napi::TypeError::New(env, "Expected 'cpu' or 'cuda' for `backend` but received '" + backend + "'");
-    auto numbers = [&](Napi::Array a, const char* what) {
-      std::vector<double> out;
-      for (uint32_t i = 0; i < a.Length(); ++i) {
-        const Napi::Value v = a.Get(i);
-        if (!v.IsNumber() || !std::isfinite(v.As<Napi::Number>().DoubleValue()))
-          throw Napi::TypeError::New(env, std::string("Expected a finite number for `") + what + "[" +
-                                              std::to_string(i) + "]` but received " + v.ToString().Utf8Value());
-        out.push_back(v.As<Napi::Number>().DoubleValue());
-      }
-      return out;
-    };
-    std::vector<int64_t> dims;
-    for (double d : numbers(info[2].As<Napi::Array>(), "dims")) {
-      // 2^53: beyond it a double no longer holds every integer (and the cast to int64 is undefined past 2^63).
-      if (d != std::floor(d) || d > 9007199254740992.0 || d < -9007199254740992.0)
-        throw Napi::TypeError::New(env, "Expected integer dims but received " + std::to_string(d));
-      dims.push_back(static_cast<int64_t>(d));
-    }
-    const std::vector<double> params = numbers(info[3].As<Napi::Array>(), "params");
+    const BackendKind kind = backend_arg(info, 0);
+    const std::vector<int64_t> dims = dims_arg(info, 2);
+    const std::vector<double> params = numbers_arg(info, 3, "params");
     const auto opts = info[4].As<Napi::Object>();
-    auto int_field = [&](const char* name) {
+    // Whole numbers within [lo, hi]; TypeScript checks the meaning, this only refuses what a C++ int cannot hold.
+    auto int_field = [&](const char* name, int64_t lo, int64_t hi) {
       const Napi::Value v = opts.Get(name);
-      if (!v.IsNumber()) throw Napi::TypeError::New(env, std::string("Expected a number for `") + name + "`");
-      return v.As<Napi::Number>().Int64Value();
+      const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+      if (!(d >= static_cast<double>(lo) && d <= static_cast<double>(hi)) || d != std::floor(d))
+        throw Napi::TypeError::New(env, std::string("Expected an integer from ") + std::to_string(lo) + " to " +
+                                            std::to_string(hi) + " for `" + name + "` but received " +
+                                            v.ToString().Utf8Value());
+      return static_cast<int64_t>(d);
     };
     Injection inject;
-    inject.variant = static_cast<int>(int_field("variant"));
-    inject.passes = static_cast<int>(int_field("passes"));
+    inject.variant = static_cast<int>(int_field("variant", -1, 1 << 20));
+    inject.passes = static_cast<int>(int_field("passes", 0, 1 << 20));
     WorkspaceOptions options;
-    options.max_blocks = static_cast<size_t>(int_field("maxBlocks"));
-    ws_ = std::make_unique<Workspace>(get_backend(kind), find_case(info[1].As<Napi::String>().Utf8Value()),
-                                      std::move(dims), params, inject, options);
+    options.max_blocks = static_cast<size_t>(int_field("maxBlocks", 0, int64_t{1} << 31));
+    ws_ = std::make_unique<Workspace>(get_backend(kind), find_case(info[1].As<Napi::String>().Utf8Value()), dims,
+                                      params, inject, options);
   }
 
  private:
@@ -79,18 +64,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     return info[0].As<Napi::Number>().Int32Value();
   }
 
-  Napi::Value Buffers(const Napi::CallbackInfo& info) {
-    const auto& specs = ws(info.Env()).buffers();
-    auto out = Napi::Array::New(info.Env(), specs.size());
-    for (size_t i = 0; i < specs.size(); ++i) {
-      auto b = Napi::Object::New(info.Env());
-      b.Set("name", specs[i].name);
-      b.Set("count", static_cast<double>(specs[i].count));
-      b.Set("role", specs[i].role == Role::Input ? "input" : specs[i].role == Role::Output ? "output" : "scratch");
-      out.Set(static_cast<uint32_t>(i), b);
-    }
-    return out;
-  }
+  Napi::Value Buffers(const Napi::CallbackInfo& info) { return buffer_list(info.Env(), ws(info.Env()).buffers()); }
   Napi::Value Upload(const Napi::CallbackInfo& info) {
     const std::string name = name_arg(info);
     if (info.Length() < 2 || !info[1].IsTypedArray() ||
@@ -119,8 +93,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     return info.Env().Undefined();
   }
   Napi::Value Time(const Napi::CallbackInfo& info) {
-    const bool flush = info.Length() < 2 || info[1].ToBoolean().Value();
-    return Napi::Number::New(info.Env(), ws(info.Env()).time(variant_arg(info), flush));
+    return Napi::Number::New(info.Env(), ws(info.Env()).time(variant_arg(info)));
   }
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
     ws_.reset();

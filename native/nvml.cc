@@ -21,8 +21,6 @@ struct Nvml {
   nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*max_clock)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
-  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*) = nullptr;
-  nvmlReturn_t (*power)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned) = nullptr;
 };
 
@@ -47,8 +45,6 @@ const Nvml& nvml() {
     bind(lib, n.max_clock, "nvmlDeviceGetMaxClockInfo");
     bind(lib, n.reasons, "nvmlDeviceGetCurrentClocksEventReasons");
     if (n.reasons == nullptr) bind(lib, n.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
-    bind(lib, n.temperature, "nvmlDeviceGetTemperature");
-    bind(lib, n.power, "nvmlDeviceGetPowerUsage");
     bind(lib, n.driver_version, "nvmlSystemGetDriverVersion");
     if (!n.init || !n.handle_by_pci || !n.clock || !n.max_clock || !n.reasons || !n.driver_version) {
       n.error = "libnvidia-ml.so.1 lacks a required symbol";
@@ -95,8 +91,6 @@ NvmlSample nvml_sample(const std::string& pci_bus_id) {
   if (n.clock(dev, kClockSm, &s.sm_clock_mhz) != kNvmlSuccess) return s;
   n.clock(dev, kClockMem, &s.mem_clock_mhz);
   if (n.reasons(dev, &reasons) == kNvmlSuccess) s.clock_event_reasons = reasons;
-  if (n.temperature) n.temperature(dev, 0, &s.temperature_c);
-  if (n.power) n.power(dev, &s.power_mw);
   s.available = true;
   return s;
 }

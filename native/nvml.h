@@ -19,8 +19,6 @@ struct NvmlSample {
   unsigned sm_clock_mhz = 0;
   unsigned mem_clock_mhz = 0;
   uint64_t clock_event_reasons = 0;  // nvmlClocksEventReasons bit mask
-  unsigned temperature_c = 0;
-  unsigned power_mw = 0;
 };
 
 // The device is found by PCI bus id so NVML and CUDA agree on which GPU is meant.

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "read_pass.h"
+#include "common/read_pass.h"
 
 namespace fusebench {
 
@@ -14,14 +14,10 @@ Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std
       params_(std::move(params)),
       injection_(injection),
       options_(options) {
-  if (dims_.size() != spec_.dim_count || params_.size() != spec_.param_count)
-    throw std::invalid_argument(spec_.name + ": expected " + std::to_string(spec_.dim_count) + " dims and " +
-                                std::to_string(spec_.param_count) + " params but received " +
-                                std::to_string(dims_.size()) + " and " + std::to_string(params_.size()));
-  for (size_t i = 0; i < dims_.size(); ++i)
-    if (dims_[i] <= 0)
-      throw std::invalid_argument(spec_.name + ": dimension " + std::to_string(i) + " is " + std::to_string(dims_[i]) +
-                                  "; every dimension must be positive");
+  check_shape(spec_, dims_);
+  if (params_.size() != spec_.params.size())
+    throw std::invalid_argument(spec_.name + ": expected " + std::to_string(spec_.params.size()) + " params but received " +
+                                std::to_string(params_.size()));
   specs_ = spec_.buffers(dims_);
   try {
     for (const auto& b : specs_) ptrs_.push_back(backend_->alloc(b.count));
@@ -67,7 +63,7 @@ void Workspace::launch(int variant) {
     throw std::invalid_argument(spec_.name + ": no variant " + std::to_string(variant));
   LaunchContext ctx = backend_->launch_context();
   ctx.max_blocks = options_.max_blocks;
-  spec_.run(CaseCall{backend_->kind(), variant, ptrs_, dims_, params_, ctx});
+  spec_.run(CaseCall{backend_->kind(), static_cast<size_t>(variant), ptrs_, dims_, params_, ctx});
   if (variant != injection_.variant) return;
   for (int p = 0; p < injection_.passes; ++p) {
     if (backend_->kind() == BackendKind::Cpu) {
@@ -85,8 +81,8 @@ void Workspace::run(int variant) {
   backend_->synchronize();
 }
 
-double Workspace::time(int variant, bool flush) {
-  if (flush) backend_->flush_caches();
+double Workspace::time(int variant) {
+  backend_->flush_caches();
   backend_->start_timer();
   launch(variant);
   return backend_->stop_timer_ms();

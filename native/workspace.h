@@ -18,11 +18,12 @@ struct WorkspaceOptions {
 
 struct Injection {
   int variant = -1;  // the variant made slower; -1: none
-  int passes = 0;    // extra read passes over the case's first input after that variant
+  int passes = 0;    // extra read passes over the case's first buffer after that variant
 };
 
 class Workspace {
  public:
+  // Checks the shape against the case's limits before anything is allocated.
   Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std::vector<int64_t> dims,
             std::vector<double> params, Injection injection, WorkspaceOptions options = {});
   ~Workspace();
@@ -35,8 +36,8 @@ class Workspace {
   void poison(const std::string& name);
   // Runs a variant once and waits for it.
   void run(int variant);
-  // Flushes the caches (when asked), then times one call of the variant; milliseconds.
-  double time(int variant, bool flush);
+  // Flushes the caches, then times one call of the variant; milliseconds.
+  double time(int variant);
 
  private:
   size_t index_of(const std::string& name) const;

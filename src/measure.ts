@@ -11,7 +11,7 @@ import { type Interval, relativeHalfWidth, speedupInterval } from './stats.ts';
 
 /** A pair of variants that can be timed one call at a time (milliseconds of device time). */
 export interface Timed {
-  time(variant: string, flush?: boolean): number;
+  time(variant: string): number;
 }
 
 /** Settings of one measurement. */

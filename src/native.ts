@@ -8,12 +8,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 interface RawWorkspace {
-  buffers(): { name: string; count: number; role: 'input' | 'output' | 'scratch' }[];
+  buffers(): NativeBuffer[];
   upload(name: string, data: Float32Array): void;
   download(name: string): Float32Array;
   poison(name: string): void;
   run(variant: number): void;
-  time(variant: number, flush: boolean): number;
+  time(variant: number): number;
   dispose(): void;
 }
 
@@ -30,7 +30,11 @@ interface RawAddon {
     maxMemClockMHz: number;
   };
   nvmlSample(pciBusId: string): ClockSample | null;
-  cases(): { name: string; variants: string[]; dimCount: number; paramCount: number }[];
+  cases(): NativeCase[];
+  checkShape(caseName: string, dims: number[]): void;
+  caseBuffers(caseName: string, dims: number[]): NativeBuffer[];
+  copyTimes(backend: string, countAndSamples: [number, number], method: CopyMethod): number[];
+  constants(): NativeConstants;
   Workspace: new (
     backend: string,
     caseName: string,
@@ -39,6 +43,40 @@ interface RawAddon {
     options: { variant: number; passes: number; maxBlocks: number },
   ) => RawWorkspace;
 }
+
+/** One buffer of a case at a shape: its name, element count and role. */
+export interface NativeBuffer {
+  name: string;
+  count: number;
+  role: 'input' | 'output' | 'scratch';
+}
+
+/** A case as its native registration declares it (cases/<name>/<name>_case.cc). */
+export interface NativeCase {
+  name: string;
+  /** Dimension names, in the order shapes give them. */
+  dims: string[];
+  /** Precisions the case is registered for. */
+  dtypes: string[];
+  /** Runtime parameters and the value every run passes. */
+  params: { name: string; value: number }[];
+  /** Variants: whether each has a CPU and (in this build) a CUDA implementation, and what its CUDA path needs. */
+  variants: { name: string; cpu: boolean; cuda: boolean; needs: '' | 'cublas' }[];
+  /** Shape limits, checked before any allocation. */
+  limits: { rule: string; why: string }[];
+}
+
+/** Constants the kernels use that the float64 references share (kernels/common/constants.h). */
+export interface NativeConstants {
+  geluSqrt2OverPi: number;
+  geluCubic: number;
+  headDim: number;
+  attentionScale: number;
+  maxSeq: number;
+}
+
+/** How a copy-bandwidth sample copies: the runtime's copy (cudaMemcpy, memcpy) or fusebench's copy kernel. */
+export type CopyMethod = 'runtime' | 'kernel';
 
 /** Device properties as the CUDA runtime reports them. */
 export interface RawCudaDeviceInfo {
@@ -50,7 +88,6 @@ export interface RawCudaDeviceInfo {
   l2Bytes: number;
   memoryBytes: number;
   freeMemoryBytes: number;
-  memoryBusWidthBits: number;
   driverApiVersion: number;
   runtimeVersion: number;
 }
@@ -60,8 +97,6 @@ export interface ClockSample {
   smClockMHz: number;
   memClockMHz: number;
   clockEventReasons: number;
-  temperatureC: number;
-  powerW: number;
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -113,6 +148,33 @@ export function nvmlSample(pciBusId: string): ClockSample | null {
   return load().nvmlSample(pciBusId);
 }
 
+/** Every case the addon registers, sorted by name. */
+export function nativeCases(): NativeCase[] {
+  return load().cases();
+}
+
+/** Throws a clear error when `dims` breaks a limit of the native case (naming the shape and the limit). */
+export function checkShape(caseName: string, dims: number[]): void {
+  load().checkShape(caseName, dims);
+}
+
+/** The buffers a case allocates at `dims` (after the shape check), without allocating them. */
+export function caseBuffers(caseName: string, dims: number[]): NativeBuffer[] {
+  return load().caseBuffers(caseName, dims);
+}
+
+/** Milliseconds of `samples` copies of `count` floats within the device, caches flushed before each. */
+export function copyTimes(backend: 'cpu' | 'cuda', count: number, samples: number, method: CopyMethod): number[] {
+  return load().copyTimes(backend, [count, samples], method);
+}
+
+let constantsCache: NativeConstants | undefined;
+/** The constants kernels and references share (read once). */
+export function nativeConstants(): NativeConstants {
+  constantsCache ??= load().constants();
+  return constantsCache;
+}
+
 /** The buffers of one case at one shape on a backend. Call dispose() to free device memory early. */
 export class Workspace {
   readonly #raw: RawWorkspace;
@@ -139,8 +201,8 @@ export class Workspace {
       .cases()
       .find((c) => c.name === caseName);
     if (!spec) throw new Error(`The native addon has no case '${caseName}'`);
-    this.#variants = spec.variants;
-    const injectIndex = inject ? spec.variants.indexOf(inject.variant) : -1;
+    this.#variants = spec.variants.map((v) => v.name);
+    const injectIndex = inject ? this.#variants.indexOf(inject.variant) : -1;
     this.#raw = new (load().Workspace)(backend, caseName, dims, params, {
       variant: injectIndex,
       passes: inject?.passes ?? 0,
@@ -168,9 +230,9 @@ export class Workspace {
   run(variant: string): void {
     this.#raw.run(this.#index(variant));
   }
-  /** Device time of one call of a variant in milliseconds, after a cache flush unless told not to. */
-  time(variant: string, flush = true): number {
-    return this.#raw.time(this.#index(variant), flush);
+  /** Device time of one call of a variant in milliseconds, the caches flushed first. */
+  time(variant: string): number {
+    return this.#raw.time(this.#index(variant));
   }
   /** Frees the buffers now rather than at garbage collection. */
   dispose(): void {

@@ -1,11 +1,12 @@
 /** Options of a perf run, parsed from the command line (`npm run perf -- --backend cuda ...`). */
 import { parseArgs } from 'node:util';
+import { freshSeed } from './rng.ts';
 
 export const BACKEND_CHOICES = ['auto', 'cpu', 'cuda'] as const;
 /** Which backend to run: `auto` picks CUDA when a device is usable, else the CPU. */
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
-/** Everything a perf run needs to know; serializable, so it can travel to Vitest workers. */
+/** Everything a perf run needs to know; serializable, so Vitest can provide it to its workers. */
 export interface PerfOptions {
   backend: BackendChoice;
   /** Wall-clock budget per case and shape, milliseconds; undefined: the backend's default. */
@@ -68,6 +69,13 @@ function positiveNumber(flag: string, raw: string | undefined, integer: boolean)
     throw new UsageError(`Expected a positive ${integer ? 'integer' : 'number'} for --${flag} but received '${raw}'`);
   }
   return v;
+}
+
+/** The options of a run with no arguments (a fresh seed). */
+export function defaultPerfOptions(): PerfOptions {
+  const opts = parsePerfArgs([], { seed: freshSeed() });
+  if (!opts) throw new Error('unreachable: no --help without arguments');
+  return opts;
 }
 
 /** Parses perf arguments; returns null when --help was asked for (after printing it). */

@@ -1,27 +1,20 @@
 /**
- * Per-process state of a perf run: the options (from the CLI, through the environment), the
- * chosen backend, and the device (opened once, on first use, since measuring its copy bandwidth
+ * Per-process state of a perf run inside the Vitest worker: the options (handed over by Vitest's
+ * `provide`/`inject`: from src/cli/perf.ts, or the config's defaults when Vitest is started directly),
+ * the chosen backend, and the device (opened once, on first use, since measuring its copy bandwidth
  * takes a moment).
  */
 import { existsSync } from 'node:fs';
-import { CASES } from './cases/index.ts';
+import { inject } from 'vitest';
+import type { BackendName } from './case/types.ts';
 import { type DeviceContext, openDevice, resolveBackend } from './device.ts';
-import { type LoadedBaselines, baselinePath, loadBaselineFile } from './gate/baseline-file.ts';
-import type { BackendName } from './cases/types.ts';
-import { DEFAULT_BUDGET_MS, type PerfOptions, parsePerfArgs } from './options.ts';
-import { freshSeed } from './rng.ts';
+import { baselinePath, type LoadedBaselines, loadBaselineFile } from './gate/baseline-file.ts';
+import { DEFAULT_BUDGET_MS, type PerfOptions } from './options.ts';
+import './perf-meta.ts';
 
-/** Environment variable through which the CLI hands its options to the Vitest workers. */
-export const OPTIONS_ENV = 'FUSEBENCH_PERF_OPTIONS';
-
-/** The run's options: those the CLI serialized, or the defaults when Vitest was started directly. */
-export function perfOptions(env: NodeJS.ProcessEnv = process.env): PerfOptions {
-  const raw = env[OPTIONS_ENV];
-  if (raw) return JSON.parse(raw) as PerfOptions;
-  const opts = parsePerfArgs([], { seed: freshSeed() });
-  if (!opts) throw new Error('unreachable: no --help without arguments');
-  env[OPTIONS_ENV] = JSON.stringify(opts);
-  return opts;
+/** The run's options, as provided to this worker. */
+export function perfOptions(): PerfOptions {
+  return inject('fusebenchOptions');
 }
 
 let backend: { backend: BackendName; why: string } | undefined;
@@ -52,10 +45,11 @@ export function updateCommand(): string {
 }
 
 /**
- * This device's baselines (or the file named by --baseline-file), loaded once; null when the
- * device has none. A broken file throws, naming the file and the field, before anything is measured.
+ * This device's baselines (or the file named by --baseline-file), loaded once; null when the device
+ * has none. A broken file throws, naming the file and the field, before anything is measured; entries
+ * for cases not in `knownCases` are reported once.
  */
-export function runBaselines(): LoadedBaselines | null {
+export function runBaselines(knownCases: readonly string[]): LoadedBaselines | null {
   if (baselines !== undefined) return baselines;
   const opts = perfOptions();
   const file = opts.baselineFile ?? baselinePath(opts.baselinesDir, runDevice().description.slug);
@@ -63,10 +57,7 @@ export function runBaselines(): LoadedBaselines | null {
     baselines = null;
     return baselines;
   }
-  baselines = loadBaselineFile(
-    file,
-    CASES.map((c) => c.name),
-  );
+  baselines = loadBaselineFile(file, knownCases);
   for (const w of baselines.warnings) console.warn(`fusebench: ${w}`);
   return baselines;
 }

@@ -1,5 +1,6 @@
-/** What each perf test hands to the reporter through Vitest's task meta. */
+/** What the perf run hands across Vitest's boundary: the options in (provide/inject), each test's result out (task meta). */
 import type { DeviceDescription } from './device.ts';
+import type { PerfOptions } from './options.ts';
 import type { CaseResult } from './results.ts';
 
 /** Attached to every perf test as `task.meta.fusebench`. */
@@ -13,5 +14,9 @@ export interface PerfMeta {
 declare module 'vitest' {
   interface TaskMeta {
     fusebench?: PerfMeta;
+  }
+  interface ProvidedContext {
+    /** The perf run's options (src/cli/perf.ts provides them; vitest.perf.config.ts has the defaults). */
+    fusebenchOptions: PerfOptions;
   }
 }

@@ -1,12 +1,11 @@
 /**
- * Declares the Vitest perf tests of a case: one test per shape that checks numerics, measures,
- * runs the regression gate and hands its result to the reporter. A skip carries its reason; a
- * wrong answer or a SLOWER verdict fails the test with the numbers.
+ * Declares the Vitest perf tests of the cases: one test per case and shape that checks numerics,
+ * measures, runs the regression gate and hands its result to the reporter. A skip carries its reason;
+ * a wrong answer or a SLOWER verdict fails the test with the numbers.
  */
 import { describe, expect, test } from 'vitest';
-import type { CaseDef, Shape } from './cases/types.ts';
+import type { CaseDef, Shape } from './case/types.ts';
 import { gateCase } from './gate/gate.ts';
-import './perf-meta.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
 import type { CaseResult } from './results.ts';
 import { resultSkeleton, runCase } from './run-case.ts';
@@ -30,10 +29,13 @@ function measure(def: CaseDef, shape: Shape, budget: number, halfWidth: number, 
  * from the pairs already taken, with twice the budget and half the target interval width, so the
  * second look is tighter than the first rather than a repeat of it.
  */
-export function measureAndGate(def: CaseDef, shape: Shape): CaseResult {
+export function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[]): CaseResult {
   const opts = perfOptions();
   const gate = (r: CaseResult) =>
-    gateCase(r, runBaselines(), runDevice().description, { delta: opts.delta, updateCommand: updateCommand() });
+    gateCase(r, runBaselines(knownCases), runDevice().description, {
+      delta: opts.delta,
+      updateCommand: updateCommand(),
+    });
   let result = measure(def, shape, budgetMs(), opts.targetHalfWidth);
   if (result.status !== 'measured') return result;
   let verdict = gate(result);
@@ -45,14 +47,19 @@ export function measureAndGate(def: CaseDef, shape: Shape): CaseResult {
   return { ...result, gate: verdict };
 }
 
-/** Registers `def`'s perf tests (skipped as a whole when --case excludes it). */
-export function definePerfSuite(def: CaseDef): void {
+/** Registers the perf tests of every case, in the order given (a case --case excludes is skipped as a whole). */
+export function definePerfSuites(cases: readonly CaseDef[]): void {
+  const names = cases.map((c) => c.name);
+  for (const def of cases) definePerfSuite(def, names);
+}
+
+function definePerfSuite(def: CaseDef, knownCases: readonly string[]): void {
   const opts = perfOptions();
   const excluded = opts.cases.length > 0 && !opts.cases.includes(def.name);
   describe.skipIf(excluded)(def.title, () => {
     for (const shape of def.shapes(runBackend().backend)) {
       test(`${def.name} ${shape.label}`, (ctx) => {
-        runBaselines(); // a broken baseline file stops the run before anything is measured
+        runBaselines(knownCases); // a broken baseline file stops the run before anything is measured
         const record = (result: CaseResult) => {
           ctx.task.meta.fusebench = {
             result,
@@ -63,7 +70,7 @@ export function definePerfSuite(def: CaseDef): void {
         };
         let result: CaseResult;
         try {
-          result = measureAndGate(def, shape);
+          result = measureAndGate(def, shape, knownCases);
         } catch (e) {
           // A case that throws (a CUDA error, a bad shape) is reported as errored, with the message.
           record({ ...resultSkeleton(def, shape), status: 'errored', reason: (e as Error).message });

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DTYPES } from './case/types.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
@@ -78,7 +79,7 @@ export const caseResultSchema = z.object({
   case: z.string(),
   title: z.string(),
   shape: z.object({ label: z.string(), dims: z.array(z.number()), description: z.string() }),
-  dtype: z.literal('fp32'),
+  dtype: z.enum(DTYPES),
   sources: z.array(z.string()),
   status: z.enum(['measured', 'skipped', 'failed', 'errored']),
   reason: z.string().optional(),

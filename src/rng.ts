@@ -30,11 +30,11 @@ export function normal(rand: () => number): () => number {
   };
 }
 
-/** A Float32Array of n normal values with the given standard deviation. */
-export function normalArray(n: number, sd: number, seed: number): Float32Array {
+/** A Float32Array of n normal values with the given standard deviation and mean. */
+export function normalArray(n: number, sd: number, seed: number, mean = 0): Float32Array {
   const next = normal(uniform(seed));
   const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = next() * sd;
+  for (let i = 0; i < n; i++) out[i] = next() * sd + mean;
   return out;
 }
 

@@ -3,11 +3,11 @@
  * poisoned outputs, then measure interleaved pairs, then turn samples into the case's result.
  * A case that cannot run is a skip with a reason; a wrong answer is a failure with numbers.
  */
-import type { BackendName, CaseDef, Shape } from './cases/types.ts';
+import type { CaseDef, Shape } from './case/types.ts';
 import type { DeviceContext } from './device.ts';
 import { entryKey } from './gate/baseline-file.ts';
 import { measurePairs } from './measure.ts';
-import { buildInfo, Workspace } from './native.ts';
+import { Workspace } from './native.ts';
 import { compare } from './numerics.ts';
 import type { CaseResult } from './results.ts';
 import { summarize } from './stats.ts';
@@ -26,39 +26,16 @@ export interface RunSettings {
   previous?: { unfused: readonly number[]; fused: readonly number[] };
 }
 
-const elementCount = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
-
-/** The addon case that runs `def`. */
-export const nativeCaseOf = (def: CaseDef) => def.nativeCase ?? def.name;
-
-/**
- * Why `def` cannot run on `backend` with this addon build, or undefined when it can: a variant that
- * exists on another backend only, or a CUDA case whose twin needs cuBLAS in a build without it.
- */
-export function unavailableReason(
-  def: CaseDef,
-  backend: BackendName,
-  build: { cublas: boolean } = buildInfo(),
-): string | undefined {
-  if (def.backends && !def.backends.includes(backend)) {
-    return `runs on ${def.backends.join(', ')} only (its fused variant is a library call of that backend)`;
-  }
-  if (backend === 'cuda' && def.requires?.includes('cublas') && !build.cublas) {
-    return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
-  }
-  return undefined;
-}
-
 /** The result skeleton every status shares (status 'skipped' until something is measured). */
 export function resultSkeleton(def: CaseDef, shape: Shape): CaseResult {
   const t = def.traffic(shape.dims);
   return {
-    key: entryKey(def.name, shape.label),
+    key: entryKey(def.name, shape.label, def.dtype),
     case: def.name,
     title: def.title,
     shape,
-    dtype: 'fp32',
-    sources: def.sources,
+    dtype: def.dtype,
+    sources: [...def.sources],
     status: 'skipped',
     traffic: { unfused: t.unfused, fused: t.fused, theoreticalSpeedup: t.unfused.bytes / t.fused.bytes },
   };
@@ -91,13 +68,12 @@ export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], varian
 export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): CaseResult {
   const result = resultSkeleton(def, shape);
   def.validate(shape.dims);
-  const unavailable = unavailableReason(def, device.description.backend);
+  const unavailable = def.unavailableReason(device.description.backend);
   if (unavailable) return { ...result, reason: unavailable };
-  if (s.maxElements !== undefined && (def.elements?.(shape.dims) ?? elementCount(shape.dims)) > s.maxElements) {
+  if (s.maxElements !== undefined && def.elements(shape.dims) > s.maxElements) {
     return { ...result, reason: `more than --max-elements ${s.maxElements} elements` };
   }
-  // Generous when the case does not say: inputs, outputs and scratch of 16 bytes per element.
-  const bytes = def.allocatedBytes?.(shape.dims) ?? 4 * elementCount(shape.dims) * 4;
+  const bytes = def.allocatedBytes(shape.dims);
   if (bytes > 0.9 * device.description.freeMemoryBytes) {
     return {
       ...result,
@@ -108,9 +84,9 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
   try {
     ws = new Workspace(
       device.description.backend,
-      nativeCaseOf(def),
+      def.nativeCase,
       shape.dims,
-      def.params,
+      [...def.params],
       s.inject ? { variant: def.variants.fused, passes: s.inject.passes } : undefined,
     );
   } catch (e) {

@@ -3,6 +3,8 @@
 #pragma once
 #include <cmath>
 
+#include "common/constants.h"
+
 #if defined(__CUDACC__)
 #define FB_HOST_DEVICE __host__ __device__ __forceinline__
 #else
@@ -17,9 +19,9 @@ namespace fusebench {
 FB_HOST_DEVICE float tanh_via_exp(float u) { return 1.0f - 2.0f / (expf(2.0f * u) + 1.0f); }
 
 FB_HOST_DEVICE float gelu_tanh(float x) {
-  const float k_sqrt_2_over_pi = 0.7978845608028654f;
-  const float k_coeff = 0.044715f;
-  const float inner = k_sqrt_2_over_pi * (x + k_coeff * x * x * x);
+  const float k_sqrt_2_over_pi = static_cast<float>(kGeluSqrt2OverPi);
+  const float k_cubic = static_cast<float>(kGeluCubic);
+  const float inner = k_sqrt_2_over_pi * (x + k_cubic * x * x * x);
   return 0.5f * x * (1.0f + tanh_via_exp(inner));
 }
 

@@ -13,19 +13,45 @@
 
 #include "cpu/attention_cpu.h"
 #include "cpu/gemm_cpu.h"
+#include "cpu/softmax_cpu.h"
 
 namespace fusebench::kernels::cpu {
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr size_t kKeyBlock = 64;  // keys per block: 4×64 scores, 64 rows of V (16 KiB)
 constexpr size_t kSumLanes = 8;   // partial sums of a block's exponentials
 
+// o[i, :] = Σ_j p[i, j]·v[j, :] for one head: p [seq, seq], v and o [seq, 64]. Every key enters, as in a
+// dense GEMM; the sum over j runs in order, vectorized across the 64 outputs.
+void probs_times_values(const float* p, const float* v, float* o, size_t seq) {
+  constexpr size_t d = kHeadDim;
+  for (size_t i = 0; i < seq; ++i) {
+    float acc[d] = {};
+    const float* pi = p + i * seq;
+    for (size_t j = 0; j < seq; ++j) {
+      const float w = pi[j];
+      const float* vj = v + j * d;
+      for (size_t x = 0; x < d; ++x) acc[x] += w * vj[x];
+    }
+    for (size_t x = 0; x < d; ++x) o[i * d + x] = acc[x];
+  }
+}
+
 }  // namespace
+
+void attention_unfused(const AttentionTensors& a) {
+  const size_t d = kHeadDim;
+  const size_t n = a.seq;
+  const size_t heads = a.batch * a.heads;
+  for (size_t bh = 0; bh < heads; ++bh)
+    gemm(a.q + bh * n * d, a.k + bh * n * d, a.scores + bh * n * n, n, n, d, NoEpilogue{});
+  scale_mask_softmax_passes(a.scores, a.scaled, a.masked, a.p, heads * n, n, n, attention_scale());
+  for (size_t bh = 0; bh < heads; ++bh) probs_times_values(a.p + bh * n * n, a.v + bh * n * d, a.o + bh * n * d, n);
+}
 
 void flash_attention_rows(const AttentionOperands& a, size_t b, size_t h, size_t i0, size_t rows, float* out,
                           size_t ldo) {
-  constexpr size_t d = kAttentionHeadDim;
+  constexpr size_t d = kHeadDim;
   const float scale = attention_scale();
   const float* q = a.q + a.qs.at(b, h, i0);
   const float* k = a.k + a.ks.at(b, h, 0);

@@ -1,6 +1,6 @@
-// The CPU attention building blocks shared by attention.cc and transformer_block.cc: the strided
+// The CPU attention building blocks of the attention cases and the transformer block: the strided
 // description of where Q, K, V live, the flash-style causal attention that reads them in place
-// (attention_cpu.cc), and the merge-heads copy of the unfused variants.
+// (attention_cpu.cc), the unfused attention, and the head split/merge copies of the unfused variants.
 //
 // Strides let one routine serve every layout: the attention cases' [batch, heads, seq, 64] tensors,
 // and the transformer block's qkv [batch·seq, 3c] (Q, K, V at column offsets 0, c, 2c, head h at
@@ -10,12 +10,13 @@
 #include <cmath>
 #include <cstddef>
 
-#include "attention.h"
+#include "common/attention_tensors.h"
+#include "common/constants.h"
 
 namespace fusebench::kernels::cpu {
 
 // The score scale 1/√64 (exactly 0.125), shared by both variants.
-inline float attention_scale() { return 1.0f / std::sqrt(static_cast<float>(kAttentionHeadDim)); }
+inline float attention_scale() { return static_cast<float>(kAttentionScale); }
 
 // Element (b, h, s, d) of an operand is at base[b·batch + h·head + s·seq + d]; the 64 d are contiguous.
 struct HeadStrides {
@@ -25,14 +26,14 @@ struct HeadStrides {
 
 // [batch, heads, seq, 64], contiguous.
 inline HeadStrides contiguous_heads(size_t heads, size_t seq) {
-  return {heads * seq * kAttentionHeadDim, seq * kAttentionHeadDim, kAttentionHeadDim};
+  return {heads * seq * kHeadDim, seq * kHeadDim, kHeadDim};
 }
 
 // Heads side by side in rows of `row_len` floats, row b·seq + s, head h at column offset h·64: the
 // merged-heads layout [batch·seq, c] (row_len = c) and the Q/K/V parts of qkv (row_len = 3c, with the
 // base pointer offset by 0, c or 2c).
 inline HeadStrides interleaved_heads(size_t seq, size_t row_len) {
-  return {seq * row_len, kAttentionHeadDim, row_len};
+  return {seq * row_len, kHeadDim, row_len};
 }
 
 struct AttentionOperands {
@@ -44,6 +45,12 @@ struct AttentionOperands {
   HeadStrides vs;
   size_t batch, heads, seq;
 };
+
+// The operands of contiguous [batch, heads, seq, 64] Q, K, V.
+inline AttentionOperands contiguous_operands(const AttentionTensors& a) {
+  const HeadStrides s = contiguous_heads(a.heads, a.seq);
+  return {a.q, s, a.k, s, a.v, s, a.batch, a.heads, a.seq};
+}
 
 // Query rows handled together by flash_attention_rows: one GEMM register tile high.
 constexpr size_t kFlashQueryRows = 4;
@@ -59,7 +66,7 @@ void flash_attention(const AttentionOperands& a, float* o, const HeadStrides& os
 
 // merged[b, s, h·64 + d] = o[b, h, s, d]: the copy an eager framework makes before the out-projection.
 inline void merge_heads(const float* o, float* merged, size_t batch, size_t heads, size_t seq) {
-  const size_t d = kAttentionHeadDim;
+  const size_t d = kHeadDim;
   const size_t c = heads * d;
   for (size_t b = 0; b < batch; ++b)
     for (size_t s = 0; s < seq; ++s) {
@@ -70,5 +77,23 @@ inline void merge_heads(const float* o, float* merged, size_t batch, size_t head
       }
     }
 }
+
+// dst[b, h, s, :] = qkv[b·seq + s, offset + h·64 + :]: a head-split copy out of a [batch·seq, 3·heads·64] projection.
+inline void split_heads(const float* qkv, size_t offset, float* dst, size_t batch, size_t seq, size_t heads) {
+  const size_t d = kHeadDim;
+  const size_t row_len = 3 * heads * d;
+  for (size_t b = 0; b < batch; ++b)
+    for (size_t h = 0; h < heads; ++h)
+      for (size_t s = 0; s < seq; ++s) {
+        const float* src = qkv + (b * seq + s) * row_len + offset + h * d;
+        float* out = dst + ((b * heads + h) * seq + s) * d;
+        for (size_t i = 0; i < d; ++i) out[i] = src[i];
+      }
+}
+
+// The unfused causal attention, one full pass per op as the GPU twin launches them: the GEMM writes
+// the raw scores Q·Kᵀ of every (query, key) pair, the scale, mask and softmax passes (softmax_cpu.h)
+// write scaled, masked and p, and O = p·V over every key, masked ones included (a dense GEMM).
+void attention_unfused(const AttentionTensors& a);
 
 }  // namespace fusebench::kernels::cpu

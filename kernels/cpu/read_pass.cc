@@ -1,4 +1,4 @@
-#include "read_pass.h"
+#include "common/read_pass.h"
 
 namespace fusebench::kernels {
 

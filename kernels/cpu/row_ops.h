@@ -1,6 +1,5 @@
-// Small CPU passes shared by the GEMM-based cases (linear_gelu, layernorm_linear, ffn, attention,
-// transformer_block): the LayerNorm of one row, and the full-buffer bias, GELU and add passes that
-// the unfused variants run one after another, as an eager framework launches them. The fused
+// Small CPU passes shared by the cases: the LayerNorm and RMSNorm of one row, and the full-buffer bias,
+// GELU and add passes that the unfused variants run one after another, as an eager framework launches them. The fused
 // variants use the same float expressions inside their GEMM epilogues (gemm_cpu.h), so the two
 // variants of a case differ in where the values live between ops, not in the math.
 #pragma once
@@ -44,13 +43,26 @@ inline float row_sum_sq_dev(const float* v, size_t n, float mean) {
 }
 
 // y = (x − mean)·rstd·γ + β over one row of n features. Two passes over the row (mean, then the mean
-// of squared deviations), as the residual_layernorm CPU kernel: unlike E[x²] − E[x]², the variance
+// of squared deviations): unlike E[x²] − E[x]², the variance
 // does not cancel catastrophically when the mean is large against the spread. y may alias x.
 inline void layernorm_row(const float* x, const float* gamma, const float* beta, float* y, size_t n, float eps) {
   const float mean = row_sum(x, n) / static_cast<float>(n);
   const float var = row_sum_sq_dev(x, n, mean) / static_cast<float>(n);
   const float rstd = 1.0f / std::sqrt(var + eps);
   for (size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+}
+
+// y = x·rstd·γ with rstd = 1/√(mean(x²) + ε) over one row of n features (RMSNorm). y may alias x.
+inline void rmsnorm_row(const float* x, const float* gamma, float* y, size_t n, float eps) {
+  float acc[kRowLanes] = {};
+  size_t i = 0;
+  for (; i + kRowLanes <= n; i += kRowLanes)
+    for (size_t l = 0; l < kRowLanes; ++l) acc[l] += x[i + l] * x[i + l];
+  for (; i < n; ++i) acc[i % kRowLanes] += x[i] * x[i];
+  float sq = 0.0f;
+  for (float a : acc) sq += a;
+  const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(n) + eps);
+  for (size_t j = 0; j < n; ++j) y[j] = x[j] * rstd * gamma[j];
 }
 
 // LayerNorm of every row of x [rows, n] into y.

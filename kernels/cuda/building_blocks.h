@@ -1,26 +1,46 @@
-// The framework-quality elementwise and row kernels that the GEMM and attention cases' unfused
-// twins launch between their library GEMMs: the same vectorized kernels the memory-bound cases
-// measure, exposed for reuse.
+// The framework-quality kernels that the unfused twins launch one op at a time, as an eager framework
+// does: the same vectorized elementwise, row and softmax kernels the memory-bound cases measure, the
+// head split/merge copies, and the unfused attention (batched cuBLAS GEMMs around the softmax kernels).
+// The cases build their twins from these; none of them belongs to a case.
 #pragma once
 #include <cstddef>
 
+#include "common/attention_tensors.h"
 #include "common/launch.h"
 
 namespace fusebench::cuda {
 
-// out[r, c] = x[r, c] + b[c] (bias_gelu.cu).
+// --- elementwise_blocks.cu -----------------------------------------------------------------------
+// out[r, c] = x[r, c] + b[c] over [rows, cols], cols < 2^31.
 void bias_add(const float* x, const float* b, float* out, size_t rows, size_t cols, const LaunchContext& ctx);
-// out = gelu(x), tanh form (bias_gelu.cu).
+// out = gelu(x), tanh form.
 void gelu(const float* x, float* out, size_t n, const LaunchContext& ctx);
-// out = x + r (bias_gelu.cu).
+// out = x + r.
 void add(const float* x, const float* r, float* out, size_t n, const LaunchContext& ctx);
-// y = LayerNorm(x)·γ + β per row of [rows, hidden] (residual_layernorm.cu).
+// out = x·s.
+void scale(const float* x, float* out, size_t n, float s, const LaunchContext& ctx);
+
+// --- norm_blocks.cu ------------------------------------------------------------------------------
+// y = LayerNorm(x)·γ + β per row of [rows, hidden], hidden <= 2^30.
 void layernorm(const float* x, const float* gamma, const float* beta, float* y, size_t rows, size_t hidden, float eps,
                const LaunchContext& ctx);
-// Copies a [batch, seq, heads·64] slice (row stride `ld`, starting at column `col0`) into [batch, heads, seq, 64]
-// (split_heads), or [batch, heads, seq, 64] into [batch, seq, heads·64] (merge_heads) (attention.cu).
+// y = x / √(mean(x²) + ε)·γ per row of [rows, hidden], hidden <= 2^30.
+void rmsnorm(const float* x, const float* gamma, float* y, size_t rows, size_t hidden, float eps,
+             const LaunchContext& ctx);
+
+// --- softmax_blocks.cu ---------------------------------------------------------------------------
+// out = in with −∞ at the masked keys of each row of [rows, seq_k] (rows = batch·heads·seq_q).
+void causal_mask(const float* in, float* out, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx);
+// p = softmax(in) per row of [rows, seq_k], in already scaled and masked; an all-masked row gives zeros.
+void softmax(const float* in, float* p, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx);
+
+// --- attention_blocks.cu -------------------------------------------------------------------------
+// Copies a [batch, seq, heads·64] slice (row stride `ld`, starting at column `col0`) into
+// [batch, heads, seq, 64] (split_heads), or [batch, heads, seq, 64] into [batch, seq, heads·64] (merge_heads).
 void split_heads(const float* src, size_t ld, size_t col0, float* dst, size_t batch, size_t seq, size_t heads,
                  const LaunchContext& ctx);
 void merge_heads(const float* src, float* dst, size_t batch, size_t seq, size_t heads, const LaunchContext& ctx);
+// The unfused causal attention: batched cuBLAS GEMM → scores, scale, mask, softmax, batched GEMM → O.
+void attention_unfused(const kernels::AttentionTensors& a, const LaunchContext& ctx);
 
 }  // namespace fusebench::cuda

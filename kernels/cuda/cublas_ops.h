@@ -1,7 +1,7 @@
 // The library building blocks of the unfused twins (and the cuBLASLt-fused variant), as a
 // framework launches them: fp32 GEMMs with FP32 compute (no TF32). Compiled only when the CUDA
 // toolkit has cuBLAS and cuBLASLt (FUSEBENCH_WITH_CUBLAS); without them every function throws
-// "built without cuBLAS" (TypeScript skips these cases first, with that reason). Every status is
+// "built without cuBLAS" (the variants declare Needs::Cublas, so runs skip them first, with that reason). Every status is
 // checked: a failure throws naming the call, like a CUDA error.
 #pragma once
 #include <cstddef>

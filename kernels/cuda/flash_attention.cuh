@@ -30,13 +30,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/attention_tensors.h"
+#include "common/constants.h"
 #include "common/launch.h"
 #include "cuda_check.cuh"
 
 namespace fusebench::cuda {
 
 constexpr int kFlashThreads = 256, kFlashD = 64, kFlashB = 64, kFlashLd = 68;
-constexpr float kFlashScaleLog2 = 1.4426950408889634f / 8.0f;  // log2(e)/√64: FlashArgs::scale_log2
+static_assert(kFlashD == kHeadDim, "the flash tiles are one head wide");
+// log2(e)/√64: FlashArgs::scale_log2 (the scores are pre-scaled so the softmax runs on exp2).
+constexpr float kFlashScaleLog2 = 1.4426950408889634f * static_cast<float>(kAttentionScale);
 
 struct HeadLayout {
   const float* base;
@@ -270,6 +274,24 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
       }
     }
   }
+}
+
+// The flash operands of contiguous [batch, heads, seq, 64] Q, K, V, O.
+inline FlashArgs contiguous_flash_args(const kernels::AttentionTensors& a) {
+  const auto sh = static_cast<long long>(a.seq * kFlashD), sb = static_cast<long long>(a.heads) * sh;
+  FlashArgs f{};
+  f.q = {a.q, sb, sh, kFlashD};
+  f.k = {a.k, sb, sh, kFlashD};
+  f.v = {a.v, sb, sh, kFlashD};
+  f.o = a.o;
+  f.osb = sb;
+  f.osh = sh;
+  f.oss = kFlashD;
+  f.batch = static_cast<int>(a.batch);
+  f.heads = static_cast<int>(a.heads);
+  f.seq = static_cast<int>(a.seq);
+  f.scale_log2 = kFlashScaleLog2;
+  return f;
 }
 
 // Throws naming `what` when the layout breaks the kernel's alignment or grid limits.

@@ -30,12 +30,14 @@
 #include <string>
 
 #include "common/gelu.h"
+#include "common/gemm_limits.h"
 #include "common/launch.h"
 #include "cuda_check.cuh"
 
 namespace fusebench::cuda {
 
 constexpr int kGemmBM = 128, kGemmBN = 128, kGemmBK = 16, kGemmThreads = 256;
+static_assert(kGemmBM == kGemmTileRows, "common/gemm_limits.h states the GEMM's row tile");
 constexpr int kGemmPad = 4;  // shared rows of 132 floats keep the float4 reads aligned
 
 enum class Epilogue { Bias, BiasGelu, BiasResidual };
@@ -58,7 +60,7 @@ struct GemmArgs {
 // stays finite and x / (1 + e) goes to −0 for very negative x). The GEMM's epilogue is not hidden
 // behind memory traffic the way an elementwise kernel's math is, so its instruction count shows.
 __device__ __forceinline__ float gelu_epilogue(float x) {
-  const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+  const float u = static_cast<float>(kGeluSqrt2OverPi) * (x + static_cast<float>(kGeluCubic) * x * x * x);
   return __fdividef(x, 1.0f + __expf(fminf(-2.0f * u, 80.0f)));
 }
 

@@ -1,5 +1,5 @@
 #include "cuda/elementwise.cuh"
-#include "read_pass.h"
+#include "common/read_pass.h"
 
 namespace fusebench::kernels {
 namespace {

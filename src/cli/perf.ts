@@ -5,21 +5,22 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startVitest } from 'vitest/node';
+import { createVitest } from 'vitest/node';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { formatJson } from '../json-format.ts';
-import { findCase } from '../cases/index.ts';
+import { findCase } from '../../cases/registry.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { currentCommit, updateBaselines } from '../gate/update.ts';
 import { type PerfOptions, UsageError, parsePerfArgs } from '../options.ts';
-import { OPTIONS_ENV } from '../perf-context.ts';
+import { PerfReporter } from '../../reporters/perf-reporter.ts';
+import { VERSION } from '../../vitest.perf.config.ts';
 import { RESULTS_JSON, readJsonFile, readResults } from '../results.ts';
 import { freshSeed } from '../rng.ts';
 
-function checkInputs(options: PerfOptions): void {
-  for (const c of options.cases) findCase(c);
+async function checkInputs(options: PerfOptions): Promise<void> {
+  for (const c of options.cases) await findCase(c);
   if (options.inject) {
-    findCase(options.inject.case);
+    await findCase(options.inject.case);
     if (options.updateBaselines) {
       throw new UsageError(
         '--inject makes a kernel slower on purpose; refusing to record that as a baseline with --update-baselines',
@@ -58,10 +59,16 @@ function writeBaselines(options: PerfOptions, startedAt: Date): void {
 async function main(): Promise<void> {
   const options = parsePerfArgs(process.argv.slice(2), { seed: freshSeed() });
   if (!options) return;
-  checkInputs(options);
+  await checkInputs(options);
   const startedAt = new Date();
-  process.env[OPTIONS_ENV] = JSON.stringify(options);
-  const vitest = await startVitest([], { config: 'vitest.perf.config.ts', run: true, watch: false });
+  const vitest = await createVitest('test', {
+    config: 'vitest.perf.config.ts',
+    run: true,
+    watch: false,
+    reporters: ['default', new PerfReporter(options, VERSION)],
+  });
+  vitest.provide('fusebenchOptions', options);
+  await vitest.start();
   await vitest.close();
   if (options.updateBaselines && !process.exitCode) writeBaselines(options, startedAt);
 }

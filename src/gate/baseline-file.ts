@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { DTYPES, type Dtype } from '../case/types.ts';
 import { readJsonFile } from '../results.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -41,7 +42,7 @@ const reported = z.object({
 export const baselineEntrySchema = z.object({
   case: z.string(),
   shape: z.object({ label: z.string(), dims: z.array(z.number().int().positive()) }),
-  dtype: z.literal('fp32'),
+  dtype: z.enum(DTYPES),
   unfusedMedianMs: z.number().positive().optional(),
   fusedMedianMs: z.number().positive().optional(),
   speedup: z.object({
@@ -64,7 +65,6 @@ export const baselineEntrySchema = z.object({
   /** δ for this case: |change| below it counts as SAME. */
   tolerance: fraction('tolerance'),
   maxAbsError: z.number().optional(),
-  errorTolerance: z.number().optional(),
   gating: z.boolean(),
   provenance: z.discriminatedUnion('kind', [measured, reported]),
 });
@@ -104,15 +104,15 @@ export function loadBaselineFile(file: string, knownCases: readonly string[]): L
   for (const [key, entry] of Object.entries(data.entries)) {
     if (!knownCases.includes(entry.case))
       warnings.push(`${file}: entry '${key}' is for unknown case '${entry.case}'; ignored`);
-    const expected = entryKey(entry.case, entry.shape.label);
+    const expected = entryKey(entry.case, entry.shape.label, entry.dtype);
     if (key !== expected) warnings.push(`${file}: entry '${key}' should be keyed '${expected}'`);
   }
   return { file, data, warnings };
 }
 
-/** The key of a case and shape: `gelu_scale/16M/fp32`. */
-export function entryKey(caseName: string, shapeLabel: string): string {
-  return `${caseName}/${shapeLabel}/fp32`;
+/** The key of a case, shape and precision: `gelu_scale/16M/fp32`. */
+export function entryKey(caseName: string, shapeLabel: string, dtype: Dtype): string {
+  return `${caseName}/${shapeLabel}/${dtype}`;
 }
 
 /**

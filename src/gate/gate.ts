@@ -53,7 +53,7 @@ export function gateCase(
   device: DeviceDescription,
   settings: GateSettings,
 ): GateResult {
-  const key = entryKey(result.case, result.shape.label);
+  const key = entryKey(result.case, result.shape.label, result.dtype);
   const entry = baselines?.data.entries[key];
   if (!baselines || !entry) {
     return {

@@ -70,7 +70,7 @@ export function measuredEntry(r: CaseResult, results: ResultsFile, commit: strin
   return {
     case: r.case,
     shape: { label: r.shape.label, dims: r.shape.dims },
-    dtype: 'fp32',
+    dtype: r.dtype,
     unfusedMedianMs: r.timing.unfused.median,
     fusedMedianMs: r.timing.fused.median,
     speedup: { estimate: r.speedup.estimate, lo: r.speedup.lo, hi: r.speedup.hi, confidence: r.speedup.confidence },
@@ -78,7 +78,6 @@ export function measuredEntry(r: CaseResult, results: ResultsFile, commit: strin
     samples: thin(r.timing.samples.unfused, r.timing.samples.fused),
     tolerance: old?.tolerance ?? DEFAULT_DELTA,
     maxAbsError: Math.max(r.numerics?.unfused.maxAbsError ?? 0, r.numerics?.fused.maxAbsError ?? 0),
-    errorTolerance: r.numerics?.tolerance.atol,
     gating: old?.provenance.kind === 'measured' ? old.gating : true,
     provenance: {
       kind: 'measured',
@@ -112,7 +111,7 @@ export function updateBaselines(
   const changes: string[] = [];
   for (const r of results.cases) {
     if (r.status !== 'measured') continue;
-    const key = entryKey(r.case, r.shape.label);
+    const key = entryKey(r.case, r.shape.label, r.dtype);
     const old = entries[key];
     entries[key] = measuredEntry(r, results, commit, old);
     changes.push(`${key}: ${describeEntry(old)} → ${describeEntry(entries[key])}`);

@@ -10,7 +10,7 @@ export function runPerf(args: string[]): { status: number | null; stdout: string
   const r = spawnSync(
     process.execPath,
     ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'src/cli/perf.ts', ...args],
-    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FUSEBENCH_PERF_OPTIONS: '', GITHUB_ACTIONS: '' } },
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, GITHUB_ACTIONS: '' } },
   );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -2,8 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { CASES } from '../../src/cases/index.ts';
+import { loadCases } from '../../cases/registry.ts';
 import { baselinePath, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
+
+const CASES = await loadCases();
 
 const known = CASES.map((c) => c.name);
 const dir = mkdtempSync(join(tmpdir(), 'fusebench-baselines-'));

@@ -1,31 +1,35 @@
-// Which cases a backend and an addon build can run, and the reason a run gives when one cannot:
-// the GEMM/attention twins need cuBLAS on CUDA (a toolkit without it, like CI's, skips them with
-// the reason), and the cuBLASLt-fused variant exists on CUDA only.
+// Which cases a backend and an addon build can run, and the reason a run gives when one cannot: the
+// variants that call cuBLAS need it on CUDA (a toolkit without it, like CI's, skips them with the
+// reason), and the cuBLASLt-fused variant has no CPU implementation. The facts come from the native
+// registrations (each variant's implementations and needs).
 import { describe, expect, test } from 'vitest';
-import { CASES } from '../../src/cases/index.ts';
-import { linearGelu, linearGeluCublasLt } from '../../src/cases/linear-gelu.ts';
-import { residualLayerNorm } from '../../src/cases/residual-layernorm.ts';
+import { findCase, loadCases } from '../../cases/registry.ts';
 import type { DeviceContext } from '../../src/device.ts';
-import { runCase, unavailableReason } from '../../src/run-case.ts';
+import { runCase } from '../../src/run-case.ts';
+
+const linearGelu = await findCase('linear_gelu');
+const linearGeluCublasLt = await findCase('linear_gelu_cublaslt');
+const residualLayerNorm = await findCase('residual_layernorm');
 
 describe('case availability', () => {
   test('a cuBLAS case on CUDA without cuBLAS is unavailable, naming the missing libraries', () => {
-    expect(unavailableReason(linearGelu, 'cuda', { cublas: false })).toMatch(/needs cuBLAS\/cuBLASLt.*built without/);
-    expect(unavailableReason(linearGelu, 'cuda', { cublas: true })).toBeUndefined();
-    expect(unavailableReason(linearGelu, 'cpu', { cublas: false })).toBeUndefined();
+    expect(linearGelu.unavailableReason('cuda', { cublas: false })).toMatch(/needs cuBLAS\/cuBLASLt.*built without/);
+    expect(linearGelu.unavailableReason('cpu', { cublas: false })).toBeUndefined();
   });
 
   test('memory-bound cases need no library', () => {
-    expect(unavailableReason(residualLayerNorm, 'cuda', { cublas: false })).toBeUndefined();
+    expect(residualLayerNorm.unavailableReason('cuda', { cublas: false })).toBeUndefined();
+    expect(residualLayerNorm.unavailableReason('cpu', { cublas: false })).toBeUndefined();
   });
 
   test('the cuBLASLt variant runs on CUDA only', () => {
-    expect(unavailableReason(linearGeluCublasLt, 'cpu', { cublas: true })).toMatch(/runs on cuda only/);
-    expect(unavailableReason(linearGeluCublasLt, 'cuda', { cublas: true })).toBeUndefined();
+    expect(linearGeluCublasLt.unavailableReason('cpu', { cublas: true })).toMatch(/runs on cuda only/);
   });
 
-  test('every GEMM and attention case declares its cuBLAS need; the memory-bound ones do not', () => {
-    const needing = CASES.filter((c) => c.requires?.includes('cublas')).map((c) => c.name);
+  test('every GEMM and attention comparison needs cuBLAS on CUDA (its twin calls it); the memory-bound ones do not', async () => {
+    const needing = (await loadCases())
+      .filter((c) => c.unavailableReason('cuda', { cublas: false }) !== undefined)
+      .map((c) => c.name);
     expect(needing).toEqual([
       'linear_gelu',
       'linear_gelu_cublaslt',

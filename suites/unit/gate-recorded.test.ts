@@ -2,10 +2,12 @@
 // just before it is never SLOWER; a run with gelu_scale's fused kernel slowed by the injection
 // switch is SLOWER for gelu_scale, and only for it.
 import { describe, expect, test } from 'vitest';
-import { CASES } from '../../src/cases/index.ts';
+import { loadCases } from '../../cases/registry.ts';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { gateCase } from '../../src/gate/gate.ts';
 import { readResults } from '../../src/results.ts';
+
+const CASES = await loadCases();
 
 const baselines = loadBaselineFile(
   'suites/fixtures/h200-baseline.json',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { CASES } from '../../src/cases/index.ts';
+import { loadCases } from '../../cases/registry.ts';
 import { type DeviceDescription, deviceSlug } from '../../src/device.ts';
 import { baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { classify } from '../../src/gate/decision.ts';
@@ -7,6 +7,8 @@ import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
 import type { CaseResult } from '../../src/results.ts';
 import { normal, uniform } from '../../src/rng.ts';
 import { measuredCase } from './measured-case.ts';
+
+const CASES = await loadCases();
 
 const settings = { updateCommand: 'npm run perf -- --backend cuda --update-baselines' };
 

@@ -74,8 +74,6 @@ describe('measurePairs', () => {
       smClockMHz: 1980,
       memClockMHz: 3201,
       clockEventReasons: n++ % 4 === 0 ? THROTTLE_MASK & 0x4 : 0, // every 4th pair under the power cap
-      temperatureC: 40,
-      powerW: 300,
     });
     const m = measure(r, { budgetMs: 50, targetHalfWidth: 0.0001, sampleClocks });
     expect(m.pairsTaken).toBeGreaterThan(40);
@@ -91,8 +89,6 @@ test('keeps throttled pairs when dropping them would leave fewer than the minimu
     smClockMHz: 1400,
     memClockMHz: 3201,
     clockEventReasons: 0x4,
-    temperatureC: 80,
-    powerW: 700,
   });
   const m = measure(r, { sampleClocks });
   expect(m.droppedThrottled).toBe(0);

@@ -1,0 +1,96 @@
+// attention (batched GEMM, scale, mask, softmax, batched GEMM against the flash-style kernel) beyond the
+// shared numerics suite: the tolerance catches real defects (a causal mask off by one among them), the
+// shape rules hold, and the models.
+import { describe, expect, test } from 'vitest';
+import { findCase } from '../registry.ts';
+import type { CaseDef } from '../../src/case/types.ts';
+import { causalAttentionRow } from '../../src/reference/attention.ts';
+import { expectCaught, withDefect } from '../../suites/support/numerics-check.ts';
+
+const attention = await findCase('attention');
+const attentionLayerNormResidual = await findCase('attention_layernorm_residual');
+
+describe('attention tolerance catches real defects (CPU kernels against a wrong reference)', () => {
+  test('a causal mask off by one: query i also sees key i + 1', () => {
+    const dims = [1, 2, 300, 64];
+    const offByOne: CaseDef = {
+      ...attention,
+      reference: (inputs, d) => {
+        const [, heads, seq] = d as [number, number, number];
+        const [q, k, v] = [inputs.q, inputs.k, inputs.v] as [Float32Array, Float32Array, Float32Array];
+        const o = new Float64Array(heads * seq * 64);
+        for (let h = 0; h < heads; h++) {
+          const base = h * seq * 64;
+          for (let s = 0; s < seq; s++) {
+            const last = Math.min(s + 1, seq - 1); // keys 0 .. s + 1
+            // q's row s read as position `last`.
+            const qView = { data: q, base: base + (s - last) * 64, stride: 64 };
+            const row = causalAttentionRow(qView, { data: k, base, stride: 64 }, { data: v, base, stride: 64 }, last);
+            o.set(row, base + s * 64);
+          }
+        }
+        return { o };
+      },
+    };
+    expectCaught(offByOne, dims);
+  });
+  test('a score scale 1% off', () => {
+    expectCaught(
+      withDefect(attention, (inputs) => {
+        const q = inputs.q as Float32Array;
+        for (let i = 0; i < q.length; i++) q[i] = (q[i] as number) * 1.01;
+      }),
+      [1, 2, 300, 64],
+    );
+  });
+});
+
+describe.each([
+  ['attention', attention],
+  ['attention_layernorm_residual', attentionLayerNormResidual],
+] as const)('%s shape validation', (name, def) => {
+  test.each([
+    [
+      [1, 1, 17, 32],
+      new RegExp(
+        `^${name}: shape \\[1, 1, 17, 32\\] \\(batch 1, heads 1, seq 17, d 32\\) breaks the limit d == 64: the flash kernel's tiles are one head of 64 wide$`,
+      ),
+    ],
+    [
+      [1, 1, 0, 64],
+      new RegExp(`^${name}: shape \\[1, 1, 0, 64\\] has seq 0; every dimension must be a positive integer$`),
+    ],
+    [[0, 12, 512, 64], /has batch 0/],
+    [[32, 12, 512], /has 3 dimensions; expected 4 \(batch, heads, seq, d\)/],
+    [[1, 1, 16_385, 64], /breaks the limit seq <= 16,384: the unfused twin materializes seq×seq scores per head/],
+    [[2 ** 16, 2 ** 10, 2 ** 7, 64], /has 549755813888 elements in q; the numerics hold a buffer in a JS typed array/],
+  ])('refuses %j before any allocation, naming the shape', (dims, message) => {
+    expect(() => def.validate(dims)).toThrow(message);
+  });
+
+  test('elements: the score matrix, the largest buffer', () => {
+    expect(def.elements([2, 3, 65, 64])).toBe(2 * 3 * 65 * 65);
+  });
+
+  test('flops: the useful causal work, 4·64 per unmasked (query, key) pair', () => {
+    expect(def.flops?.([1, 1, 1, 64])).toBe(4 * 64);
+    expect(def.flops?.([32, 12, 512, 64])).toBe(32 * 12 * 4 * 64 * ((512 * 513) / 2));
+  });
+});
+
+describe('attention traffic', () => {
+  test('at the CUDA shape', () => {
+    const [b, h, s] = [32, 12, 512];
+    const qkv = b * h * s * 64;
+    const scores = b * h * s * s;
+    expect(attention.traffic([b, h, s, 64])).toEqual({
+      unfused: { bytes: 4 * (4 * qkv + 8 * scores), launches: 5 },
+      fused: { bytes: 4 * 4 * qkv, launches: 1 },
+    });
+    const c = h * 64;
+    expect(attentionLayerNormResidual.traffic([b, h, s, 64])).toEqual({
+      unfused: { bytes: 4 * (11 * qkv + 8 * scores + 2 * c), launches: 8 },
+      fused: { bytes: 4 * (7 * qkv + 2 * c), launches: 2 },
+    });
+  });
+});

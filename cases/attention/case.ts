@@ -1,0 +1,91 @@
+/**
+ * Causal self-attention, O = softmax(Q·Kᵀ/√64 + causal mask)·V, Q/K/V/O [batch, heads, seq, 64]. The
+ * unfused twin materializes the seq×seq scores (a batched GEMM, the unfused scale, mask and softmax
+ * kernels, a batched GEMM); the fused variant is a flash-style kernel whose scores never leave the block.
+ */
+import { defineCase } from '../../src/case/define.ts';
+import {
+  causalAttentionFlops,
+  causalAttentionRow,
+  headRows,
+  unfusedAttentionFloats,
+} from '../../src/reference/attention.ts';
+import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { normalArray, seedStream } from '../../src/rng.ts';
+
+/** Output rows of O the reference computes, (batch, head, position) flattened. */
+const SAMPLED_ROWS = 64;
+
+export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
+  title: 'Causal attention (flash)',
+  shapes: {
+    cuda: [
+      {
+        label: '32x12x512x64',
+        dims: { batch: 32, heads: 12, seq: 512, d: 64 },
+        description: 'batch 32 × 12 heads × seq 512 × head 64 (GPT-2 small attention)',
+      },
+    ],
+    cpu: [
+      {
+        label: '1x2x128x64',
+        dims: { batch: 1, heads: 2, seq: 128, d: 64 },
+        description: 'batch 1 × 2 heads × seq 128 × head 64',
+      },
+    ],
+  },
+  // Sequence lengths around the 64-row tiles (1, 17, 64, 65, 130: one key, a partial tile, a full tile,
+  // one past it, three tiles with a ragged end) with 1 to 3 heads and 1 or 2 batch elements.
+  testShapes: [
+    [1, 1, 1, 64],
+    [1, 2, 17, 64],
+    [2, 3, 64, 64],
+    [1, 1, 65, 64],
+    [2, 2, 130, 64],
+    [1, 3, 130, 64],
+  ],
+  // Q, K, V ~ N(0, 1): q·k over 64 dims has sd 8, so after the 1/√64 scale the logits have sd 1.
+  inputs: ({ batch, heads, seq, d }, seed) => ({
+    q: normalArray(batch * heads * seq * d, 1, seedStream(seed, 0)),
+    k: normalArray(batch * heads * seq * d, 1, seedStream(seed, 1)),
+    v: normalArray(batch * heads * seq * d, 1, seedStream(seed, 2)),
+  }),
+  reference: (inputs, { batch, heads, seq, d }) => {
+    const [q, k, v] = [inputs.q, inputs.k, inputs.v] as [Float32Array, Float32Array, Float32Array];
+    const rows = batch * heads * seq;
+    // Flattened row 0 is the first query of the first head (one key), rows − 1 the last of the last (every key).
+    const o = rowsReference(rows, d, sampleRows(rows, SAMPLED_ROWS), (row) => {
+      const s = row % seq;
+      const bh = (row - s) / seq;
+      const [b, h] = [Math.floor(bh / heads), bh % heads];
+      return causalAttentionRow(
+        headRows(q, heads, seq, b, h),
+        headRows(k, heads, seq, b, h),
+        headRows(v, heads, seq, b, h),
+        s,
+      );
+    });
+    return { o };
+  },
+  // o is a convex combination of V rows, |o| ≤ max|v| ≈ 4.5. Its errors: each logit q·k/8 (64
+  // products, ≈ √64·u·Σ|q·k|/8 ≈ 3e-7 in the probabilistic bound) moves its p by that relative, the
+  // exponentials add ≤ 2 ulp of p, the normalizing sum ≲ √seq·u relative, and the P·V sum rounds in
+  // seq steps of partial sums ≲ |o|: ≈ √seq·u·|o| ≈ 6e-6 at seq 512 in the same bound, more for the
+  // longer sequences the case takes. Absolute (it scales with the v values summed, not |o|), so atol
+  // carries it: 2e-5. Measured max |error| over the sampled rows: CPU (both variants) 4.0e-7 at
+  // [1, 2, 128, 64] and 6.6e-7 at the CUDA shape; H200 (both variants) ≤ 7.9e-7 at small shapes and
+  // seq 4,096, unfused 3.7e-7 and fused 5.3e-7 at the CUDA shape (3 seeds): ×25 below atol. A real defect is ≥ 1e-3 (the tests
+  // plant them): a causal mask off by one moves o by ≈ |v_{i+1} − o|/(i + 2), ~4e-3 at seq 300; a score
+  // scale 1% off by ~1e-2.
+  tolerance: { atol: 2e-5, rtol: 1e-5 },
+  traffic: ({ batch, heads, seq, d }) => ({
+    unfused: { bytes: 4 * unfusedAttentionFloats(batch, heads, seq), launches: 5 },
+    // read q, k, v; write o (the K/V tiles each query tile re-reads come from L2).
+    fused: { bytes: 4 * 4 * batch * heads * seq * d, launches: 1 },
+  }),
+  // Useful work of causal attention: 2·64 flops for q_i·k_j and 2·64 for p_ij·v_j over the unmasked
+  // pairs j ≤ i only, 4·64·seq(seq + 1)/2 per (batch, head). The unfused twin's dense GEMMs compute
+  // every seq×seq pair (about twice that); both variants are credited the same useful flops, so the
+  // TFLOP/s figures compare like with like and a kernel is not rewarded for computing masked pairs.
+  flops: ({ batch, heads, seq }) => batch * heads * causalAttentionFlops(seq),
+});

@@ -1,0 +1,47 @@
+#include "attention_layernorm_residual.h"
+#include "case_decl.h"
+#include "common/constants.h"
+
+namespace fusebench {
+namespace {
+
+using kernels::AttentionLayerNormArgs;
+
+CaseDecl<AttentionLayerNormArgs> declare() {
+  using A = AttentionLayerNormArgs;
+  using namespace kernels;
+  constexpr auto qkv = [](const A& a) { return a.batch * a.heads * a.seq * a.d; };
+  constexpr auto scores = [](const A& a) { return a.batch * a.heads * a.seq * a.seq; };
+  constexpr auto c = [](const A& a) { return a.heads * a.d; };
+  return {"attention_layernorm_residual",
+          {{"batch", &A::batch}, {"heads", &A::heads}, {"seq", &A::seq}, {"d", &A::d}},
+          {{"eps", &A::eps, kLayerNormEps}},
+          {{"q", &A::q, Role::Input, qkv},
+           {"k", &A::k, Role::Input, qkv},
+           {"v", &A::v, Role::Input, qkv},
+           {"x", &A::x, Role::Input, qkv},
+           {"gamma", &A::gamma, Role::Input, c},
+           {"beta", &A::beta, Role::Input, c},
+           {"y", &A::y, Role::Output, qkv},
+           {"o", &A::o, Role::Scratch, qkv},
+           {"scores", &A::scores, Role::Scratch, scores},
+           {"scaled", &A::scaled, Role::Scratch, scores},
+           {"masked", &A::masked, Role::Scratch, scores},
+           {"p", &A::p, Role::Scratch, scores},
+           {"merged", &A::merged, Role::Scratch, qkv},
+           {"h", &A::h, Role::Scratch, qkv},
+           {"counters", &A::counters, Role::Scratch, [](const A& a) { return a.batch * ((a.seq + 63) / 64); }}},
+          {{"unfused", attention_layernorm_residual_unfused_cpu, FB_CUDA(attention_layernorm_residual_unfused_cuda),
+            Needs::Cublas},
+           {"fused", attention_layernorm_residual_fused_cpu, FB_CUDA(attention_layernorm_residual_fused_cuda)}},
+          {{"d == 64", "the flash kernel's tiles are one head of 64 wide", [](const A& a) { return a.d == kHeadDim; }},
+           {"seq <= 16,384", "the unfused twin materializes seq×seq scores per head (1 GiB each at 16,384)",
+            [](const A& a) { return a.seq <= kMaxSeq; }},
+           {"batch·heads < 2^31", "cuBLAS takes the batch count as a 32-bit int",
+            [](const A& a) { return a.batch * a.heads < (size_t{1} << 31); }}}};
+}
+
+FB_REGISTER_CASE(declare);
+
+}  // namespace
+}  // namespace fusebench

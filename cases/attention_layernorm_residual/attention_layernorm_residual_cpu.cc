@@ -1,0 +1,41 @@
+// CPU y = LayerNorm(x + merge_heads(O)). Unfused: the unfused attention, then the merge-heads copy, the
+// residual add and a LayerNorm pass, each a full pass over [batch·seq, c]. Fused: for a group of up to 4
+// query rows, the attention of every head into a local 4×c buffer, then x added and each row normalized
+// straight into y; it writes neither o nor merged nor h.
+#include <algorithm>
+#include <vector>
+
+#include "attention_layernorm_residual.h"
+#include "cpu/attention_cpu.h"
+#include "cpu/row_ops.h"
+
+namespace fusebench::kernels {
+
+void attention_layernorm_residual_unfused_cpu(const AttentionLayerNormArgs& a) {
+  const size_t c = a.heads * kHeadDim;
+  const size_t m = a.batch * a.seq;
+  cpu::attention_unfused(a);
+  cpu::merge_heads(a.o, a.merged, a.batch, a.heads, a.seq);
+  cpu::add_pass(a.x, a.merged, a.h, m * c);
+  cpu::layernorm_pass(a.h, a.gamma, a.beta, a.y, m, c, a.eps);
+}
+
+void attention_layernorm_residual_fused_cpu(const AttentionLayerNormArgs& a) {
+  const size_t d = kHeadDim;
+  const size_t c = a.heads * d;
+  const cpu::AttentionOperands ops = cpu::contiguous_operands(a);
+  std::vector<float> buf(cpu::kFlashQueryRows * c);  // rows of merge_heads(O), then of x + merged
+  for (size_t b = 0; b < a.batch; ++b)
+    for (size_t s0 = 0; s0 < a.seq; s0 += cpu::kFlashQueryRows) {
+      const size_t rows = std::min(cpu::kFlashQueryRows, a.seq - s0);
+      for (size_t h = 0; h < a.heads; ++h) cpu::flash_attention_rows(ops, b, h, s0, rows, buf.data() + h * d, c);
+      for (size_t r = 0; r < rows; ++r) {
+        const size_t off = (b * a.seq + s0 + r) * c;
+        float* row = buf.data() + r * c;
+        cpu::add_pass(a.x + off, row, row, c);
+        cpu::layernorm_row(row, a.gamma, a.beta, a.y + off, c, a.eps);
+      }
+    }
+}
+
+}  // namespace fusebench::kernels

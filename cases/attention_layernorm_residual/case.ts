@@ -1,0 +1,111 @@
+/**
+ * GPT-2's attention companion y = LayerNorm(x + merge_heads(O)): O the causal self-attention of
+ * Q/K/V [batch, heads, seq, 64], merge_heads putting head h's 64 values of a position at columns h·64 ..
+ * of a [batch, seq, heads·64] row. Unfused: the unfused attention, merge copy, add, LayerNorm; fused:
+ * the flash kernel finishing LayerNorm(x + merged heads) for its rows.
+ */
+import { defineCase } from '../../src/case/define.ts';
+import {
+  causalAttentionFlops,
+  causalAttentionRow,
+  headRows,
+  unfusedAttentionFloats,
+} from '../../src/reference/attention.ts';
+import { layerNormRow } from '../../src/reference/norms.ts';
+import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { normalArray, seedStream } from '../../src/rng.ts';
+
+/** Output rows of y the reference computes, (batch, position) flattened: each needs every head. */
+const SAMPLED_ROWS = 32;
+
+export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
+  title: 'Causal attention + residual + LayerNorm',
+  shapes: {
+    cuda: [
+      {
+        label: '32x12x512x64',
+        dims: { batch: 32, heads: 12, seq: 512, d: 64 },
+        description: 'batch 32 × 12 heads × seq 512 × head 64 (GPT-2 small attention)',
+      },
+    ],
+    cpu: [
+      {
+        label: '1x2x96x64',
+        dims: { batch: 1, heads: 2, seq: 96, d: 64 },
+        description: 'batch 1 × 2 heads × seq 96 × head 64',
+      },
+    ],
+  },
+  // Sequence lengths around the 64-row tiles with 1 to 3 heads and 1 or 2 batch elements.
+  testShapes: [
+    [1, 1, 1, 64],
+    [1, 2, 17, 64],
+    [2, 3, 64, 64],
+    [2, 1, 65, 64],
+    [1, 3, 130, 64],
+  ],
+  // As attention (Q, K, V ~ N(0, 1)), plus the residual stream x ~ N(0, 1) [batch, seq, heads·64], γ ≈ 1
+  // and β ≈ 0 as in a trained model.
+  inputs: ({ batch, heads, seq, d }, seed) => {
+    const n = batch * heads * seq * d;
+    return {
+      q: normalArray(n, 1, seedStream(seed, 0)),
+      k: normalArray(n, 1, seedStream(seed, 1)),
+      v: normalArray(n, 1, seedStream(seed, 2)),
+      x: normalArray(n, 1, seedStream(seed, 3)),
+      gamma: normalArray(heads * d, 0.1, seedStream(seed, 4), 1),
+      beta: normalArray(heads * d, 0.1, seedStream(seed, 5)),
+    };
+  },
+  reference: (inputs, { batch, heads, seq, d }, { eps }) => {
+    const [q, k, v, x] = [inputs.q, inputs.k, inputs.v, inputs.x] as Float32Array[] as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ];
+    const c = heads * d;
+    const rows = batch * seq;
+    const y = rowsReference(rows, c, sampleRows(rows, SAMPLED_ROWS), (row) => {
+      const s = row % seq;
+      const b = (row - s) / seq;
+      const hRow = new Float64Array(c);
+      for (let h = 0; h < heads; h++) {
+        const o = causalAttentionRow(
+          headRows(q, heads, seq, b, h),
+          headRows(k, heads, seq, b, h),
+          headRows(v, heads, seq, b, h),
+          s,
+        );
+        for (let i = 0; i < d; i++) hRow[h * d + i] = (x[row * c + h * d + i] as number) + (o[i] as number);
+      }
+      return layerNormRow(hRow, inputs.gamma as Float32Array, inputs.beta as Float32Array, eps);
+    });
+    return { y };
+  },
+  // y = LN(x + merged o)·γ + β: o's absolute error (attention's, ≈ 6e-6 bound at seq 512) scaled by
+  // rstd·γ ≈ 0.9, plus the LayerNorm's own: |z·γ| ≲ 5 times rstd's relative error (the squared
+  // deviations summed in ≲ 30 roundings, then rsqrtf), ≲ 1e-6, so ≲ 5e-6 (rtol covers it). atol 2e-5 as
+  // attention's. Measured max |error| over the sampled rows: CPU (both variants) 6.6e-7 at
+  // [1, 2, 96, 64], 9.2e-7 at [4, 12, 512, 64]; H200 (both variants) ≤ 1.1e-6 at small shapes,
+  // unfused 7.0e-7 and fused 1.1e-6 at the CUDA shape (3 seeds): ×18 below atol. A real defect is ≥ 1e-2 (the tests plant them): the neighbouring
+  // position's residual moves y by ~1, γ left out by ~0.1.
+  tolerance: { atol: 2e-5, rtol: 1e-5 },
+  traffic: ({ batch, heads, seq, d }) => {
+    const rc = batch * seq * heads * d; // batch·seq rows of heads·64, as many floats as q
+    const c = heads * d;
+    return {
+      // The attention's five launches, then merge (read o; write merged), add (read x, merged; write h),
+      // LayerNorm (read h, γ, β; write y).
+      unfused: {
+        bytes: 4 * (unfusedAttentionFloats(batch, heads, seq) + 2 * rc + 3 * rc + (2 * rc + 2 * c)),
+        launches: 8,
+      },
+      // Read q, k, v, x, γ, β; write y; plus the merged rows staged through y (each head's slice written,
+      // then read back by the row tile's last block). Two launches: the tile counters' memset and the kernel.
+      fused: { bytes: 4 * (3 * rc + rc + 2 * c + rc + 2 * rc), launches: 2 },
+    };
+  },
+  // As attention's: the useful causal flops (the residual and LayerNorm are O(seq), not counted).
+  flops: ({ batch, heads, seq }) => batch * heads * causalAttentionFlops(seq),
+});

@@ -1,0 +1,27 @@
+// CUDA bias + GELU. Unfused: the bias-add kernel writes x + b to global memory and the GELU map kernel
+// reads it back, as an eager framework launches them. Fused: the same bias kernel
+// (kernels/cuda/bias_map.cuh) with GELU applied before the store, the sum never leaving registers.
+#include "bias_gelu.h"
+#include "common/gelu.h"
+#include "cuda/bias_map.cuh"
+#include "cuda/building_blocks.h"
+
+namespace fusebench::kernels {
+namespace {
+
+struct AddGeluOp {
+  __device__ float operator()(float x, float b) const { return gelu_tanh(x + b); }
+};
+
+}  // namespace
+
+void bias_gelu_unfused_cuda(const BiasGeluArgs& a, const LaunchContext& ctx) {
+  cuda::bias_add(a.x, a.b, a.tmp, a.rows, a.cols, ctx);
+  cuda::gelu(a.tmp, a.y, a.rows * a.cols, ctx);
+}
+
+void bias_gelu_fused_cuda(const BiasGeluArgs& a, const LaunchContext& ctx) {
+  cuda::launch_bias_map(a.x, a.b, a.y, a.rows, a.cols, AddGeluOp{}, ctx);
+}
+
+}  // namespace fusebench::kernels

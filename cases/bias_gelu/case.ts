@@ -1,0 +1,81 @@
+/** Bias + GELU, the epilogue of a transformer FFN's first layer: y = gelu(x + b), b broadcast per column. */
+import { defineCase } from '../../src/case/define.ts';
+import { geluErf, geluTanh } from '../../src/reference/gelu.ts';
+import { normalArray, seedStream } from '../../src/rng.ts';
+
+export default defineCase<'rows' | 'cols'>({
+  title: 'Bias + GELU',
+  shapes: {
+    cuda: [
+      {
+        label: '16384x3072',
+        dims: { rows: 16_384, cols: 3072 },
+        description: 'rows 16,384 (batch 32 × seq 512) × cols 3,072 (4 × hidden 768): GPT-2 small FFN',
+      },
+    ],
+    cpu: [
+      {
+        label: '512x3072',
+        dims: { rows: 512, cols: 3072 },
+        description: 'rows 512 (one sequence) × cols 3,072 (GPT-2 small FFN)',
+      },
+    ],
+  },
+  // Column counts that are and are not multiples of 4 (the CUDA bias vector width), element counts with
+  // a tail past the last float4, and shapes large enough that each CUDA thread strides over several
+  // float4s (the kernel tracks the column across strides).
+  testShapes: [
+    [1, 1],
+    [1, 3],
+    [5, 3],
+    [7, 5],
+    [1000, 1],
+    [3, 767],
+    [33, 767],
+    [1, 3072],
+    [4, 3072],
+    [2, 4099],
+    [1500, 1027],
+    [700, 3072],
+  ],
+  cappedGridShapes: [
+    [333, 767],
+    [100, 3072],
+    [4097, 3],
+  ],
+  // x + b has sd √5 ≈ 2.2: through GELU's curved region and into both tails.
+  inputs: ({ rows, cols }, seed) => ({
+    x: normalArray(rows * cols, 2, seedStream(seed, 0)),
+    b: normalArray(cols, 1, seedStream(seed, 1)),
+  }),
+  reference: (inputs, { rows, cols }) => {
+    const x = inputs.x as Float32Array;
+    const b = inputs.b as Float32Array;
+    const y = new Float64Array(rows * cols);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) y[r * cols + c] = geluTanh((x[r * cols + c] as number) + (b[c] as number));
+    }
+    return { y };
+  },
+  // As GELU + scale: float32 tanh and products, a few ulp relative, absolute near zero where 1 + tanh
+  // cancels. The float32 sum x + b adds one rounding (≤ 6e-8 relative), passed on by GELU's slope (< 1.13).
+  tolerance: { atol: 1e-5, rtol: 1e-5 },
+  traffic: ({ rows, cols }) => {
+    const n = rows * cols;
+    return {
+      unfused: { bytes: 4 * (4 * n + cols), launches: 2 }, // read x, b; write tmp; read tmp; write y
+      fused: { bytes: 4 * (2 * n + cols), launches: 1 }, // read x, b; write y
+    };
+  },
+  extraNumerics: (inputs, outputs, { rows, cols }) => {
+    const x = inputs.x as Float32Array;
+    const b = inputs.b as Float32Array;
+    const y = outputs.y as Float32Array;
+    let maxDiff = 0;
+    for (let i = 0; i < rows * cols; i++) {
+      const d = Math.abs((y[i] as number) - geluErf((x[i] as number) + (b[i % cols] as number)));
+      if (d > maxDiff) maxDiff = d;
+    }
+    return { 'Max difference from exact erf-GELU': maxDiff };
+  },
+});

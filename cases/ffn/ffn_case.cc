@@ -1,0 +1,41 @@
+#include "case_decl.h"
+#include "common/gemm_limits.h"
+#include "ffn.h"
+
+namespace fusebench {
+namespace {
+
+using kernels::FfnArgs;
+
+CaseDecl<FfnArgs> declare() {
+  using A = FfnArgs;
+  using namespace kernels;
+  constexpr auto mh = [](const A& a) { return a.m * a.h; };
+  constexpr auto mf = [](const A& a) { return a.m * a.f; };
+  constexpr auto fh = [](const A& a) { return a.f * a.h; };
+  return {"ffn",
+          {{"m", &A::m}, {"h", &A::h}, {"f", &A::f}},
+          {},
+          {{"x", &A::x, Role::Input, mh},
+           {"w1", &A::w1, Role::Input, fh},
+           {"b1", &A::b1, Role::Input, [](const A& a) { return a.f; }},
+           {"w2", &A::w2, Role::Input, fh},
+           {"b2", &A::b2, Role::Input, [](const A& a) { return a.h; }},
+           {"y", &A::y, Role::Output, mh},
+           {"g", &A::g, Role::Scratch, mf},
+           {"t1", &A::t1, Role::Scratch, mf},
+           {"u1", &A::u1, Role::Scratch, mf},
+           {"t2", &A::t2, Role::Scratch, mh},
+           {"u2", &A::u2, Role::Scratch, mh}},
+          {{"unfused", ffn_unfused_cpu, FB_CUDA(ffn_unfused_cuda), Needs::Cublas},
+           {"fused", ffn_fused_cpu, FB_CUDA(ffn_fused_cuda)}},
+          // The first GEMM reduces over h, the second over f.
+          {{"h % 4 == 0 and f % 4 == 0", kVectorKWhy, [](const A& a) { return a.h % 4 == 0 && a.f % 4 == 0; }},
+           {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.h, a.f}); }},
+           {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
+}
+
+FB_REGISTER_CASE(declare);
+
+}  // namespace
+}  // namespace fusebench

@@ -1,0 +1,47 @@
+/** GELU (tanh form) then scale: the V100 tutorial's case. */
+import { defineCase } from '../../src/case/define.ts';
+import { geluErf, geluTanh } from '../../src/reference/gelu.ts';
+import { normalArray } from '../../src/rng.ts';
+
+const SHAPES = [
+  { label: '1K', dims: { n: 1024 }, description: '1,024 elements' },
+  { label: '1M', dims: { n: 1_048_576 }, description: '1,048,576 elements' },
+  {
+    label: '32x512x768',
+    dims: { n: 32 * 512 * 768 },
+    description: '12,582,912 elements (batch 32 × seq 512 × hidden 768)',
+  },
+  { label: '16M', dims: { n: 16_777_216 }, description: '16,777,216 elements' },
+];
+
+export default defineCase<'n', 'scale'>({
+  title: 'GELU + scale',
+  shapes: { cuda: SHAPES, cpu: SHAPES },
+  // Every vector path: n = 1, n % 4 ≠ 0 (the scalar tail), n crossing the unrolled grid-stride body.
+  testShapes: [[1], [3], [4], [5], [31], [1023], [1024], [4099], [65_539], [1_048_576]],
+  cappedGridShapes: [[100_003], [4096]],
+  // Normal with sd 3: a wide range, through GELU's curved region and far into both tails.
+  inputs: ({ n }, seed) => ({ x: normalArray(n, 3, seed) }),
+  reference: (inputs, { n }, { scale }) => {
+    const x = inputs.x as Float32Array;
+    const y = new Float64Array(n);
+    for (let i = 0; i < n; i++) y[i] = geluTanh(x[i] as number) * scale;
+    return { y };
+  },
+  // float32 tanh and products: a few ulp relative; absolute near zero where 1 + tanh cancels.
+  tolerance: { atol: 1e-5, rtol: 1e-5 },
+  traffic: ({ n }) => ({
+    unfused: { bytes: 4 * 4 * n, launches: 2 }, // read x, write tmp, read tmp, write y
+    fused: { bytes: 4 * 2 * n, launches: 1 }, // read x, write y
+  }),
+  extraNumerics: (inputs, outputs, _d, { scale }) => {
+    const x = inputs.x as Float32Array;
+    const y = outputs.y as Float32Array;
+    let maxDiff = 0;
+    for (let i = 0; i < x.length; i++) {
+      const d = Math.abs((y[i] as number) - geluErf(x[i] as number) * scale);
+      if (d > maxDiff) maxDiff = d;
+    }
+    return { 'Max difference from exact erf-GELU': maxDiff };
+  },
+});

@@ -1,0 +1,88 @@
+/**
+ * LayerNorm + Linear: y = LayerNorm(x)·wᵀ + b, LayerNorm over the k features of each row of x [m, k]
+ * with γ, β [k]; w [n, k], b [n]: a transformer's pre-LN projection. The unfused twin writes the
+ * normalized rows and reads them back; the CUDA fused variant folds γ, β and b into the weights and
+ * the row statistics into the GEMM (kernels/cuda/gemm.cuh has the algebra), the CPU one normalizes a
+ * block of rows into cache and multiplies it there.
+ */
+import { defineCase } from '../../src/case/define.ts';
+import { linearRow, rowOf } from '../../src/reference/linear.ts';
+import { layerNormRow } from '../../src/reference/norms.ts';
+import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { normalArray, seedStream } from '../../src/rng.ts';
+
+/** Output rows the reference computes: 32 × n × k multiply-adds, 19 M at the CUDA shape. */
+const SAMPLED_ROWS = 32;
+
+export default defineCase<'m' | 'n' | 'k', 'eps'>({
+  title: 'LayerNorm + Linear',
+  shapes: {
+    cuda: [
+      {
+        label: '16384x768x768',
+        dims: { m: 16_384, n: 768, k: 768 },
+        description: 'rows 16,384 (batch 32 × seq 512) × out 768 × in 768 (a GPT-2 small pre-LN projection)',
+      },
+    ],
+    cpu: [{ label: '256x512x128', dims: { m: 256, n: 512, k: 128 }, description: 'rows 256 × out 512 × in 128' }],
+  },
+  // A single output, sizes no multiple of the tiles, rows and columns crossing the CUDA GEMM's 128×128
+  // tiles, k crossing its k slices of 16.
+  testShapes: [
+    [1, 1, 4],
+    [5, 7, 12],
+    [3, 33, 132],
+    [257, 5, 8],
+    [130, 129, 68],
+    [64, 256, 256],
+  ],
+  // x = N(0, 1) + 3: rows whose mean is large against their spread, as a residual stream's can be.
+  // The CUDA fused GEMM takes each row's variance in one pass, E[(x − s)²] − E[x − s]², shifted by the
+  // row's first element s, which only such rows exercise (unshifted, E[x²] − mean² would lose the digit
+  // that mean² = 9·var costs, and more as the offset grows); so does the fold's
+  // y = rstd·(x·w'ᵀ − mean·c) + d, where x·w'ᵀ ≈ 3·c must cancel against mean·c. γ ≈ 1 and β ≈ 0 as
+  // in a trained model; w ~ N(0, 1/√k), so the normalized row times w has sd ≈ 1 whatever k; b ~ N(0, 0.5).
+  inputs: ({ m, n, k }, seed) => ({
+    x: normalArray(m * k, 1, seedStream(seed, 0), 3),
+    gamma: normalArray(k, 0.1, seedStream(seed, 1), 1),
+    beta: normalArray(k, 0.1, seedStream(seed, 2)),
+    w: normalArray(n * k, 1 / Math.sqrt(k), seedStream(seed, 3)),
+    b: normalArray(n, 0.5, seedStream(seed, 4)),
+  }),
+  reference: (inputs, { m, n, k }, { eps }) => {
+    const [x, gamma, beta, w, b] = [inputs.x, inputs.gamma, inputs.beta, inputs.w, inputs.b] as Float32Array[] as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ];
+    const y = rowsReference(m, n, sampleRows(m, SAMPLED_ROWS), (row) =>
+      linearRow(layerNormRow(rowOf(x, row, k), gamma, beta, eps), w, b, n),
+    );
+    return { y };
+  },
+  // y = LN(x)·w_j + b_j: a k-long float32 dot product of the normalized row (|LN(x)| ≈ 1) as in
+  // linear_gelu, ≈ 0.64·k·u = 2.9e-5 at k = 768 in the probabilistic bound, plus the LayerNorm's own
+  // ≲ 1e-6 relative. The CUDA fold computes rstd·(x·w'ᵀ − mean·c) instead: the FMA chain runs over raw
+  // x ≈ 3 ± 1, so Σ|x·w'| is ≈ 3.75× larger (≈ 2.4·√k) and the bound ≈ 2.4·k·u = 1.1e-4 at k = 768,
+  // before x·w'ᵀ ≈ mean·c cancels. Absolute (it scales with Σ|x·w'|, not |y|), so atol carries it:
+  // 2e-4, ×2 that bound. Measured max |error| over the sampled rows: CPU (both variants) 1.3e-6 at
+  // [256, 512, 128], 3.0e-6 at k = 768; H200 at the CUDA shape (3 seeds) unfused (cuBLAS) 4.7e-6,
+  // fused 1.5e-5 (7.1e-6 at [256, 512, 128], 3.2e-5 at k = 3,072): ×13 below atol. A real defect is
+  // ≥ 1e-2 (the tests plant them): γ or β left out moves y by ~0.1, a feature left out by ~0.04.
+  tolerance: { atol: 2e-4, rtol: 1e-5 },
+  traffic: ({ m, n, k }) => {
+    const mk = m * k;
+    const mn = m * n;
+    const nk = n * k;
+    return {
+      // LayerNorm: read x, γ, β; write xn. GEMM: read xn, w; write t. bias: read t, b; write y.
+      unfused: { bytes: 4 * (mk + 2 * k + mk + (mk + nk + mn) + (mn + n + mn)), launches: 3 },
+      // Weight fold: read w, γ, β, b; write w_folded [n, k], colsum [n], bias_folded [n].
+      // GEMM: read x, w_folded, colsum, bias_folded; write y.
+      fused: { bytes: 4 * (nk + 2 * k + n + (nk + 2 * n) + (mk + nk + 2 * n + mn)), launches: 2 },
+    };
+  },
+  flops: ({ m, n, k }) => 2 * m * n * k,
+});

@@ -1,0 +1,45 @@
+#include "case_decl.h"
+#include "common/constants.h"
+#include "common/gemm_limits.h"
+#include "layernorm_linear.h"
+
+namespace fusebench {
+namespace {
+
+using kernels::LayerNormLinearArgs;
+
+CaseDecl<LayerNormLinearArgs> declare() {
+  using A = LayerNormLinearArgs;
+  using namespace kernels;
+  constexpr auto mk = [](const A& a) { return a.m * a.k; };
+  constexpr auto nk = [](const A& a) { return a.n * a.k; };
+  constexpr auto mn = [](const A& a) { return a.m * a.n; };
+  constexpr auto n = [](const A& a) { return a.n; };
+  constexpr auto k = [](const A& a) { return a.k; };
+  return {"layernorm_linear",
+          {{"m", &A::m}, {"n", &A::n}, {"k", &A::k}},
+          {{"eps", &A::eps, kLayerNormEps}},
+          {{"x", &A::x, Role::Input, mk},
+           {"gamma", &A::gamma, Role::Input, k},
+           {"beta", &A::beta, Role::Input, k},
+           {"w", &A::w, Role::Input, nk},
+           {"b", &A::b, Role::Input, n},
+           {"y", &A::y, Role::Output, mn},
+           {"xn", &A::xn, Role::Scratch, mk},
+           {"t", &A::t, Role::Scratch, mn},
+           {"w_folded", &A::w_folded, Role::Scratch, nk},
+           {"colsum", &A::colsum, Role::Scratch, n},
+           {"bias_folded", &A::bias_folded, Role::Scratch, n}},
+          {{"unfused", layernorm_linear_unfused_cpu, FB_CUDA(layernorm_linear_unfused_cuda), Needs::Cublas},
+           {"fused", layernorm_linear_fused_cpu, FB_CUDA(layernorm_linear_fused_cuda)}},
+          {{"k % 4 == 0", kVectorKWhy, [](const A& a) { return a.k % 4 == 0; }},
+           {"k <= 2^30", "the unfused twin's CUDA LayerNorm kernel indexes a row with 32-bit ints",
+            [](const A& a) { return a.k <= (size_t{1} << 30); }},
+           {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.n, a.k}); }},
+           {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
+}
+
+FB_REGISTER_CASE(declare);
+
+}  // namespace
+}  // namespace fusebench

@@ -1,0 +1,82 @@
+/**
+ * Linear + GELU: y = gelu(x·wᵀ + b), x [m, k], w [n, k] (PyTorch's Linear layout), b [n], y [m, n]:
+ * the FFN up-projection of a transformer. Two comparisons against one unfused twin (a cuBLAS GEMM
+ * followed by bias and GELU kernels): fusebench's own GEMM with a bias+GELU epilogue, and cuBLASLt's
+ * GELU_BIAS epilogue (the library-fused variant, CUDA only).
+ */
+import { defineCase } from '../../src/case/define.ts';
+import { geluTanh } from '../../src/reference/gelu.ts';
+import { dot, rowOf } from '../../src/reference/linear.ts';
+import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { normalArray, seedStream } from '../../src/rng.ts';
+
+/** Output rows the reference computes (every element of each): 32 × n × k multiply-adds, 75 M at the CUDA shape. */
+const SAMPLED_ROWS = 32;
+
+export default defineCase<'m' | 'n' | 'k'>({
+  title: 'Linear + GELU',
+  compare: [
+    { fused: 'fused' },
+    { name: 'linear_gelu_cublaslt', title: 'Linear + GELU (cuBLASLt epilogue)', fused: 'cublaslt' },
+  ],
+  shapes: {
+    cuda: [
+      {
+        label: '16384x3072x768',
+        dims: { m: 16_384, n: 3072, k: 768 },
+        description: 'rows 16,384 (batch 32 × seq 512) × out 3,072 × in 768 (GPT-2 small FFN up-projection)',
+      },
+    ],
+    cpu: [{ label: '256x512x128', dims: { m: 256, n: 512, k: 128 }, description: 'rows 256 × out 512 × in 128' }],
+  },
+  // A single output, sizes that are no multiple of the tiles, rows and columns that cross the CUDA GEMM's
+  // 128×128 tiles and the CPU GEMM's 4×4 ones, k that crosses the CUDA GEMM's k slices of 16.
+  testShapes: [
+    [1, 1, 4],
+    [5, 7, 12],
+    [3, 33, 132],
+    [257, 5, 8],
+    [130, 129, 68],
+    [64, 256, 256],
+  ],
+  // x ~ N(0, 1) as activations after a LayerNorm; w ~ N(0, 1/√k), so every x·wᵀ has sd 1 whatever k
+  // (GELU sees its curved region, not only its linear tails); b ~ N(0, 0.5), large enough that a wrong
+  // or missing bias is off by ~0.5.
+  inputs: ({ m, n, k }, seed) => ({
+    x: normalArray(m * k, 1, seedStream(seed, 0)),
+    w: normalArray(n * k, 1 / Math.sqrt(k), seedStream(seed, 1)),
+    b: normalArray(n, 0.5, seedStream(seed, 2)),
+  }),
+  reference: (inputs, { m, n, k }) => {
+    const [x, w, b] = [inputs.x, inputs.w, inputs.b] as [Float32Array, Float32Array, Float32Array];
+    const y = rowsReference(m, n, sampleRows(m, SAMPLED_ROWS), (row) => {
+      const a = rowOf(x, row, k);
+      const out = new Float64Array(n);
+      for (let j = 0; j < n; j++) out[j] = geluTanh(dot(a, 0, w, j * k, k) + (b[j] as number));
+      return out;
+    });
+    return { y };
+  },
+  // Every y is gelu(z), z = x·w_j + b_j, a k-long float32 dot product. Its rounding error is bounded
+  // by about √k·u·Σ_k|x_k·w_jk| in the probabilistic (random-walk) sense, u = 2^−24: Σ|x·w| ≈
+  // k·E|x|·E|w| = 0.64·√k, so ≈ 0.64·k·u = 2.9e-5 at k = 768 (fusebench's CUDA GEMM accumulates each
+  // output in one FMA chain, the CPU's in four partial sums). gelu' ≤ 1.13 carries that to y; the
+  // float32 GELU adds a few ulp of |y| ≲ 6 and ≲ 1e-7 absolute from tanh. The error is absolute (it
+  // scales with Σ|x·w|, not |y|), so atol carries it: 1e-4, ×3 the bound. cuBLASLt's GELU epilogue
+  // evaluates GELU less exactly: ≈ 5e-6 absolute of its own (measured at k = 4). Measured max |error|
+  // over the sampled rows: CPU (both variants) 8.2e-7 at [256, 512, 128], 1.5e-6 at k = 768; H200 at
+  // the CUDA shape (3 seeds) cuBLAS + bias + GELU 5.3e-6, fusebench's GEMM 5.5e-6, cuBLASLt 7.7e-6;
+  // ≤ 1.0e-5 at k = 3,072: ×13 below atol. A real defect is ≥ 1e-2 (the tests plant them): the
+  // neighbouring column's bias moves y by ~0.5, a wrong row by ~1, one k slice of 16 left out by ~0.14.
+  tolerance: { atol: 1e-4, rtol: 1e-5 },
+  traffic: ({ m, n, k }) => {
+    const mn = m * n;
+    return {
+      // GEMM: read x, w; write t. bias: read t, b; write u. GELU: read u; write y.
+      unfused: { bytes: 4 * (m * k + n * k + mn + (mn + n + mn) + (mn + mn)), launches: 3 },
+      // read x, w, b; write y (both fused variants).
+      fused: { bytes: 4 * (m * k + n * k + n + mn), launches: 1 },
+    };
+  },
+  flops: ({ m, n, k }) => 2 * m * n * k,
+});

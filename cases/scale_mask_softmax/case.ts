@@ -1,0 +1,98 @@
+/** Scale + causal mask + softmax over attention scores: P = softmax(scale·S + mask) per row. */
+import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/rng.ts';
+
+/** Key j is masked for query i when j > i + (seq_k − seq_q): the queries are the last seq_q of the keys. */
+const lastKey = (row: number, seqQ: number, seqK: number) => (row % seqQ) + seqK - seqQ;
+
+export default defineCase<'batch' | 'heads' | 'seq_q' | 'seq_k', 'scale'>({
+  title: 'Scale + causal mask + softmax',
+  shapes: {
+    cuda: [
+      {
+        label: '32x12x512x512',
+        dims: { batch: 32, heads: 12, seq_q: 512, seq_k: 512 },
+        description: 'batch 32 × heads 12 × seq 512 × seq 512 (GPT-2 small attention)',
+      },
+    ],
+    cpu: [
+      {
+        label: '2x4x256x256',
+        dims: { batch: 2, heads: 4, seq_q: 256, seq_k: 256 },
+        description: 'batch 2 × heads 4 × seq 256 × seq 256',
+      },
+    ],
+  },
+  // Square and non-square causal masks (seq_q > seq_k leaves rows with every key masked, defined as
+  // zeros), row lengths that pick each CUDA configuration (a warp per row up to 1024, a block up to
+  // 8192, the streaming kernel past that), multiples of 4 and not, and enough rows that a grid strides.
+  testShapes: [
+    [1, 1, 1, 1],
+    [1, 1, 1, 512],
+    [1, 1, 33, 33],
+    [2, 3, 33, 33],
+    [1, 1, 3, 7],
+    [1, 2, 5, 3],
+    [2, 2, 64, 64],
+    [2, 4, 256, 256],
+    [1, 1, 4, 1024],
+    [1, 1, 2, 1025],
+    [1, 1, 3, 4096],
+    [1, 1, 2, 8192],
+    [1, 1, 3, 8193],
+    [1, 1, 2, 20_001],
+    [20, 31, 33, 33],
+    [1, 1, 1200, 1500],
+  ],
+  cappedGridShapes: [
+    [2, 3, 100, 100],
+    [1, 2, 257, 1025],
+  ],
+  // q·k over a head dimension of 64 with unit-variance entries has sd 8: after the scale, logits of sd 1.
+  inputs: ({ batch, heads, seq_q, seq_k }, seed) => ({ s: normalArray(batch * heads * seq_q * seq_k, 8, seed) }),
+  reference: (inputs, { batch, heads, seq_q: seqQ, seq_k: seqK }, { scale }) => {
+    const rows = batch * heads * seqQ;
+    const s = inputs.s as Float32Array;
+    const p = new Float64Array(rows * seqK);
+    for (let row = 0; row < rows; row++) {
+      const off = row * seqK;
+      const keys = Math.min(lastKey(row, seqQ, seqK) + 1, seqK); // unmasked keys: 0 .. keys − 1
+      if (keys <= 0) continue; // every key masked: all zeros by definition
+      let max = Number.NEGATIVE_INFINITY;
+      for (let j = 0; j < keys; j++) max = Math.max(max, (s[off + j] as number) * scale);
+      let sum = 0;
+      for (let j = 0; j < keys; j++) {
+        const e = Math.exp((s[off + j] as number) * scale - max);
+        p[off + j] = e;
+        sum += e;
+      }
+      for (let j = 0; j < keys; j++) p[off + j] = (p[off + j] as number) / sum;
+    }
+    return { p };
+  },
+  // p = exp(v − max) / Σ: v = scale·s is exact (the scale is a power of two), v − max rounds once
+  // (≲ 1e-6 for logits of sd 1), expf is ≤ 2 ulp, the sum ≲ 50 roundings: ≲ 2e-6 relative, so rtol
+  // 1e-5. Errors stay relative even for tiny p (they come from the exponent), so atol only covers
+  // values near float32's underflow. Masked keys are exactly 0 in both. Measured on the CPU: ≤ 5e-7 relative.
+  tolerance: { atol: 1e-9, rtol: 1e-5 },
+  traffic: ({ batch, heads, seq_q, seq_k }) => {
+    const n = batch * heads * seq_q * seq_k;
+    return {
+      // scale: read S, write T1; mask: read T1, write T2; softmax: read T2, write P.
+      unfused: { bytes: 4 * 6 * n, launches: 3 },
+      fused: { bytes: 4 * 2 * n, launches: 1 }, // read S, write P
+    };
+  },
+  extraNumerics: (_inputs, outputs, { batch, heads, seq_q: seqQ, seq_k: seqK }) => {
+    const rows = batch * heads * seqQ;
+    const p = outputs.p as Float32Array;
+    let maxDev = 0;
+    for (let row = 0; row < rows; row++) {
+      if (lastKey(row, seqQ, seqK) < 0) continue; // a fully masked row sums to 0 by definition
+      let sum = 0;
+      for (let j = 0; j < seqK; j++) sum += p[row * seqK + j] as number;
+      maxDev = Math.max(maxDev, Math.abs(sum - 1));
+    }
+    return { 'Max |row sum − 1|': maxDev };
+  },
+});

@@ -1,0 +1,32 @@
+// Scale + causal mask + softmax over attention scores: P = softmax(scale·S + mask) along the last
+// axis of [batch, heads, seq_q, seq_k]. Key j is masked (−inf) for query i when
+// j > i + (seq_k − seq_q): the queries are the last seq_q positions of the seq_k keys. A row with
+// every key masked (possible when seq_q > seq_k) is defined as all zeros, never NaN.
+// Unfused: a scale kernel, a mask kernel and a softmax kernel, with both intermediates in memory.
+// Fused: one pass.
+#pragma once
+#include <cstddef>
+
+#include "common/launch.h"
+
+namespace fusebench::kernels {
+
+struct ScaleMaskSoftmaxArgs {
+  const float* s;  // [batch, heads, seq_q, seq_k] scores
+  float* scaled;   // unfused intermediate: scale·S
+  float* masked;   // unfused intermediate: scale·S + mask
+  float* p;        // probabilities
+  size_t batch, heads, seq_q, seq_k;
+  float scale;
+  size_t rows() const { return batch * heads * seq_q; }
+};
+
+void scale_mask_softmax_unfused_cpu(const ScaleMaskSoftmaxArgs& a);
+void scale_mask_softmax_fused_cpu(const ScaleMaskSoftmaxArgs& a);
+
+#ifdef FUSEBENCH_WITH_CUDA
+void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx);
+void scale_mask_softmax_fused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx);
+#endif
+
+}  // namespace fusebench::kernels

@@ -1,0 +1,30 @@
+#include "case_decl.h"
+#include "common/constants.h"
+#include "scale_mask_softmax.h"
+
+namespace fusebench {
+namespace {
+
+using kernels::ScaleMaskSoftmaxArgs;
+
+CaseDecl<ScaleMaskSoftmaxArgs> declare() {
+  using A = ScaleMaskSoftmaxArgs;
+  using namespace kernels;
+  constexpr auto scores = [](const A& a) { return a.rows() * a.seq_k; };
+  return {"scale_mask_softmax",
+          {{"batch", &A::batch}, {"heads", &A::heads}, {"seq_q", &A::seq_q}, {"seq_k", &A::seq_k}},
+          {{"scale", &A::scale, kAttentionScale}},
+          {{"s", &A::s, Role::Input, scores},
+           {"scaled", &A::scaled, Role::Scratch, scores},
+           {"masked", &A::masked, Role::Scratch, scores},
+           {"p", &A::p, Role::Output, scores}},
+          {{"unfused", scale_mask_softmax_unfused_cpu, FB_CUDA(scale_mask_softmax_unfused_cuda)},
+           {"fused", scale_mask_softmax_fused_cpu, FB_CUDA(scale_mask_softmax_fused_cuda)}},
+          {{"seq_q <= 2^30 and seq_k <= 2^30", "the CUDA kernels index a row with 32-bit ints, with headroom for a tile",
+            [](const A& a) { return a.seq_q <= (size_t{1} << 30) && a.seq_k <= (size_t{1} << 30); }}}};
+}
+
+FB_REGISTER_CASE(declare);
+
+}  // namespace
+}  // namespace fusebench

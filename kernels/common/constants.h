@@ -1,0 +1,25 @@
+// Constants that kernels and the float64 references share. Stated once here: the addon hands them to
+// TypeScript (`constants()` in native/js_device.cc), so the references never retype them.
+#pragma once
+#include <cstddef>
+
+namespace fusebench {
+
+// GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+constexpr double kGeluSqrt2OverPi = 0.7978845608028654;
+constexpr double kGeluCubic = 0.044715;
+
+// Attention: every attention kernel's tiles are 64 wide, so the head dimension is 64 and the score
+// scale 1/√64 = 1/8 (exact in float32).
+constexpr size_t kHeadDim = 64;
+constexpr double kAttentionScale = 0.125;
+static_assert(kAttentionScale * kAttentionScale * kHeadDim == 1.0, "the attention scale is 1/sqrt(kHeadDim)");
+// Longest sequence the attention cases take: the unfused twins materialize seq×seq scores per head
+// (1 GiB per head at 16,384).
+constexpr size_t kMaxSeq = 16384;
+
+// ε of the norms: PyTorch's and GPT-2's LayerNorm default; LLaMA's and T5's RMSNorm.
+constexpr double kLayerNormEps = 1e-5;
+constexpr double kRmsNormEps = 1e-6;
+
+}  // namespace fusebench

@@ -1,0 +1,146 @@
+// How a case declares itself, once, in its own folder: dims, params and buffers bound to the members
+// of the case's argument struct (no positional indices), buffer sizes as functions of the dims, the
+// variants with their CPU and CUDA entry points, and the shape limits with the reason for each.
+//
+//   CaseDecl<ResidualLayerNormArgs> declare() {
+//     using A = ResidualLayerNormArgs;
+//     return {"residual_layernorm",
+//             {{"rows", &A::rows}, {"hidden", &A::hidden}},
+//             {{"eps", &A::eps, kLayerNormEps}},
+//             {{"x", &A::x, Role::Input, rows_x_hidden}, ...},
+//             {{"unfused", residual_layernorm_unfused_cpu, FB_CUDA(residual_layernorm_unfused_cuda)}, ...},
+//             {{"hidden <= 2^30", "the CUDA kernels index a row with 32-bit ints", [](const A& a) { ... }}}};
+//   }
+//   FB_REGISTER_CASE(declare);
+#pragma once
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "case_registry.h"
+
+namespace fusebench {
+
+template <class Args>
+struct Dim {
+  const char* name;
+  size_t Args::*member;
+};
+
+template <class Args>
+struct Param {
+  const char* name;
+  float Args::*member;
+  double value;
+};
+
+template <class Args>
+struct Buffer {
+  std::string name;
+  std::function<void(Args&, float*)> bind;
+  Role role;
+  size_t (*count)(const Args&);
+
+  // `member` is a pointer member of Args or of a base of Args (const float*, float*, unsigned*, ...).
+  template <class M, class C>
+  Buffer(const char* n, M C::*member, Role r, size_t (*c)(const Args&))
+      : name(n),
+        bind([member](Args& a, float* p) { a.*member = static_cast<M>(static_cast<void*>(p)); }),
+        role(r),
+        count(c) {
+    static_assert(std::is_base_of_v<C, Args> && std::is_pointer_v<M>, "a buffer binds a pointer member of the args");
+  }
+};
+
+template <class Args>
+struct Variant {
+  const char* name;
+  void (*cpu)(const Args&);                         // null: no CPU implementation
+  void (*cuda)(const Args&, const LaunchContext&);  // null: no CUDA implementation (or built without CUDA)
+  Needs needs = Needs::Nothing;
+};
+
+template <class Args>
+struct Limit {
+  const char* rule;
+  const char* why;
+  bool (*ok)(const Args&);
+};
+
+template <class Args>
+struct CaseDecl {
+  const char* name;
+  std::vector<Dim<Args>> dims;
+  std::vector<Param<Args>> params;
+  std::vector<Buffer<Args>> buffers;
+  std::vector<Variant<Args>> variants;
+  std::vector<Limit<Args>> limits = {};
+};
+
+namespace detail {
+
+template <class Args>
+Args args_of(const CaseDecl<Args>& d, const std::vector<int64_t>& dims) {
+  Args a{};
+  for (size_t i = 0; i < d.dims.size() && i < dims.size(); ++i) a.*(d.dims[i].member) = static_cast<size_t>(dims[i]);
+  return a;
+}
+
+}  // namespace detail
+
+// The type-erased registration of a declaration.
+template <class Args>
+CaseSpec erase(CaseDecl<Args> decl) {
+  auto d = std::make_shared<const CaseDecl<Args>>(std::move(decl));
+  CaseSpec s;
+  s.name = d->name;
+  for (const auto& x : d->dims) s.dims.emplace_back(x.name);
+  for (const auto& p : d->params) s.params.push_back({p.name, p.value});
+  for (const auto& v : d->variants) s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs});
+  for (const auto& l : d->limits) s.limits.push_back({l.rule, l.why});
+  s.dtypes = {"fp32"};
+  s.buffers = [d](const std::vector<int64_t>& dims) {
+    const Args a = detail::args_of(*d, dims);
+    std::vector<BufferSpec> out;
+    for (const auto& b : d->buffers) out.push_back({b.name, b.count(a), b.role});
+    return out;
+  };
+  s.broken_limit = [d](const std::vector<int64_t>& dims) {
+    const Args a = detail::args_of(*d, dims);
+    for (size_t i = 0; i < d->limits.size(); ++i)
+      if (!d->limits[i].ok(a)) return static_cast<int>(i);
+    return -1;
+  };
+  s.run = [d](const CaseCall& c) {
+    Args a = detail::args_of(*d, c.dims);
+    for (size_t i = 0; i < d->params.size(); ++i) a.*(d->params[i].member) = static_cast<float>(c.params[i]);
+    for (size_t i = 0; i < d->buffers.size(); ++i) d->buffers[i].bind(a, c.buffers[i]);
+    const Variant<Args>& v = d->variants.at(c.variant);
+    if (c.backend == BackendKind::Cpu) {
+      if (v.cpu == nullptr) throw std::invalid_argument(std::string(d->name) + ": variant '" + v.name + "' has no CPU implementation");
+      v.cpu(a);
+    } else {
+      if (v.cuda == nullptr)
+        throw std::invalid_argument(std::string(d->name) + ": variant '" + v.name + "' has no CUDA implementation in this build");
+      v.cuda(a, c.ctx);
+    }
+  };
+  return s;
+}
+
+}  // namespace fusebench
+
+// A CUDA entry point, or null in a build without CUDA (where it is not declared).
+#ifdef FUSEBENCH_WITH_CUDA
+#define FB_CUDA(fn) (fn)
+#else
+#define FB_CUDA(fn) nullptr
+#endif
+
+// Registers the declaration that `fn()` returns, once, when the addon is loaded.
+#define FB_REGISTER_CASE(fn) \
+  [[maybe_unused]] static const bool fb_registered_##fn = ::fusebench::register_case(::fusebench::erase(fn()))

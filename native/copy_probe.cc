@@ -1,0 +1,27 @@
+#include "copy_probe.h"
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace fusebench {
+
+std::vector<double> copy_times(BackendKind backend, size_t count, int samples, CopyMethod method) {
+  const std::shared_ptr<Backend> b = get_backend(backend);
+  // Owners, so a throw part way releases both buffers.
+  auto release = [b](float* p) { b->release(p); };
+  std::unique_ptr<float, decltype(release)> src(b->alloc(count), release), dst(b->alloc(count), release);
+  b->upload(src.get(), std::vector<float>(count, 1.5f).data(), count);
+  b->copy(dst.get(), src.get(), count, method);  // warm-up
+  b->synchronize();
+  std::vector<double> times;
+  for (int i = 0; i < samples; ++i) {
+    b->flush_caches();
+    b->start_timer();
+    b->copy(dst.get(), src.get(), count, method);
+    times.push_back(b->stop_timer_ms());
+  }
+  return times;
+}
+
+}  // namespace fusebench

@@ -1,0 +1,25 @@
+// Argument conversion shared by the JS-facing functions: JS types checked, values copied into plain
+// C++ (ranges and meaning are TypeScript's to check), and buffer lists returned as plain objects.
+#pragma once
+#include <napi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "case_registry.h"
+
+namespace fusebench::js {
+
+// info[i] as a string; throws "Expected a string for `what`".
+std::string string_arg(const Napi::CallbackInfo& info, size_t i, const char* what);
+// info[i] as an array of finite numbers; throws naming `what[k]` and the value received.
+std::vector<double> numbers_arg(const Napi::CallbackInfo& info, size_t i, const char* what);
+// info[i] as an array of integers within ±2^53.
+std::vector<int64_t> dims_arg(const Napi::CallbackInfo& info, size_t i);
+// info[i] as a backend name, 'cpu' or 'cuda'.
+BackendKind backend_arg(const Napi::CallbackInfo& info, size_t i);
+// [{name, count, role}] of a case's buffers.
+Napi::Array buffer_list(Napi::Env env, const std::vector<BufferSpec>& buffers);
+
+}  // namespace fusebench::js

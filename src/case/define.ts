@@ -1,0 +1,62 @@
+/**
+ * What a case folder declares in TypeScript (cases/<name>/case.ts, `export default defineCase({...})`):
+ * the shapes, the seeded inputs, the float64 reference, the tolerance, the traffic and flop models and
+ * the display text. Everything the addon already knows — dim and parameter names, buffers and their
+ * sizes, variants, shape limits — comes from the case's native registration, not from here.
+ */
+import type { Tolerance } from '../numerics.ts';
+import type { BackendName, Inputs, References, Traffic } from './types.ts';
+
+/** A case's dimensions by their native names. */
+export type Dims<D extends string> = Readonly<Record<D, number>>;
+/** A case's runtime parameters by their native names, with the values the registration states. */
+export type Params<P extends string> = Readonly<Record<P, number>>;
+
+/** A measured shape: dims by name, a short label for keys and tables, a description. */
+export interface ShapeDecl<D extends string> {
+  label: string;
+  dims: Dims<D>;
+  description: string;
+}
+
+/** A fused variant compared with the unfused twin, under a name of its own when it is not the case's first. */
+export interface Comparison {
+  /** Results and baseline name; default the case's. */
+  name?: string;
+  /** Display title; default the case's. */
+  title?: string;
+  fused: string;
+  /** Default "unfused". */
+  unfused?: string;
+}
+
+/** The TypeScript half of a case. D: dim names; P: param names (both as the native registration has them). */
+export interface CaseDescriptor<D extends string, P extends string = never> {
+  title: string;
+  /** Measured shapes per backend. */
+  shapes: Record<BackendName, ShapeDecl<D>[]>;
+  /** Small awkward shapes (dims in native order) whose numerics every backend checks. */
+  testShapes: number[][];
+  /** Shapes (native order) checked on CUDA with every grid-stride launch capped at 1 and 3 blocks. */
+  cappedGridShapes?: number[][];
+  inputs(d: Dims<D>, seed: number): Inputs;
+  reference(inputs: Inputs, d: Dims<D>, params: Params<P>): References;
+  tolerance: Tolerance;
+  traffic(d: Dims<D>): { unfused: Traffic; fused: Traffic };
+  flops?(d: Dims<D>): number;
+  extraNumerics?(
+    inputs: Inputs,
+    outputs: Record<string, Float32Array>,
+    d: Dims<D>,
+    params: Params<P>,
+  ): Record<string, number>;
+  /** The comparisons measured; default one: "fused" against "unfused", under the case's name. */
+  compare?: Comparison[];
+}
+
+/** Declares a case's TypeScript half; the loader pairs it with the native registration of the same folder. */
+export function defineCase<D extends string, P extends string = never>(
+  descriptor: CaseDescriptor<D, P>,
+): CaseDescriptor<D, P> {
+  return descriptor;
+}

@@ -1,0 +1,198 @@
+/**
+ * Loads cases: each case folder's TypeScript descriptor (cases/<name>/case.ts) paired with the addon's
+ * registration of the same case, into the CaseDefs the harness runs (one per comparison and precision).
+ * Dim and parameter names, buffer sizes, variants and shape limits are read from the addon; a
+ * descriptor that names a dim, parameter or variant the addon lacks fails here, naming it.
+ */
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildInfo, caseBuffers, checkShape, type NativeCase, nativeCases } from '../native.ts';
+import type { CaseDescriptor, Comparison } from './define.ts';
+import { type BackendName, type CaseDef, DTYPE_BYTES, DTYPES, type Dtype } from './types.ts';
+
+/** The repository root and its folder of cases. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CASES_DIR = join(ROOT, 'cases');
+
+/** Largest buffer the numerics take: JS typed arrays, and sampled references indexed with 32 bits. */
+export const MAX_BUFFER_ELEMENTS = 2 ** 32;
+
+type AnyDescriptor = CaseDescriptor<string, string>;
+
+/**
+ * A read-only view of `values` by `names` that throws on any other name, so a descriptor that reads a
+ * dim or parameter the addon does not declare fails loudly instead of computing with undefined.
+ */
+export function named(caseName: string, what: string, names: readonly string[], values: readonly number[]) {
+  const target = Object.freeze(Object.fromEntries(names.map((n, i) => [n, values[i] as number])));
+  return new Proxy(target, {
+    get(t, key) {
+      if (typeof key === 'symbol' || key in t) return Reflect.get(t, key);
+      throw new Error(`${caseName} has no ${what} '${String(key)}'; its ${what}s are: ${names.join(', ') || '(none)'}`);
+    },
+  }) as Readonly<Record<string, number>>;
+}
+
+/** Throws unless every dimension is a positive safe integer, there are as many as the case has, and their product is a safe integer. */
+export function checkDims(caseName: string, names: readonly string[], dims: number[]): void {
+  const shape = `[${dims.join(', ')}]`;
+  if (dims.length !== names.length) {
+    throw new Error(
+      `${caseName}: shape ${shape} has ${dims.length} dimensions; expected ${names.length} (${names.join(', ')})`,
+    );
+  }
+  for (const [i, d] of dims.entries()) {
+    if (!Number.isSafeInteger(d) || d <= 0) {
+      throw new Error(`${caseName}: shape ${shape} has ${names[i]} ${d}; every dimension must be a positive integer`);
+    }
+  }
+  const elements = dims.reduce((a, b) => a * b, 1);
+  if (elements > Number.MAX_SAFE_INTEGER) {
+    throw new Error(
+      `${caseName}: shape ${shape} has ${elements} elements, more than the ${Number.MAX_SAFE_INTEGER} a shape can index`,
+    );
+  }
+}
+
+/** The kernel sources of a case folder, relative to the root: CUDA first, the registration last. */
+export function caseSources(folder: string): string[] {
+  const files = readdirSync(join(CASES_DIR, folder)).filter((f) => /\.(cu|cuh|cc|h)$/.test(f));
+  const rank = (f: string) => (f.endsWith('.cu') ? 0 : f.endsWith('_case.cc') ? 3 : f.endsWith('.cc') ? 1 : 2);
+  return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map((f) => `cases/${folder}/${f}`);
+}
+
+function variantOf(c: NativeCase, name: string, comparison: string) {
+  const v = c.variants.find((x) => x.name === name);
+  if (!v) {
+    throw new Error(
+      `${comparison}: the addon's ${c.name} has no variant '${name}'; its variants are: ${c.variants.map((x) => x.name).join(', ')}`,
+    );
+  }
+  return v;
+}
+
+/** The CaseDefs of one case: its descriptor's comparisons in each precision both halves declare. */
+export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCase): CaseDef[] {
+  const comparisons: Comparison[] = d.compare ?? [{ fused: 'fused' }];
+  const dtypes = DTYPES.filter((t: Dtype) => native.dtypes.includes(t));
+  const paramNames = native.params.map((p) => p.name);
+  const params = named(
+    folder,
+    'param',
+    paramNames,
+    native.params.map((p) => p.value),
+  );
+  const dimsOf = (dims: readonly number[]) => named(folder, 'dim', native.dims, dims);
+  const toArray = (label: string, dims: Readonly<Record<string, number>>) => {
+    const given = Object.keys(dims);
+    const unknown = given.filter((k) => !native.dims.includes(k));
+    const missing = native.dims.filter((k) => !given.includes(k));
+    if (unknown.length > 0 || missing.length > 0) {
+      throw new Error(
+        `${folder}: shape '${label}' names dims ${given.join(', ')}; the addon's ${folder} has ${native.dims.join(', ')}`,
+      );
+    }
+    return native.dims.map((k) => dims[k] as number);
+  };
+  const shapesByBackend = Object.fromEntries(
+    (Object.entries(d.shapes) as [BackendName, AnyDescriptor['shapes'][BackendName]][]).map(([b, list]) => [
+      b,
+      list.map((s) => ({ label: s.label, description: s.description, dims: toArray(s.label, s.dims) })),
+    ]),
+  ) as Record<BackendName, { label: string; description: string; dims: number[] }[]>;
+  const sources = caseSources(folder);
+  return dtypes.flatMap((dtype) =>
+    comparisons.map((cmp): CaseDef => {
+      const name = cmp.name ?? folder;
+      const variants = { unfused: cmp.unfused ?? 'unfused', fused: cmp.fused };
+      const used = [variantOf(native, variants.unfused, name), variantOf(native, variants.fused, name)];
+      const buffers = (dims: number[]) => caseBuffers(folder, dims);
+      return {
+        name,
+        nativeCase: folder,
+        title: cmp.title ?? d.title,
+        dtype,
+        sources,
+        variants,
+        params: native.params.map((p) => p.value),
+        dimNames: native.dims,
+        shapes: (backend) => shapesByBackend[backend] ?? [],
+        testShapes: d.testShapes,
+        cappedGridShapes: d.cappedGridShapes ?? [],
+        validate: (dims) => {
+          checkDims(name, native.dims, dims);
+          try {
+            checkShape(folder, dims);
+          } catch (e) {
+            // The addon names its own case; a comparison of it is reported under the comparison's name.
+            throw new Error((e as Error).message.replace(new RegExp(`^${folder}:`), `${name}:`));
+          }
+          for (const b of buffers(dims)) {
+            if (b.count > MAX_BUFFER_ELEMENTS) {
+              throw new Error(
+                `${name}: shape [${dims.join(', ')}] has ${b.count} elements in ${b.name}; the numerics hold a buffer ` +
+                  `in a JS typed array indexed with 32 bits (at most ${MAX_BUFFER_ELEMENTS.toLocaleString('en-US')})`,
+              );
+            }
+          }
+        },
+        unavailableReason: (backend, build = buildInfo()) => {
+          for (const v of used) {
+            if (backend === 'cpu' && !v.cpu) {
+              return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
+            }
+            if (backend === 'cuda' && !v.cuda)
+              return `its variant '${v.name}' has no CUDA implementation in this build`;
+            if (backend === 'cuda' && v.needs === 'cublas' && !build.cublas) {
+              return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
+            }
+          }
+          return undefined;
+        },
+        inputs: (dims, seed) => d.inputs(dimsOf(dims), seed),
+        reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params),
+        tolerance: d.tolerance,
+        traffic: (dims) => d.traffic(dimsOf(dims)),
+        ...(d.flops
+          ? { flops: (dims: number[]) => (d.flops as NonNullable<AnyDescriptor['flops']>)(dimsOf(dims)) }
+          : {}),
+        ...(d.extraNumerics
+          ? {
+              extraNumerics: (inputs, outputs, dims) =>
+                (d.extraNumerics as NonNullable<AnyDescriptor['extraNumerics']>)(inputs, outputs, dimsOf(dims), params),
+            }
+          : {}),
+        allocatedBytes: (dims) => DTYPE_BYTES[dtype] * buffers(dims).reduce((s, b) => s + b.count, 0),
+        elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
+      };
+    }),
+  );
+}
+
+/** Imports a case folder's descriptor (its default export). */
+export async function importDescriptor(folder: string): Promise<AnyDescriptor> {
+  const file = join(CASES_DIR, folder, 'case.ts');
+  const mod = (await import(pathToFileURL(file).href)) as { default?: AnyDescriptor };
+  if (!mod.default || typeof mod.default !== 'object' || typeof mod.default.title !== 'string') {
+    throw new Error(`${file} must \`export default defineCase({...})\``);
+  }
+  return mod.default;
+}
+
+/** The CaseDefs of the case folders, in the order given; throws naming a folder the addon does not register. */
+export async function loadCaseFolders(folders: readonly string[]): Promise<CaseDef[]> {
+  const natives = nativeCases();
+  const defs: CaseDef[] = [];
+  for (const folder of folders) {
+    const native = natives.find((c) => c.name === folder);
+    if (!native) {
+      throw new Error(
+        `cases/${folder} is in the registry but the addon registers no case '${folder}' (rebuild with \`npm run build\`; ` +
+          `the addon has: ${natives.map((c) => c.name).join(', ')})`,
+      );
+    }
+    defs.push(...buildCaseDefs(folder, await importDescriptor(folder), native));
+  }
+  return defs;
+}

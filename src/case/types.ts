@@ -1,0 +1,90 @@
+/** What a benchmark case is once loaded: one comparison of a fused variant with its unfused twin, ready to run. */
+import type { Tolerance } from '../numerics.ts';
+
+/** The compute backends fusebench has. */
+export type BackendName = 'cpu' | 'cuda';
+
+/** Precisions a case can be declared in (the native registration lists its own). */
+export const DTYPES = ['fp32'] as const;
+export type Dtype = (typeof DTYPES)[number];
+
+/** Bytes of one element of each precision. */
+export const DTYPE_BYTES: Record<Dtype, number> = { fp32: 4 };
+
+/** One problem size of a case. */
+export interface Shape {
+  /** Short label used in keys and tables, e.g. "16M" or "32x512x768". */
+  label: string;
+  /** Dimensions passed to the kernel, in the order of the case's native dims. */
+  dims: number[];
+  /** Human description, e.g. "batch 32 × seq 512 × hidden 768". */
+  description: string;
+}
+
+/** Bytes a variant must move through memory (each input read once, each output written once) and its launches. */
+export interface Traffic {
+  bytes: number;
+  launches: number;
+}
+
+/**
+ * A float64 reference of some elements of an output only (GEMM-sized outputs are too costly to
+ * reference whole in JavaScript): flat element indices and their reference values.
+ */
+export interface SampledReference {
+  indices: Uint32Array;
+  values: Float64Array;
+  /** What was sampled, for reports, e.g. "48 of 16,384 rows". */
+  note: string;
+}
+
+/** Input buffers by name. */
+export type Inputs = Record<string, Float32Array>;
+/** The float64 reference of each checked output buffer, whole or sampled. */
+export type References = Record<string, Float64Array | SampledReference>;
+
+/**
+ * One comparison of a case (its fused variant against its unfused twin) in one precision: what the
+ * harness runs, checks, measures and reports. Built by src/case/load.ts from the case folder's
+ * descriptor (cases/<name>/case.ts) and the addon's registration of the same case.
+ */
+export interface CaseDef {
+  /** The name results and baselines use, e.g. "linear_gelu" or "linear_gelu_cublaslt". */
+  name: string;
+  /** The case folder and native case that runs it. */
+  nativeCase: string;
+  title: string;
+  dtype: Dtype;
+  /** Kernel sources of the case folder, relative to the repository root, CUDA first (annotations use the first). */
+  sources: readonly string[];
+  /** Native variant names of the unfused twin and the fused kernel. */
+  variants: { unfused: string; fused: string };
+  /** Runtime parameters in the native order, with the values the registration states. */
+  params: readonly number[];
+  /** Native dimension names, in the order shapes give them. */
+  dimNames: readonly string[];
+  /** The shapes measured on a backend. */
+  shapes(backend: BackendName): Shape[];
+  /** Small awkward shapes the numerics suite checks on every backend. */
+  testShapes: readonly (readonly number[])[];
+  /** Shapes the numerics suite checks on CUDA with grids capped at 1 and 3 blocks (grid-stride kernels). */
+  cappedGridShapes: readonly (readonly number[])[];
+  /** Throws a clear error naming the shape and the limit when the kernels or the numerics cannot take it. */
+  validate(dims: number[]): void;
+  /** Why this comparison cannot run on `backend` with this addon build, or undefined when it can. */
+  unavailableReason(backend: BackendName, build?: { cublas: boolean }): string | undefined;
+  /** Input buffers, filled with seeded random data. */
+  inputs(dims: number[], seed: number): Inputs;
+  /** The float64 reference of every output buffer checked, whole or sampled. */
+  reference(inputs: Inputs, dims: number[]): References;
+  tolerance: Tolerance;
+  traffic(dims: number[]): { unfused: Traffic; fused: Traffic };
+  /** Useful floating-point operations of one call (the same count for both variants), for TFLOP/s. */
+  flops?(dims: number[]): number;
+  /** Extra accuracy figures reported beside the numerics (e.g. distance from exact erf-GELU). */
+  extraNumerics?(inputs: Inputs, outputs: Record<string, Float32Array>, dims: number[]): Record<string, number>;
+  /** Bytes the workspace allocates at `dims`: every native buffer. */
+  allocatedBytes(dims: number[]): number;
+  /** Elements of the largest buffer (what --max-elements compares). */
+  elements(dims: number[]): number;
+}

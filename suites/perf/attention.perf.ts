@@ -1,4 +1,0 @@
-import { attention } from '../../src/cases/attention.ts';
-import { definePerfSuite } from '../../src/perf-suite.ts';
-
-definePerfSuite(attention);

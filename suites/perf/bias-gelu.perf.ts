@@ -1,4 +1,0 @@
-import { biasGelu } from '../../src/cases/bias-gelu.ts';
-import { definePerfSuite } from '../../src/perf-suite.ts';
-
-definePerfSuite(biasGelu);

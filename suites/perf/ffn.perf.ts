@@ -1,4 +1,0 @@
-import { ffn } from '../../src/cases/ffn.ts';
-import { definePerfSuite } from '../../src/perf-suite.ts';
-
-definePerfSuite(ffn);

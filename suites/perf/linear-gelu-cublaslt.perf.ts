@@ -1,4 +1,0 @@
-import { linearGeluCublasLt } from '../../src/cases/linear-gelu.ts';
-import { definePerfSuite } from '../../src/perf-suite.ts';
-
-definePerfSuite(linearGeluCublasLt);

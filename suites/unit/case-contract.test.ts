@@ -1,0 +1,111 @@
+// The contract between a case's two halves: its native registration (cases/<name>/<name>_case.cc) and
+// its TypeScript descriptor (cases/<name>/case.ts), with the registry (cases/registry.ts) between them.
+// Every native case has a folder in the registry and the reverse; every variant, dim and parameter the
+// descriptor names exists natively; every input it generates and every output it references is a native
+// buffer of the right size; the buffers the addon describes are the ones a workspace allocates.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { CASE_FOLDERS, loadCases } from '../../cases/registry.ts';
+import { buildCaseDefs, CASES_DIR, importDescriptor } from '../../src/case/load.ts';
+import { caseBuffers, nativeCases, Workspace } from '../../src/native.ts';
+
+const cases = await loadCases();
+const natives = nativeCases();
+
+describe('the registry and the addon agree', () => {
+  test('every native case has a folder in the registry, and every registry folder a native case', () => {
+    expect([...CASE_FOLDERS].sort()).toEqual(natives.map((c) => c.name).sort());
+  });
+
+  test('every folder under cases/ is in the registry and holds a descriptor', () => {
+    const folders = readdirSync(CASES_DIR, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(folders.sort()).toEqual([...CASE_FOLDERS].sort());
+    for (const f of folders) expect(existsSync(join(CASES_DIR, f, 'case.ts')), f).toBe(true);
+  });
+
+  test('comparison names are unique and the report follows the registry order', () => {
+    const names = cases.map((c) => c.name);
+    expect(new Set(names).size).toBe(names.length);
+    const order = cases.map((c) => CASE_FOLDERS.indexOf(c.nativeCase));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+});
+
+describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, def) => {
+  const native = natives.find((c) => c.name === def.nativeCase);
+  const shapes = [...def.testShapes, ...def.shapes('cpu').map((s) => s.dims)];
+
+  test('its variants exist natively', () => {
+    const names = native?.variants.map((v) => v.name) ?? [];
+    expect(names).toContain(def.variants.unfused);
+    expect(names).toContain(def.variants.fused);
+  });
+
+  test('its shapes have the native dims and pass the native limits', () => {
+    for (const s of [...shapes, ...def.shapes('cuda').map((x) => x.dims)]) {
+      expect(s, `${def.name} ${JSON.stringify(s)}`).toHaveLength(def.dimNames.length);
+      expect(() => def.validate([...s])).not.toThrow();
+    }
+  });
+
+  test('its inputs are exactly the native input buffers, at their sizes; its references name native outputs', () => {
+    const dims = [...(def.testShapes[0] ?? [])];
+    const buffers = caseBuffers(def.nativeCase, dims);
+    const inputs = def.inputs(dims, 1);
+    const nativeInputs = buffers.filter((b) => b.role === 'input');
+    expect(Object.keys(inputs).sort()).toEqual(nativeInputs.map((b) => b.name).sort());
+    for (const b of nativeInputs) expect(inputs[b.name]?.length, b.name).toBe(b.count);
+    const outputs = buffers.filter((b) => b.role === 'output').map((b) => b.name);
+    for (const name of Object.keys(def.reference(inputs, dims))) expect(outputs).toContain(name);
+  });
+
+  test('the buffers the addon describes are the ones a workspace allocates, and allocatedBytes counts them', () => {
+    const dims = [...(def.testShapes[0] ?? [])];
+    const ws = new Workspace('cpu', def.nativeCase, dims, [...def.params], undefined);
+    try {
+      expect(caseBuffers(def.nativeCase, dims)).toEqual(ws.buffers());
+      expect(def.allocatedBytes(dims)).toBe(4 * ws.buffers().reduce((s, b) => s + b.count, 0));
+    } finally {
+      ws.dispose();
+    }
+  });
+});
+
+describe('a disagreement fails, naming what the other half lacks', () => {
+  const native = natives.find((c) => c.name === 'residual_layernorm');
+  if (!native) throw new Error('residual_layernorm is not registered');
+  const load = async () => buildCaseDefs('residual_layernorm', await importDescriptor('residual_layernorm'), native);
+
+  test('a comparison naming a variant the addon lacks', async () => {
+    const d = await importDescriptor('residual_layernorm');
+    expect(() => buildCaseDefs('residual_layernorm', { ...d, compare: [{ fused: 'fusedd' }] }, native)).toThrow(
+      /the addon's residual_layernorm has no variant 'fusedd'; its variants are: unfused, fused/,
+    );
+  });
+
+  test('a shape naming a dim the addon lacks', async () => {
+    const d = await importDescriptor('residual_layernorm');
+    const shapes = { ...d.shapes, cpu: [{ label: 'x', dims: { rows: 2, width: 8 }, description: '' }] };
+    expect(() => buildCaseDefs('residual_layernorm', { ...d, shapes }, native)).toThrow(
+      /shape 'x' names dims rows, width; the addon's residual_layernorm has rows, hidden/,
+    );
+  });
+
+  test('a descriptor reading a dim or parameter the addon lacks', async () => {
+    const renamed = { ...native, dims: ['rows', 'width'] };
+    const d = await importDescriptor('residual_layernorm');
+    const defs = buildCaseDefs('residual_layernorm', { ...d, shapes: { cpu: [], cuda: [] } }, renamed);
+    expect(() => defs[0]?.inputs([2, 8], 1)).toThrow(/residual_layernorm has no dim 'hidden'; its dims are: rows, width/);
+    const noEps = { ...native, params: [] };
+    const [def] = buildCaseDefs('residual_layernorm', d, noEps);
+    const dims = [2, 8];
+    expect(() => def?.reference(def.inputs(dims, 1), dims)).toThrow(/has no param 'eps'; its params are: \(none\)/);
+  });
+
+  test('the unchanged descriptor loads', async () => {
+    expect((await load()).map((c) => c.name)).toEqual(['residual_layernorm']);
+  });
+});
