@@ -10,6 +10,7 @@ export const CASE_FOLDERS: readonly string[] = [
   'gelu_scale',
   'bias_gelu',
   'residual_layernorm',
+  'rmsnorm_residual',
   'scale_mask_softmax',
   'linear_gelu',
   'layernorm_linear',

@@ -1,0 +1,82 @@
+/** Residual add + RMSNorm (the pre-norm of LLaMA and T5): h = x + r; y = h / √(mean(h²) + ε)·γ per row, writing h and y. */
+import { defineCase } from '../../src/case/define.ts';
+import { residualRow, rmsNormRow } from '../../src/reference/norms.ts';
+import { normalArray, seedStream } from '../../src/rng.ts';
+
+export default defineCase<'rows' | 'hidden', 'eps'>({
+  title: 'Residual add + RMSNorm',
+  shapes: {
+    cuda: [
+      {
+        label: '16384x4096',
+        dims: { rows: 16_384, hidden: 4096 },
+        description: 'rows 16,384 (batch 32 × seq 512) × hidden 4,096 (LLaMA-7B)',
+      },
+      {
+        label: '16384x768',
+        dims: { rows: 16_384, hidden: 768 },
+        description: 'rows 16,384 (batch 32 × seq 512) × hidden 768 (GPT-2 small width)',
+      },
+    ],
+    cpu: [
+      {
+        label: '1024x768',
+        dims: { rows: 1024, hidden: 768 },
+        description: 'rows 1,024 (batch 2 × seq 512) × hidden 768',
+      },
+    ],
+  },
+  // Hidden 1, 767 and 4,097 (no multiple of 4: the scalar path), rows that pick each CUDA configuration
+  // (a warp per row up to 1,024, a block up to 8,192, the streaming kernel past that), and enough rows
+  // that a grid strides over several.
+  testShapes: [
+    [1, 1],
+    [3, 1],
+    [5, 767],
+    [64, 768],
+    [2, 1025],
+    [3, 4096],
+    [2, 4097],
+    [2, 8193],
+    [1, 20_001],
+    [1500, 1028],
+  ],
+  cappedGridShapes: [
+    [1000, 768],
+    [777, 33],
+  ],
+  // A residual stream larger than the block output added to it (sd 2 against 1), γ ≈ 1 as in a
+  // trained model. RMSNorm sums squares (all positive): no cancellation to provoke, unlike LayerNorm.
+  inputs: ({ rows, hidden }, seed) => ({
+    x: normalArray(rows * hidden, 1, seedStream(seed, 0)),
+    r: normalArray(rows * hidden, 2, seedStream(seed, 1)),
+    gamma: normalArray(hidden, 0.1, seedStream(seed, 2), 1),
+  }),
+  reference: (inputs, { rows, hidden }, { eps }) => {
+    const [x, r, gamma] = [inputs.x, inputs.r, inputs.gamma] as [Float32Array, Float32Array, Float32Array];
+    const h = new Float64Array(rows * hidden);
+    const y = new Float64Array(rows * hidden);
+    for (let row = 0; row < rows; row++) {
+      const hRow = residualRow(x, r, row, hidden);
+      h.set(hRow, row * hidden);
+      y.set(rmsNormRow(hRow, gamma, eps), row * hidden);
+    }
+    return { h, y };
+  },
+  // h = x + r is one float32 rounding (rtol). y = h·rstd·γ: rstd's relative error is the sum of squares
+  // rounded in ~30 steps (per-thread runs and the tree, or 8 lanes on the CPU) plus rsqrtf's ≤ 2 ulp,
+  // ≲ 1e-6 together, times |h·rstd·γ| ≲ 5 (a 5-sigma element): ≲ 5e-6 absolute, then a few ulp of |y|.
+  // atol 2e-5 and rtol 1e-5 leave ×4 over that bound. Measured max |error| on the CPU (both variants):
+  // 5.1e-7 at [5, 767], 9.0e-7 at [64, 4096], 1.1e-6 at [2, 20001]: ×18 below atol. A real defect (γ left out, a neighbour's row,
+  // the mean subtracted as in LayerNorm) moves y by ≥ 1e-2.
+  tolerance: { atol: 2e-5, rtol: 1e-5 },
+  traffic: ({ rows, hidden }) => {
+    const n = rows * hidden;
+    return {
+      // add: read x, r; write h. RMSNorm: read h, γ; write y.
+      unfused: { bytes: 4 * (5 * n + hidden), launches: 2 },
+      // read x, r, γ; write h, y.
+      fused: { bytes: 4 * (4 * n + hidden), launches: 1 },
+    };
+  },
+});

@@ -1,0 +1,31 @@
+#include "case_decl.h"
+#include "common/constants.h"
+#include "rmsnorm_residual.h"
+
+namespace fusebench {
+namespace {
+
+using kernels::RmsNormResidualArgs;
+
+CaseDecl<RmsNormResidualArgs> declare() {
+  using A = RmsNormResidualArgs;
+  using namespace kernels;
+  constexpr auto n = [](const A& a) { return a.rows * a.hidden; };
+  return {"rmsnorm_residual",
+          {{"rows", &A::rows}, {"hidden", &A::hidden}},
+          {{"eps", &A::eps, kRmsNormEps}},
+          {{"x", &A::x, Role::Input, n},
+           {"r", &A::r, Role::Input, n},
+           {"gamma", &A::gamma, Role::Input, [](const A& a) { return a.hidden; }},
+           {"h", &A::h, Role::Output, n},
+           {"y", &A::y, Role::Output, n}},
+          {{"unfused", rmsnorm_residual_unfused_cpu, FB_CUDA(rmsnorm_residual_unfused_cuda)},
+           {"fused", rmsnorm_residual_fused_cpu, FB_CUDA(rmsnorm_residual_fused_cuda)}},
+          {{"hidden <= 2^30", "the CUDA kernels index a row with 32-bit ints, with headroom for a tile",
+            [](const A& a) { return a.hidden <= (size_t{1} << 30); }}}};
+}
+
+FB_REGISTER_CASE(declare);
+
+}  // namespace
+}  // namespace fusebench
