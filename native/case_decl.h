@@ -115,19 +115,23 @@ CaseSpec erase(CaseDecl<Args> decl) {
       if (!d->limits[i].ok(a)) return static_cast<int>(i);
     return -1;
   };
-  s.run = [d](const CaseCall& c) {
-    Args a = detail::args_of(*d, c.dims);
-    for (size_t i = 0; i < d->params.size(); ++i) a.*(d->params[i].member) = static_cast<float>(c.params[i]);
-    for (size_t i = 0; i < d->buffers.size(); ++i) d->buffers[i].bind(a, c.buffers[i]);
-    const Variant<Args>& v = d->variants.at(c.variant);
-    if (c.backend == BackendKind::Cpu) {
-      if (v.cpu == nullptr) throw std::invalid_argument(std::string(d->name) + ": variant '" + v.name + "' has no CPU implementation");
-      v.cpu(a);
-    } else {
-      if (v.cuda == nullptr)
-        throw std::invalid_argument(std::string(d->name) + ": variant '" + v.name + "' has no CUDA implementation in this build");
-      v.cuda(a, c.ctx);
-    }
+  s.bind = [d](const std::vector<int64_t>& dims, const std::vector<double>& params, const std::vector<float*>& buffers) {
+    Args a = detail::args_of(*d, dims);
+    for (size_t i = 0; i < d->params.size(); ++i) a.*(d->params[i].member) = static_cast<float>(params.at(i));
+    for (size_t i = 0; i < d->buffers.size(); ++i) d->buffers[i].bind(a, buffers.at(i));
+    return BoundCase([d, a](BackendKind backend, size_t variant, const LaunchContext& ctx) {
+      const Variant<Args>& v = d->variants.at(variant);
+      if (backend == BackendKind::Cpu) {
+        if (v.cpu == nullptr)
+          throw std::invalid_argument(std::string(d->name) + ": variant '" + v.name + "' has no CPU implementation");
+        v.cpu(a);
+      } else {
+        if (v.cuda == nullptr)
+          throw std::invalid_argument(std::string(d->name) + ": variant '" + v.name +
+                                      "' has no CUDA implementation in this build");
+        v.cuda(a, ctx);
+      }
+    });
   };
   return s;
 }

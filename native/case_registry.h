@@ -40,14 +40,9 @@ struct LimitSpec {
   std::string why;   // e.g. "the fused GEMM loads 16-byte vectors (4 floats) along k"
 };
 
-struct CaseCall {
-  BackendKind backend;
-  size_t variant;
-  const std::vector<float*>& buffers;  // in the order of the case's buffers
-  const std::vector<int64_t>& dims;
-  const std::vector<double>& params;
-  const LaunchContext& ctx;
-};
+// One case bound to its dims, params and buffers: runs a variant on a backend. Built once per
+// workspace, so a timed call does no argument marshalling before its first launch.
+using BoundCase = std::function<void(BackendKind backend, size_t variant, const LaunchContext& ctx)>;
 
 // A registered case, type-erased (case_decl.h builds it from a typed declaration).
 struct CaseSpec {
@@ -60,7 +55,10 @@ struct CaseSpec {
   std::function<std::vector<BufferSpec>(const std::vector<int64_t>& dims)> buffers;
   // Index of the first limit the dims break, or -1 when they break none.
   std::function<int(const std::vector<int64_t>& dims)> broken_limit;
-  std::function<void(const CaseCall& call)> run;
+  // Binds the case to dims, params and buffers (in the order of `buffers(dims)`).
+  std::function<BoundCase(const std::vector<int64_t>& dims, const std::vector<double>& params,
+                          const std::vector<float*>& buffers)>
+      bind;
 };
 
 // Adds a case to the registry (at static initialization); throws on a duplicate name. Returns true.

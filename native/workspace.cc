@@ -21,6 +21,7 @@ Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std
   specs_ = spec_.buffers(dims_);
   try {
     for (const auto& b : specs_) ptrs_.push_back(backend_->alloc(b.count));
+    bound_ = spec_.bind(dims_, params_, ptrs_);
   } catch (...) {
     for (float* p : ptrs_) backend_->release(p);
     throw;
@@ -63,7 +64,7 @@ void Workspace::launch(int variant) {
     throw std::invalid_argument(spec_.name + ": no variant " + std::to_string(variant));
   LaunchContext ctx = backend_->launch_context();
   ctx.max_blocks = options_.max_blocks;
-  spec_.run(CaseCall{backend_->kind(), static_cast<size_t>(variant), ptrs_, dims_, params_, ctx});
+  bound_(backend_->kind(), static_cast<size_t>(variant), ctx);
   if (variant != injection_.variant) return;
   for (int p = 0; p < injection_.passes; ++p) {
     if (backend_->kind() == BackendKind::Cpu) {

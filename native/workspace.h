@@ -51,6 +51,7 @@ class Workspace {
   WorkspaceOptions options_;
   std::vector<BufferSpec> specs_;
   std::vector<float*> ptrs_;
+  BoundCase bound_;
 };
 
 }  // namespace fusebench

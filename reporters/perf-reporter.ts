@@ -1,12 +1,12 @@
 /**
- * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta and,
- * at the end, writes the JSON results and BENCHMARK_RESULTS.md, prints the table and, inside GitHub
+ * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta, in the
+ * order the tests are declared, and at the end writes the JSON results and BENCHMARK_RESULTS.md, prints the table and, inside GitHub
  * Actions, annotates, sets outputs and writes the job summary. It only gathers; rendering is done by
  * pure functions in src/report/. A failed write warns, never throws.
  */
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import type { Reporter, TestCase } from 'vitest/node';
+import type { Reporter, TestModule } from 'vitest/node';
 import { writeFileAtomic } from '../src/atomic-write.ts';
 import { type ActionsSink, reportToActions } from '../src/github/actions-report.ts';
 import type { PerfMeta } from '../src/perf-meta.ts';
@@ -60,12 +60,13 @@ export class PerfReporter implements Reporter {
     this.#actions = actions;
   }
 
-  onTestCaseResult(testCase: TestCase): void {
-    const meta = testCase.meta().fusebench;
-    if (meta) this.#metas.push(meta);
-  }
-
-  onTestRunEnd(): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    // In declaration order (the registry's), not the order results happened to be reported in.
+    for (const m of testModules)
+      for (const t of m.children.allTests()) {
+        const meta = t.meta().fusebench;
+        if (meta) this.#metas.push(meta);
+      }
     try {
       this.#finish();
     } catch (e) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnnotationProperties } from '@actions/core';
 import { describe, expect, test, vi } from 'vitest';
-import type { TestCase } from 'vitest/node';
+import type { TestModule } from 'vitest/node';
 import { PerfReporter } from '../../reporters/perf-reporter.ts';
 import { type ActionsSink, collectAnnotations, reportToActions } from '../../src/github/actions-report.ts';
 import { parsePerfArgs } from '../../src/options.ts';
@@ -153,11 +153,11 @@ describe('the perf reporter', () => {
     const { sink, calls } = fakeSink();
     const summary = join(out, 'summary.md');
     const reporter = new PerfReporter(options, '0.1.0', { sink, env: { ...inActions, GITHUB_STEP_SUMMARY: summary } });
-    for (const result of mixed.cases) {
+    const tests = mixed.cases.map((result) => {
       const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
-      reporter.onTestCaseResult({ meta: () => ({ fusebench: meta }) } as unknown as TestCase);
-    }
-    reporter.onTestRunEnd();
+      return { meta: () => ({ fusebench: meta }) };
+    });
+    reporter.onTestRunEnd([{ children: { allTests: () => tests } }] as unknown as TestModule[]);
     expect(readResults(join(out, 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
     expect(readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8')).toContain('**🔴 SLOWER**');
     expect(calls.error).toHaveLength(3);
