@@ -4,7 +4,7 @@
  * Dim and parameter names, buffer sizes, variants and shape limits are read from the addon; a
  * descriptor that names a dim, parameter or variant the addon lacks fails here, naming it.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildInfo, caseBuffers, checkShape, type NativeCase, nativeCases } from '../native.ts';
@@ -173,6 +173,9 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
 /** Imports a case folder's descriptor (its default export). */
 export async function importDescriptor(folder: string): Promise<AnyDescriptor> {
   const file = join(CASES_DIR, folder, 'case.ts');
+  if (!existsSync(file)) {
+    throw new Error(`cases/${folder} has no descriptor: ${file} must \`export default defineCase({...})\``);
+  }
   const mod = (await import(pathToFileURL(file).href)) as { default?: AnyDescriptor };
   if (!mod.default || typeof mod.default !== 'object' || typeof mod.default.title !== 'string') {
     throw new Error(`${file} must \`export default defineCase({...})\``);
