@@ -96,50 +96,49 @@ Napi::Value nvml_sample(const Napi::CallbackInfo& info) {
   return out;
 }
 
+namespace {
+
+// A JS array of one object per element of `items`, each filled by `fill(object, element)`.
+template <class T, class Fill>
+Napi::Array objects(Napi::Env env, const std::vector<T>& items, Fill fill) {
+  auto a = Napi::Array::New(env, items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    auto o = Napi::Object::New(env);
+    fill(o, items[i]);
+    a.Set(static_cast<uint32_t>(i), o);
+  }
+  return a;
+}
+
+Napi::Array strings(Napi::Env env, const std::vector<std::string>& v) {
+  auto a = Napi::Array::New(env, v.size());
+  for (size_t i = 0; i < v.size(); ++i) a.Set(static_cast<uint32_t>(i), v[i]);
+  return a;
+}
+
+}  // namespace
+
 Napi::Value cases(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
-  const auto& all = all_cases();
-  auto strings = [&](const std::vector<std::string>& v) {
-    auto a = Napi::Array::New(env, v.size());
-    for (size_t i = 0; i < v.size(); ++i) a.Set(static_cast<uint32_t>(i), v[i]);
-    return a;
-  };
-  auto out = Napi::Array::New(env, all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    const CaseSpec& s = all[i];
-    auto c = Napi::Object::New(env);
+  return objects(env, all_cases(), [&](Napi::Object& c, const CaseSpec& s) {
     c.Set("name", s.name);
-    c.Set("dims", strings(s.dims));
-    c.Set("dtypes", strings(s.dtypes));
-    auto params = Napi::Array::New(env, s.params.size());
-    for (size_t p = 0; p < s.params.size(); ++p) {
-      auto o = Napi::Object::New(env);
-      o.Set("name", s.params[p].name);
-      o.Set("value", s.params[p].value);
-      params.Set(static_cast<uint32_t>(p), o);
-    }
-    c.Set("params", params);
-    auto variants = Napi::Array::New(env, s.variants.size());
-    for (size_t v = 0; v < s.variants.size(); ++v) {
-      auto o = Napi::Object::New(env);
-      o.Set("name", s.variants[v].name);
-      o.Set("cpu", s.variants[v].cpu);
-      o.Set("cuda", s.variants[v].cuda);
-      o.Set("needs", s.variants[v].needs == Needs::Cublas ? "cublas" : "");
-      variants.Set(static_cast<uint32_t>(v), o);
-    }
-    c.Set("variants", variants);
-    auto limits = Napi::Array::New(env, s.limits.size());
-    for (size_t l = 0; l < s.limits.size(); ++l) {
-      auto o = Napi::Object::New(env);
-      o.Set("rule", s.limits[l].rule);
-      o.Set("why", s.limits[l].why);
-      limits.Set(static_cast<uint32_t>(l), o);
-    }
-    c.Set("limits", limits);
-    out.Set(static_cast<uint32_t>(i), c);
-  }
-  return out;
+    c.Set("dims", strings(env, s.dims));
+    c.Set("dtypes", strings(env, s.dtypes));
+    c.Set("params", objects(env, s.params, [](Napi::Object& o, const ParamSpec& p) {
+            o.Set("name", p.name);
+            o.Set("value", p.value);
+          }));
+    c.Set("variants", objects(env, s.variants, [](Napi::Object& o, const VariantSpec& v) {
+            o.Set("name", v.name);
+            o.Set("cpu", v.cpu);
+            o.Set("cuda", v.cuda);
+            o.Set("needs", v.needs == Needs::Cublas ? "cublas" : "");
+          }));
+    c.Set("limits", objects(env, s.limits, [](Napi::Object& o, const LimitSpec& l) {
+            o.Set("rule", l.rule);
+            o.Set("why", l.why);
+          }));
+  });
 }
 
 Napi::Value check_shape(const Napi::CallbackInfo& info) {

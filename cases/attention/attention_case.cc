@@ -1,4 +1,5 @@
 #include "attention.h"
+#include "attention_limits.h"
 #include "case_decl.h"
 #include "common/constants.h"
 
@@ -25,11 +26,7 @@ CaseDecl<AttentionArgs> declare() {
            {"p", &A::p, Role::Scratch, scores}},
           {{"unfused", attention_unfused_cpu, FB_CUDA(attention_unfused_cuda), Needs::Cublas},
            {"fused", attention_fused_cpu, FB_CUDA(attention_fused_cuda)}},
-          {{"d == 64", "the flash kernel's tiles are one head of 64 wide", [](const A& a) { return a.d == kHeadDim; }},
-           {"seq <= 16,384", "the unfused twin materializes seq×seq scores per head (1 GiB each at 16,384)",
-            [](const A& a) { return a.seq <= kMaxSeq; }},
-           {"batch·heads < 2^31", "cuBLAS takes the batch count as a 32-bit int",
-            [](const A& a) { return a.batch * a.heads < (size_t{1} << 31); }}}};
+          attention_limits<A>()};
 }
 
 FB_REGISTER_CASE(declare);

@@ -4,6 +4,7 @@
  * kernels, a batched GEMM); the fused variant is a flash-style kernel whose scores never leave the block.
  */
 import { defineCase } from '../../src/case/define.ts';
+import { GPT2_ATTENTION_SHAPE } from '../../src/case/shapes.ts';
 import {
   causalAttentionFlops,
   causalAttentionRow,
@@ -19,13 +20,7 @@ const SAMPLED_ROWS = 64;
 export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
   title: 'Causal attention (flash)',
   shapes: {
-    cuda: [
-      {
-        label: '32x12x512x64',
-        dims: { batch: 32, heads: 12, seq: 512, d: 64 },
-        description: 'batch 32 × 12 heads × seq 512 × head 64 (GPT-2 small attention)',
-      },
-    ],
+    cuda: [GPT2_ATTENTION_SHAPE],
     cpu: [
       {
         label: '1x2x128x64',

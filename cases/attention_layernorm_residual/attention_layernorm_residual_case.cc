@@ -1,4 +1,5 @@
 #include "attention_layernorm_residual.h"
+#include "attention_limits.h"
 #include "case_decl.h"
 #include "common/constants.h"
 
@@ -34,11 +35,7 @@ CaseDecl<AttentionLayerNormArgs> declare() {
           {{"unfused", attention_layernorm_residual_unfused_cpu, FB_CUDA(attention_layernorm_residual_unfused_cuda),
             Needs::Cublas},
            {"fused", attention_layernorm_residual_fused_cpu, FB_CUDA(attention_layernorm_residual_fused_cuda)}},
-          {{"d == 64", "the flash kernel's tiles are one head of 64 wide", [](const A& a) { return a.d == kHeadDim; }},
-           {"seq <= 16,384", "the unfused twin materializes seq×seq scores per head (1 GiB each at 16,384)",
-            [](const A& a) { return a.seq <= kMaxSeq; }},
-           {"batch·heads < 2^31", "cuBLAS takes the batch count as a 32-bit int",
-            [](const A& a) { return a.batch * a.heads < (size_t{1} << 31); }}}};
+          attention_limits<A>()};
 }
 
 FB_REGISTER_CASE(declare);

@@ -5,6 +5,7 @@
  * the flash kernel finishing LayerNorm(x + merged heads) for its rows.
  */
 import { defineCase } from '../../src/case/define.ts';
+import { GPT2_ATTENTION_SHAPE } from '../../src/case/shapes.ts';
 import {
   causalAttentionFlops,
   causalAttentionRow,
@@ -21,13 +22,7 @@ const SAMPLED_ROWS = 32;
 export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
   title: 'Causal attention + residual + LayerNorm',
   shapes: {
-    cuda: [
-      {
-        label: '32x12x512x64',
-        dims: { batch: 32, heads: 12, seq: 512, d: 64 },
-        description: 'batch 32 × 12 heads × seq 512 × head 64 (GPT-2 small attention)',
-      },
-    ],
+    cuda: [GPT2_ATTENTION_SHAPE],
     cpu: [
       {
         label: '1x2x96x64',

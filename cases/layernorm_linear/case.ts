@@ -6,6 +6,7 @@
  * block of rows into cache and multiplies it there.
  */
 import { defineCase } from '../../src/case/define.ts';
+import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow } from '../../src/reference/norms.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
@@ -24,18 +25,9 @@ export default defineCase<'m' | 'n' | 'k', 'eps'>({
         description: 'rows 16,384 (batch 32 × seq 512) × out 768 × in 768 (a GPT-2 small pre-LN projection)',
       },
     ],
-    cpu: [{ label: '256x512x128', dims: { m: 256, n: 512, k: 128 }, description: 'rows 256 × out 512 × in 128' }],
+    cpu: [CPU_GEMM_SHAPE],
   },
-  // A single output, sizes no multiple of the tiles, rows and columns crossing the CUDA GEMM's 128×128
-  // tiles, k crossing its k slices of 16.
-  testShapes: [
-    [1, 1, 4],
-    [5, 7, 12],
-    [3, 33, 132],
-    [257, 5, 8],
-    [130, 129, 68],
-    [64, 256, 256],
-  ],
+  testShapes: GEMM_TEST_SHAPES,
   // x = N(0, 1) + 3: rows whose mean is large against their spread, as a residual stream's can be.
   // The CUDA fused GEMM takes each row's variance in one pass, E[(x − s)²] − E[x − s]², shifted by the
   // row's first element s, which only such rows exercise (unshifted, E[x²] − mean² would lose the digit

@@ -5,6 +5,7 @@
  * GELU_BIAS epilogue (the library-fused variant, CUDA only).
  */
 import { defineCase } from '../../src/case/define.ts';
+import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { dot, rowOf } from '../../src/reference/linear.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
@@ -27,18 +28,9 @@ export default defineCase<'m' | 'n' | 'k'>({
         description: 'rows 16,384 (batch 32 × seq 512) × out 3,072 × in 768 (GPT-2 small FFN up-projection)',
       },
     ],
-    cpu: [{ label: '256x512x128', dims: { m: 256, n: 512, k: 128 }, description: 'rows 256 × out 512 × in 128' }],
+    cpu: [CPU_GEMM_SHAPE],
   },
-  // A single output, sizes that are no multiple of the tiles, rows and columns that cross the CUDA GEMM's
-  // 128×128 tiles and the CPU GEMM's 4×4 ones, k that crosses the CUDA GEMM's k slices of 16.
-  testShapes: [
-    [1, 1, 4],
-    [5, 7, 12],
-    [3, 33, 132],
-    [257, 5, 8],
-    [130, 129, 68],
-    [64, 256, 256],
-  ],
+  testShapes: GEMM_TEST_SHAPES,
   // x ~ N(0, 1) as activations after a LayerNorm; w ~ N(0, 1/√k), so every x·wᵀ has sd 1 whatever k
   // (GELU sees its curved region, not only its linear tails); b ~ N(0, 0.5), large enough that a wrong
   // or missing bias is off by ~0.5.

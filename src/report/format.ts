@@ -41,7 +41,11 @@ export function flopRate(tflops: number): string {
 }
 
 /** Throughput of a measured case: TFLOP/s for compute-bound cases, else GB/s and % of copy bandwidth. */
-export function throughput(c: { fusedGBs?: number; fusedPctOfCopy?: number; tflops?: { unfused: number; fused: number } }) {
+export function throughput(c: {
+  fusedGBs?: number;
+  fusedPctOfCopy?: number;
+  tflops?: { unfused: number; fused: number };
+}) {
   if (c.tflops) return `${flopRate(c.tflops.fused)} (unfused ${flopRate(c.tflops.unfused)})`;
   return `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`;
 }

@@ -1,0 +1,29 @@
+/**
+ * Shapes several cases measure or test at, stated once: the GPT-2 small sizes the GPU runs, and the
+ * small awkward sizes that walk the GEMM and attention kernels' tile edges.
+ */
+
+/** GEMM [m, n, k] test shapes: a single output, sizes no multiple of the tiles, rows and columns crossing
+ * the CUDA GEMM's 128×128 tiles and the CPU GEMM's 4×4 ones, k crossing the CUDA GEMM's k slices of 16. */
+export const GEMM_TEST_SHAPES: number[][] = [
+  [1, 1, 4],
+  [5, 7, 12],
+  [3, 33, 132],
+  [257, 5, 8],
+  [130, 129, 68],
+  [64, 256, 256],
+];
+
+/** The small GEMM the CPU backend measures. */
+export const CPU_GEMM_SHAPE = {
+  label: '256x512x128',
+  dims: { m: 256, n: 512, k: 128 },
+  description: 'rows 256 × out 512 × in 128',
+};
+
+/** GPT-2 small attention: batch 32, 12 heads of 64, seq 512. */
+export const GPT2_ATTENTION_SHAPE = {
+  label: '32x12x512x64',
+  dims: { batch: 32, heads: 12, seq: 512, d: 64 },
+  description: 'batch 32 × 12 heads × seq 512 × head 64 (GPT-2 small attention)',
+};
