@@ -62,6 +62,7 @@ struct Variant {
   void (*cpu)(const Args&);                         // null: no CPU implementation
   void (*cuda)(const Args&, const LaunchContext&);  // null: no CUDA implementation (or built without CUDA)
   Needs needs = Needs::Nothing;
+  size_t shared_memory = 0;  // dynamic shared memory per block its CUDA kernels need (bytes)
 };
 
 template <class Args>
@@ -100,7 +101,8 @@ CaseSpec erase(CaseDecl<Args> decl) {
   s.name = d->name;
   for (const auto& x : d->dims) s.dims.emplace_back(x.name);
   for (const auto& p : d->params) s.params.push_back({p.name, p.value});
-  for (const auto& v : d->variants) s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs});
+  for (const auto& v : d->variants)
+    s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs, v.shared_memory});
   for (const auto& l : d->limits) s.limits.push_back({l.rule, l.why});
   s.dtypes = {"fp32"};
   s.buffers = [d](const std::vector<int64_t>& dims) {

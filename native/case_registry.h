@@ -33,6 +33,7 @@ struct VariantSpec {
   bool cpu;   // has a CPU implementation
   bool cuda;  // has a CUDA implementation in this build
   Needs needs;
+  size_t shared_memory;  // bytes of dynamic shared memory per block its CUDA kernels need
 };
 
 struct LimitSpec {

@@ -39,6 +39,7 @@ CudaDeviceInfo read_cuda_device_info() {
   info.sm_count = props.multiProcessorCount;
   info.l2_bytes = static_cast<size_t>(props.l2CacheSize);
   info.memory_bytes = props.totalGlobalMem;
+  info.shared_memory_per_block_optin = props.sharedMemPerBlockOptin;
   size_t free_bytes = 0, total_bytes = 0;
   FB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   info.free_memory_bytes = free_bytes;

@@ -20,6 +20,7 @@ struct CudaDeviceInfo {
   size_t l2_bytes = 0;
   size_t memory_bytes = 0;
   size_t free_memory_bytes = 0;
+  size_t shared_memory_per_block_optin = 0;  // the most dynamic shared memory a block can opt in to
   int driver_api_version = 0;   // cudaDriverGetVersion, e.g. 13000
   int runtime_version = 0;      // cudaRuntimeGetVersion
 };

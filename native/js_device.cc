@@ -67,6 +67,7 @@ Napi::Value cuda_device_info(const Napi::CallbackInfo& info) {
   out.Set("l2Bytes", static_cast<double>(d.l2_bytes));
   out.Set("memoryBytes", static_cast<double>(d.memory_bytes));
   out.Set("freeMemoryBytes", static_cast<double>(d.free_memory_bytes));
+  out.Set("maxSharedMemoryPerBlock", static_cast<double>(d.shared_memory_per_block_optin));
   out.Set("driverApiVersion", d.driver_api_version);
   out.Set("runtimeVersion", d.runtime_version);
   return out;
@@ -133,6 +134,7 @@ Napi::Value cases(const Napi::CallbackInfo& info) {
             o.Set("cpu", v.cpu);
             o.Set("cuda", v.cuda);
             o.Set("needs", v.needs == Needs::Cublas ? "cublas" : "");
+            o.Set("sharedMemoryBytes", static_cast<double>(v.shared_memory));
           }));
     c.Set("limits", objects(env, s.limits, [](Napi::Object& o, const LimitSpec& l) {
             o.Set("rule", l.rule);

@@ -37,6 +37,8 @@ export interface DeviceDescription {
   copyBandwidthGBs: number;
   /** Free device memory at the start of the run (bytes). */
   freeMemoryBytes: number;
+  /** CUDA: the most dynamic shared memory one block can have (bytes). */
+  maxSharedMemoryPerBlock?: number;
 }
 
 /** The device plus a way to read its clocks during sampling (CUDA with NVML only). */
@@ -171,6 +173,7 @@ export function openDevice(backend: BackendName): DeviceContext {
       },
       copyBandwidthGBs: copy.best,
       freeMemoryBytes: gpu.freeMemoryBytes,
+      maxSharedMemoryPerBlock: gpu.maxSharedMemoryPerBlock,
     },
     sampleClocks: () => nvmlSample(gpu.pciBusId),
   };

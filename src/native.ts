@@ -61,7 +61,7 @@ export interface NativeCase {
   /** Runtime parameters and the value every run passes. */
   params: { name: string; value: number }[];
   /** Variants: whether each has a CPU and (in this build) a CUDA implementation, and what its CUDA path needs. */
-  variants: { name: string; cpu: boolean; cuda: boolean; needs: '' | 'cublas' }[];
+  variants: { name: string; cpu: boolean; cuda: boolean; needs: '' | 'cublas'; sharedMemoryBytes: number }[];
   /** Shape limits, checked before any allocation. */
   limits: { rule: string; why: string }[];
 }
@@ -88,6 +88,8 @@ export interface RawCudaDeviceInfo {
   l2Bytes: number;
   memoryBytes: number;
   freeMemoryBytes: number;
+  /** The most dynamic shared memory one block can opt in to (bytes). */
+  maxSharedMemoryPerBlock: number;
   driverApiVersion: number;
   runtimeVersion: number;
 }

@@ -134,6 +134,7 @@ export const deviceSchema = z.object({
   }),
   copyBandwidthGBs: z.number(),
   freeMemoryBytes: z.number(),
+  maxSharedMemoryPerBlock: z.number().optional(),
 });
 
 export const resultsFileSchema = z.object({

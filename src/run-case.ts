@@ -68,7 +68,7 @@ export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], varian
 export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): CaseResult {
   const result = resultSkeleton(def, shape);
   def.validate(shape.dims);
-  const unavailable = def.unavailableReason(device.description.backend);
+  const unavailable = def.unavailableReason(device.description.backend, device.description);
   if (unavailable) return { ...result, reason: unavailable };
   if (s.maxElements !== undefined && def.elements(shape.dims) > s.maxElements) {
     return { ...result, reason: `more than --max-elements ${s.maxElements} elements` };

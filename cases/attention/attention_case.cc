@@ -25,7 +25,7 @@ CaseDecl<AttentionArgs> declare() {
            {"masked", &A::masked, Role::Scratch, scores},
            {"p", &A::p, Role::Scratch, scores}},
           {{"unfused", attention_unfused_cpu, FB_CUDA(attention_unfused_cuda), Needs::Cublas},
-           {"fused", attention_fused_cpu, FB_CUDA(attention_fused_cuda)}},
+           {"fused", attention_fused_cpu, FB_CUDA(attention_fused_cuda), Needs::Nothing, kFlashSmemBytes}},
           attention_limits<A>()};
 }
 

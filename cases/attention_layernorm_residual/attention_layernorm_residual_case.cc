@@ -34,7 +34,7 @@ CaseDecl<AttentionLayerNormArgs> declare() {
            {"counters", &A::counters, Role::Scratch, [](const A& a) { return a.batch * ((a.seq + 63) / 64); }}},
           {{"unfused", attention_layernorm_residual_unfused_cpu, FB_CUDA(attention_layernorm_residual_unfused_cuda),
             Needs::Cublas},
-           {"fused", attention_layernorm_residual_fused_cpu, FB_CUDA(attention_layernorm_residual_fused_cuda)}},
+           {"fused", attention_layernorm_residual_fused_cpu, FB_CUDA(attention_layernorm_residual_fused_cuda), Needs::Nothing, kFlashSmemBytes}},
           attention_limits<A>()};
 }
 

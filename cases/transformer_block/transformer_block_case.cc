@@ -46,7 +46,7 @@ CaseDecl<A> declare() {
            {"cqkv", &A::cqkv, tmp, c3}, {"dqkv", &A::dqkv, tmp, c3}, {"w1_f", &A::w1_f, tmp, fc},
            {"c1", &A::c1, tmp, f}, {"d1", &A::d1, tmp, f}},
           {{"unfused", transformer_block_unfused_cpu, FB_CUDA(transformer_block_unfused_cuda), Needs::Cublas},
-           {"fused", transformer_block_fused_cpu, FB_CUDA(transformer_block_fused_cuda)}},
+           {"fused", transformer_block_fused_cpu, FB_CUDA(transformer_block_fused_cuda), Needs::Nothing, kFlashSmemBytes}},
           // c = heads·64 is a multiple of 4 by construction; f is the FFN2 GEMM's k.
           {{"f % 4 == 0", kVectorKWhy, [](const A& a) { return a.f % 4 == 0; }},
            {"seq <= 16,384", "the unfused twin materializes seq×seq scores per head (1 GiB each at 16,384)",

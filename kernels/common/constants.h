@@ -18,6 +18,10 @@ static_assert(kAttentionScale * kAttentionScale * kHeadDim == 1.0, "the attentio
 // (1 GiB per head at 16,384).
 constexpr size_t kMaxSeq = 16384;
 
+// Dynamic shared memory of one flash-attention block (kernels/cuda/flash_attention.cuh): the Qᵀ, two Kᵀ,
+// two V and the Pᵀ tiles, 64 rows of 64 floats padded to 68. More than a Volta block may have (96 KiB).
+constexpr size_t kFlashSmemBytes = 6 * 64 * 68 * sizeof(float);
+
 // ε of the norms: PyTorch's and GPT-2's LayerNorm default; LLaMA's and T5's RMSNorm.
 constexpr double kLayerNormEps = 1e-5;
 constexpr double kRmsNormEps = 1e-6;

@@ -102,6 +102,7 @@ __device__ __forceinline__ void flash_fetch_v(float* vs, const HeadLayout& l, in
 }
 
 constexpr size_t kFlashSmemFloats = 6 * kFlashB * kFlashLd;  // Qᵀ, 2 × Kᵀ, 2 × V, Pᵀ
+static_assert(kFlashSmemFloats * sizeof(float) == kFlashSmemBytes, "common/constants.h states the flash block's shared memory");
 
 template <bool kLayerNorm>
 __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(FlashArgs a) {

@@ -137,15 +137,23 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
             }
           }
         },
-        unavailableReason: (backend, build = buildInfo()) => {
+        unavailableReason: (backend, on = {}) => {
+          const cublas = on.cublas ?? buildInfo().cublas;
           for (const v of used) {
             if (backend === 'cpu' && !v.cpu) {
               return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
             }
             if (backend === 'cuda' && !v.cuda)
               return `its variant '${v.name}' has no CUDA implementation in this build`;
-            if (backend === 'cuda' && v.needs === 'cublas' && !build.cublas) {
+            if (backend === 'cuda' && v.needs === 'cublas' && !cublas) {
               return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
+            }
+            const smem = on.maxSharedMemoryPerBlock;
+            if (backend === 'cuda' && smem !== undefined && v.sharedMemoryBytes > smem) {
+              return (
+                `its variant '${v.name}' needs ${v.sharedMemoryBytes.toLocaleString('en-US')} bytes of shared memory per ` +
+                `block; this GPU allows ${smem.toLocaleString('en-US')} (a Volta GPU has 96 KiB)`
+              );
             }
           }
           return undefined;

@@ -71,8 +71,15 @@ export interface CaseDef {
   cappedGridShapes: readonly (readonly number[])[];
   /** Throws a clear error naming the shape and the limit when the kernels or the numerics cannot take it. */
   validate(dims: number[]): void;
-  /** Why this comparison cannot run on `backend` with this addon build, or undefined when it can. */
-  unavailableReason(backend: BackendName, build?: { cublas: boolean }): string | undefined;
+  /**
+   * Why this comparison cannot run on `backend`, or undefined when it can: a variant without an
+   * implementation there, a library the build lacks (`cublas`, default: this build's), or more shared
+   * memory per block than the device allows (`maxSharedMemoryPerBlock`, when given).
+   */
+  unavailableReason(
+    backend: BackendName,
+    on?: { cublas?: boolean; maxSharedMemoryPerBlock?: number },
+  ): string | undefined;
   /** Input buffers, filled with seeded random data. */
   inputs(dims: number[], seed: number): Inputs;
   /** The float64 reference of every output buffer checked, whole or sampled. */

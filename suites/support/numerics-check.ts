@@ -3,16 +3,18 @@
 // poisoned outputs.
 import { expect } from 'vitest';
 import type { BackendName, CaseDef, Inputs } from '../../src/case/types.ts';
-import { cudaProbe, Workspace } from '../../src/native.ts';
+import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/native.ts';
 import { freshSeed } from '../../src/rng.ts';
 import { checkVariant } from '../../src/run-case.ts';
 
 /** Every backend usable here: the CPU always, CUDA when a device is. */
 export const BACKENDS_AT_HAND: readonly BackendName[] = cudaProbe().deviceCount > 0 ? ['cpu', 'cuda'] : ['cpu'];
 
-/** The backends at hand that can run `def` (its variants' implementations, and on CUDA the libraries they need). */
+const device = BACKENDS_AT_HAND.includes('cuda') ? cudaDeviceInfo() : undefined;
+
+/** The backends at hand that can run `def` (its variants' implementations; on CUDA the libraries and shared memory they need). */
 export function backendsFor(def: CaseDef): BackendName[] {
-  return BACKENDS_AT_HAND.filter((b) => def.unavailableReason(b) === undefined);
+  return BACKENDS_AT_HAND.filter((b) => def.unavailableReason(b, device) === undefined);
 }
 
 /** What a check saw for one variant, for case-specific assertions. */

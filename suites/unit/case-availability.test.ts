@@ -50,3 +50,16 @@ describe('case availability', () => {
     expect(r.reason).toMatch(/runs on cuda only/);
   });
 });
+
+describe('variants that need more shared memory than the GPU has', () => {
+  test('the flash variants are unavailable on a Volta GPU (96 KiB per block), naming the need', async () => {
+    const attention = await findCase('attention');
+    const volta = { cublas: true, maxSharedMemoryPerBlock: 98_304 };
+    expect(attention.unavailableReason('cuda', volta)).toMatch(
+      /^its variant 'fused' needs 104,448 bytes of shared memory per block; this GPU allows 98,304/,
+    );
+    expect((await findCase('transformer_block')).unavailableReason('cuda', volta)).toMatch(/104,448 bytes/);
+    expect(attention.unavailableReason('cuda', { cublas: true, maxSharedMemoryPerBlock: 232_448 })).toBeUndefined();
+    expect(residualLayerNorm.unavailableReason('cuda', volta)).toBeUndefined();
+  });
+});

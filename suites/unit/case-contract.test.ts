@@ -32,7 +32,9 @@ describe('the registry and the addon agree', () => {
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
     expect(folders.sort()).toEqual([...CASE_FOLDERS].sort());
-    expect(folders.filter((f) => !existsSync(join(CASES_DIR, f, 'case.ts'))).map((f) => `cases/${f}/case.ts`)).toEqual([]);
+    expect(folders.filter((f) => !existsSync(join(CASES_DIR, f, 'case.ts'))).map((f) => `cases/${f}/case.ts`)).toEqual(
+      [],
+    );
   });
 
   test('comparison names are unique and the report follows the registry order', () => {
@@ -107,7 +109,9 @@ describe('a disagreement fails, naming what the other half lacks', () => {
     const renamed = { ...native, dims: ['rows', 'width'] };
     const d = await importDescriptor('residual_layernorm');
     const defs = buildCaseDefs('residual_layernorm', { ...d, shapes: { cpu: [], cuda: [] } }, renamed);
-    expect(() => defs[0]?.inputs([2, 8], 1)).toThrow(/residual_layernorm has no dim 'hidden'; its dims are: rows, width/);
+    expect(() => defs[0]?.inputs([2, 8], 1)).toThrow(
+      /residual_layernorm has no dim 'hidden'; its dims are: rows, width/,
+    );
     const noEps = { ...native, params: [] };
     const [def] = buildCaseDefs('residual_layernorm', d, noEps);
     const dims = [2, 8];
