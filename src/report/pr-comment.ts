@@ -7,6 +7,7 @@
 import type { ResultsFile } from '../results.ts';
 import { type BaseRun, type ComparisonRow, compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
+import { join, link, md, name } from './escape.ts';
 import { verdictRank } from './verdict.ts';
 
 /** The hidden first line by which the workflow finds its own comment. */
@@ -49,13 +50,17 @@ function render(runs: GpuRun[], rows: ComparisonRow[][], keep: Set<ComparisonRow
       omitted: all.length - shown.length,
     });
   });
-  const gpus = runs.map((r) => r.results.device.name).join(', ');
+  const gpus = join(
+    runs.map((r) => name(r.results.device.name)),
+    ', ',
+  );
   const what = runs.every((r) => r.results.device.backend === 'cuda') ? 'GPU' : 'device';
+  const count = runs.length === 1 ? what.replace(/^d/, 'D') : `${runs.length} ${what}s`;
   return [
     PR_COMMENT_MARKER,
     '## fusebench: fused-kernel speedups',
     '',
-    `${runs.length === 1 ? what.replace(/^d/, 'D') : `${runs.length} ${what}s`}: ${gpus}.${runUrl ? ` [Workflow run](${runUrl}).` : ''}`,
+    md`${count}: ${gpus}.${runUrl ? md` ${link('Workflow run', runUrl)}.` : ''}`.markdown,
     '',
     ...sections,
     FOOTER,

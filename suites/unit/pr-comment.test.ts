@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { pairWithBases } from '../../src/report/load-runs.ts';
 import { GITHUB_COMMENT_LIMIT, PR_COMMENT_MARKER, renderPrComment } from '../../src/report/pr-comment.ts';
 import { type ResultsFile, readResults } from '../../src/results.ts';
+import { hostileResults, injections } from './hostile-results.ts';
 import { markdownTables, tableProblems } from './markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
@@ -85,7 +86,7 @@ describe('the PR comment against a base run', () => {
 
   test('the gate’s messages and the reasons of failed cases follow the table', () => {
     expect(md).toContain('- **GELU + scale 32x512x768** — SLOWER: speedup 1.52x vs baseline 1.91x');
-    expect(md).toContain('- **GELU + scale 2M** — FAILED: fused output[1048577] = 0.25');
+    expect(md).toContain('- **GELU + scale 2M** — FAILED: fused output\\[1048577\\] = 0.25');
     expect(md).not.toContain('- **GELU + scale 1K**');
   });
 
@@ -161,5 +162,21 @@ describe('the PR comment with many cases', () => {
     const rows = markdownTables(small)[0]?.rows ?? [];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r[4]?.includes('FAILED'))).toBe(true);
+  });
+});
+
+describe('the PR comment of results with hostile text in every field', () => {
+  const hostile = hostileResults();
+  const runUrl = 'https://github.com/o/r/actions/runs/1';
+  const md = renderPrComment([{ results: hostile, base: { results: hostileResults() } }], { runUrl });
+
+  test('shows the text escaped and cut: no tag, link, image, mention or second marker gets through', () => {
+    expect(md.split('\n')[0]).toBe(PR_COMMENT_MARKER);
+    expect(injections(md, `[Workflow run](${runUrl})`)).toEqual([]);
+  });
+
+  test('keeps one row per case, each with the header’s column count', () => {
+    expect(markdownTables(md)[0]?.rows).toHaveLength(hostile.cases.length);
+    expect(tableProblems(md)).toEqual([]);
   });
 });
