@@ -1,11 +1,13 @@
 /**
  * Baseline files: baselines/<device-slug>.json, one per device model, validated by a versioned
  * zod schema. Each entry is keyed by case/shape/dtype and says where its numbers came from:
- * measured here (date, commit, driver, CUDA, clocks) or reported by a document.
+ * measured here (date, commit, driver, CUDA, clocks) or reported by a document. Objects are loose:
+ * a field this fusebench does not know is kept, so rewriting the file never drops it silently.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { isTempFile } from '../atomic-write.ts';
 import { readJsonFile } from '../results.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -15,7 +17,7 @@ export const DEFAULT_DELTA = 0.05;
 const fraction = (what: string) =>
   z.number().refine((v) => v > 0 && v < 1, { error: (i) => `${what} must be in (0, 1); got ${String(i.input)}` });
 
-const measured = z.object({
+const measured = z.looseObject({
   kind: z.literal('measured'),
   date: z.string(),
   commit: z.string(),
@@ -30,7 +32,7 @@ const measured = z.object({
   deviceUuid: z.string().optional(),
 });
 
-const reported = z.object({
+const reported = z.looseObject({
   kind: z.literal('reported'),
   /** The document the numbers come from. */
   source: z.string(),
@@ -38,13 +40,13 @@ const reported = z.object({
   note: z.string().optional(),
 });
 
-export const baselineEntrySchema = z.object({
+export const baselineEntrySchema = z.looseObject({
   case: z.string(),
-  shape: z.object({ label: z.string(), dims: z.array(z.number().int().positive()) }),
+  shape: z.looseObject({ label: z.string(), dims: z.array(z.number().int().positive()) }),
   dtype: z.literal('fp32'),
   unfusedMedianMs: z.number().positive().optional(),
   fusedMedianMs: z.number().positive().optional(),
-  speedup: z.object({
+  speedup: z.looseObject({
     estimate: z.number().positive(),
     lo: z.number().positive().optional(),
     hi: z.number().positive().optional(),
@@ -69,9 +71,9 @@ export const baselineEntrySchema = z.object({
   provenance: z.discriminatedUnion('kind', [measured, reported]),
 });
 
-export const baselineFileSchema = z.object({
+export const baselineFileSchema = z.looseObject({
   schemaVersion: z.literal(BASELINE_SCHEMA_VERSION),
-  device: z.object({ name: z.string(), slug: z.string(), backend: z.enum(['cpu', 'cuda']) }),
+  device: z.looseObject({ name: z.string(), slug: z.string(), backend: z.enum(['cpu', 'cuda']) }),
   entries: z.record(z.string(), baselineEntrySchema),
 });
 
@@ -121,7 +123,9 @@ export function entryKey(caseName: string, shapeLabel: string): string {
  */
 export function validateBaselineDir(dir: string): void {
   if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+  // Only baseline files: not the temporary files of a write in progress or killed, nor hidden files.
+  const files = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.') && !isTempFile(n));
+  for (const name of files) {
     readJsonFile(baselineFileSchema, join(dir, name));
   }
 }
