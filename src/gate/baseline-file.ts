@@ -2,13 +2,15 @@
  * Baseline files: baselines/<device-slug>.json, one per device model, validated by a versioned
  * zod schema. Each entry is keyed by case/shape/dtype and says where its numbers came from:
  * measured here (date, commit, driver, CUDA, clocks) or reported by a document. Objects are loose:
- * a field this fusebench does not know is kept, so rewriting the file never drops it silently.
+ * a field this fusebench does not know is kept, so rewriting the file never drops it silently; an
+ * entry whose numbers contradict each other is refused (baseline-consistency.ts).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isTempFile } from '../atomic-write.ts';
 import { readJsonFile } from '../results.ts';
+import { entryContradictions } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
 /** δ when neither the entry nor the command line sets one. */
@@ -40,36 +42,40 @@ const reported = z.looseObject({
   note: z.string().optional(),
 });
 
-export const baselineEntrySchema = z.looseObject({
-  case: z.string(),
-  shape: z.looseObject({ label: z.string(), dims: z.array(z.number().int().positive()) }),
-  dtype: z.literal('fp32'),
-  unfusedMedianMs: z.number().positive().optional(),
-  fusedMedianMs: z.number().positive().optional(),
-  speedup: z.looseObject({
-    estimate: z.number().positive(),
-    lo: z.number().positive().optional(),
-    hi: z.number().positive().optional(),
-    confidence: z.number().optional(),
-  }),
-  /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
-  sampleCount: z.number().int().nonnegative(),
-  samples: z
-    .object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) })
-    .refine((s) => s.unfused.length === s.fused.length && s.unfused.length >= 5, {
-      error: (i) => {
-        const s = i.input as { unfused: unknown[]; fused: unknown[] };
-        return `samples must hold at least 5 pairs, as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
-      },
-    })
-    .optional(),
-  /** δ for this case: |change| below it counts as SAME. */
-  tolerance: fraction('tolerance'),
-  maxAbsError: z.number().optional(),
-  errorTolerance: z.number().optional(),
-  gating: z.boolean(),
-  provenance: z.discriminatedUnion('kind', [measured, reported]),
-});
+export const baselineEntrySchema = z
+  .looseObject({
+    case: z.string(),
+    shape: z.looseObject({ label: z.string(), dims: z.array(z.number().int().positive()) }),
+    dtype: z.literal('fp32'),
+    unfusedMedianMs: z.number().positive().optional(),
+    fusedMedianMs: z.number().positive().optional(),
+    speedup: z.looseObject({
+      estimate: z.number().positive(),
+      lo: z.number().positive().optional(),
+      hi: z.number().positive().optional(),
+      confidence: z.number().optional(),
+    }),
+    /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
+    sampleCount: z.number().int().nonnegative(),
+    samples: z
+      .object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) })
+      .refine((s) => s.unfused.length === s.fused.length && s.unfused.length >= 5, {
+        error: (i) => {
+          const s = i.input as { unfused: unknown[]; fused: unknown[] };
+          return `samples must hold at least 5 pairs, as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
+        },
+      })
+      .optional(),
+    /** δ for this case: |change| below it counts as SAME. */
+    tolerance: fraction('tolerance'),
+    maxAbsError: z.number().optional(),
+    errorTolerance: z.number().optional(),
+    gating: z.boolean(),
+    provenance: z.discriminatedUnion('kind', [measured, reported]),
+  })
+  .superRefine((entry, ctx) => {
+    for (const c of entryContradictions(entry)) ctx.addIssue({ code: 'custom', path: c.path, message: c.message });
+  });
 
 export const baselineFileSchema = z.looseObject({
   schemaVersion: z.literal(BASELINE_SCHEMA_VERSION),

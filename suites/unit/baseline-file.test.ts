@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { CASES } from '../../src/cases/index.ts';
-import { baselinePath, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
+import { entryContradictions } from '../../src/gate/baseline-consistency.ts';
+import {
+  type BaselineEntry,
+  baselinePath,
+  loadBaselineFile,
+  validateBaselineDir,
+} from '../../src/gate/baseline-file.ts';
+import { median } from '../../src/stats.ts';
 
 const known = CASES.map((c) => c.name);
 const dir = mkdtempSync(join(tmpdir(), 'fusebench-baselines-'));
@@ -94,5 +101,63 @@ describe('baseline files', () => {
   test('a newer schema version is refused with the field named', () => {
     const p = write('v2.json', { ...file({}), schemaVersion: 2 });
     expect(() => loadBaselineFile(p, known)).toThrow(/schemaVersion/);
+  });
+});
+
+describe('an entry whose numbers contradict each other', () => {
+  const samples = (u: number, f: number, n = 30) => ({
+    unfused: Array.from({ length: n }, (_, i) => Number((u * (1 + 0.002 * Math.sin(i))).toPrecision(5))),
+    fused: Array.from({ length: n }, (_, i) => Number((f * (1 + 0.002 * Math.cos(i))).toPrecision(5))),
+  });
+  const consistent = { ...entry, samples: samples(0.0765, 0.0395) };
+  const load = (name: string, e: unknown) => () =>
+    loadBaselineFile(write(name, file({ 'gelu_scale/16M/fp32': e })), known);
+
+  test('a consistent entry with samples loads', () => {
+    expect(load('consistent.json', consistent)).not.toThrow();
+  });
+
+  test.each([
+    [
+      'an estimate outside its own interval',
+      { speedup: { ...entry.speedup, estimate: 1.99 } },
+      "speedup.estimate: 1.99 lies outside the entry's own interval [1.92, 1.95]",
+    ],
+    [
+      'an estimate the medians disagree with',
+      { unfusedMedianMs: 0.08 },
+      'speedup.estimate: 1.94 disagrees with unfusedMedianMs / fusedMedianMs = 2.0253 (tolerance 0.50%)',
+    ],
+    [
+      'a fused median its samples disagree with',
+      { fusedMedianMs: 0.05, unfusedMedianMs: 0.097 },
+      "fusedMedianMs: 0.05 ms disagrees with the median of the entry's 30 kept samples, 0.039495 ms (tolerance 1.0%)",
+    ],
+    [
+      'an estimate and interval its samples contradict',
+      { samples: samples(0.0765, 0.0495) },
+      "speedup.estimate: 1.94 is contradicted by the entry's samples: their median(unfused) / median(fused) is 1.5459, outside [1.8905, 1.9805]",
+    ],
+  ])('%s is refused when the file is loaded, naming the field', (_, edit, message) => {
+    expect(load('contradiction.json', { ...consistent, ...edit })).toThrow(`entries.gelu_scale/16M/fp32.${message}`);
+  });
+
+  test('thinned samples whose median ratio drifts within the widened interval are accepted (the recorded 1K entry)', () => {
+    const recorded = loadBaselineFile('suites/fixtures/h200-baseline.json', known).data.entries['gelu_scale/1K/fp32'];
+    expect(recorded?.samples?.unfused).toHaveLength(200);
+    expect(recorded?.sampleCount).toBe(9276);
+    const kept = recorded?.samples as { unfused: number[]; fused: number[] };
+    const ratio = median(kept.unfused) / median(kept.fused);
+    expect(Math.abs(ratio / (recorded?.speedup.estimate ?? 1) - 1)).toBeGreaterThan(0.01);
+    expect(entryContradictions(recorded as BaselineEntry)).toEqual([]);
+  });
+
+  test.each([
+    'baselines/nvidia-h200.json',
+    'baselines/tesla-v100-sxm2-32gb.json',
+    'suites/fixtures/h200-baseline.json',
+  ])('every entry of %s passes the rule', (path) => {
+    const data = loadBaselineFile(path, known).data;
+    for (const e of Object.values(data.entries)) expect(entryContradictions(e)).toEqual([]);
   });
 });
