@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isTempFile } from '../atomic-write.ts';
-import { readJsonFile } from '../results.ts';
+import { readJsonFile, schemaVersionField } from '../results.ts';
 import { entryContradictions } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -78,7 +78,10 @@ export const baselineEntrySchema = z
   });
 
 export const baselineFileSchema = z.looseObject({
-  schemaVersion: z.literal(BASELINE_SCHEMA_VERSION),
+  schemaVersion: schemaVersionField(
+    BASELINE_SCHEMA_VERSION,
+    're-record it: move the file aside, then run `npm run perf -- --update-baselines` on this device',
+  ),
   device: z.looseObject({ name: z.string(), slug: z.string(), backend: z.enum(['cpu', 'cuda']) }),
   entries: z.record(z.string(), baselineEntrySchema),
 });
@@ -102,18 +105,55 @@ export interface LoadedBaselines {
   warnings: string[];
 }
 
+/** Entries named in a summarized warning. */
+const LISTED = 5;
+
+/** One warning for many entries: the count and the first few keys. */
+function summarize(file: string, keys: string[], what: string, consequence: string): string {
+  const shown = keys.slice(0, LISTED).join(', ');
+  const more = keys.length > LISTED ? `, and ${keys.length - LISTED} more` : '';
+  return `${file}: ${keys.length} entries ${what} (${shown}${more}); ${consequence}`;
+}
+
 /**
  * Reads and validates one baseline file. Invalid JSON, a missing field or a wrong type throws,
- * naming the file and the field path; an entry for a case fusebench does not know is a warning.
+ * naming the file and the field path; entries for cases fusebench does not know, and entries keyed
+ * differently from their case and shape, are warnings: one per kind, however many entries there are.
  */
 export function loadBaselineFile(file: string, knownCases: readonly string[]): LoadedBaselines {
   const data = readJsonFile(baselineFileSchema, file);
-  const warnings: string[] = [];
+  const unknown: [string, string][] = [];
+  const misnamed: [string, string][] = [];
   for (const [key, entry] of Object.entries(data.entries)) {
-    if (!knownCases.includes(entry.case))
-      warnings.push(`${file}: entry '${key}' is for unknown case '${entry.case}'; ignored`);
+    if (!knownCases.includes(entry.case)) unknown.push([key, entry.case]);
     const expected = entryKey(entry.case, entry.shape.label);
-    if (key !== expected) warnings.push(`${file}: entry '${key}' should be keyed '${expected}'`);
+    if (key !== expected) misnamed.push([key, expected]);
+  }
+  const warnings: string[] = [];
+  const [u] = unknown;
+  if (unknown.length === 1 && u) warnings.push(`${file}: entry '${u[0]}' is for unknown case '${u[1]}'; ignored`);
+  else if (unknown.length > 1) {
+    const cases = [...new Set(unknown.map(([, c]) => c))];
+    warnings.push(
+      summarize(
+        file,
+        unknown.map(([k]) => k),
+        `are for ${cases.length === 1 ? `the unknown case '${cases[0]}'` : `${cases.length} cases this fusebench does not know`}`,
+        'ignored (a newer fusebench may know them)',
+      ),
+    );
+  }
+  const [m] = misnamed;
+  if (misnamed.length === 1 && m) warnings.push(`${file}: entry '${m[0]}' should be keyed '${m[1]}'`);
+  else if (misnamed.length > 1) {
+    warnings.push(
+      summarize(
+        file,
+        misnamed.map(([k, e]) => `'${k}' → '${e}'`),
+        'are not keyed <case>/<shape>/fp32',
+        'rename them',
+      ),
+    );
   }
   return { file, data, warnings };
 }

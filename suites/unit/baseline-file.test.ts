@@ -161,3 +161,50 @@ describe('an entry whose numbers contradict each other', () => {
     for (const e of Object.values(data.entries)) expect(entryContradictions(e)).toEqual([]);
   });
 });
+
+describe('messages', () => {
+  test.each([
+    [
+      2,
+      'written by a newer fusebench (schema 2; this one reads 1): update fusebench (git pull, then npm ci) to read it',
+    ],
+    [
+      0,
+      'written by an older fusebench (schema 0; this one reads 1): re-record it: move the file aside, then run `npm run perf -- --update-baselines` on this device',
+    ],
+    ['1', 'expected the schema version 1 that this fusebench reads; got "1"'],
+  ])(
+    'a baseline file of schemaVersion %j says which fusebench wrote it and what to do, and nothing else',
+    (v, says) => {
+      // The entries changed shape too: only the version is reported.
+      const p = write(`version-${v}.json`, { ...file({ x: { renamed: true } }), schemaVersion: v });
+      expect(() => loadBaselineFile(p, known)).toThrow(`${p} is not valid:\n  schemaVersion: ${says}`);
+      expect(() => loadBaselineFile(p, known)).not.toThrow(/entries/);
+    },
+  );
+
+  test('a huge file with many entries for unknown cases gives one warning with the count and the first keys', () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 1000 }, (_, i) => [
+        `warp_drive/${i}/fp32`,
+        { ...entry, case: 'warp_drive', shape: { label: String(i), dims: [1] } },
+      ]),
+    );
+    const p = write('many-unknown.json', file({ ...many, 'gelu_scale/16M/fp32': entry }));
+    expect(loadBaselineFile(p, known).warnings).toEqual([
+      `${p}: 1000 entries are for the unknown case 'warp_drive' (warp_drive/0/fp32, warp_drive/1/fp32, warp_drive/2/fp32, ` +
+        'warp_drive/3/fp32, warp_drive/4/fp32, and 995 more); ignored (a newer fusebench may know them)',
+    ]);
+  });
+
+  test('many misnamed entries give one warning too', () => {
+    const p = write(
+      'misnamed.json',
+      file({ a: entry, b: entry, c: entry, d: entry, e: entry, f: entry, 'gelu_scale/16M/fp32': entry }),
+    );
+    expect(loadBaselineFile(p, known).warnings).toEqual([
+      `${p}: 6 entries are not keyed <case>/<shape>/fp32 ('a' → 'gelu_scale/16M/fp32', 'b' → 'gelu_scale/16M/fp32', ` +
+        "'c' → 'gelu_scale/16M/fp32', 'd' → 'gelu_scale/16M/fp32', 'e' → 'gelu_scale/16M/fp32', and 1 more); rename them",
+    ]);
+  });
+});
