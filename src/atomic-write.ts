@@ -1,16 +1,84 @@
-/** Writes files that matter atomically: a temporary file in the same folder, then a rename. */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+/**
+ * Writes files that matter atomically and durably: the content goes to a temporary file in the same
+ * folder, which is flushed to disk (fsync), renamed over the target, and the folder is flushed so the
+ * rename itself survives a crash. A reader sees the old file or the new one, never half of either.
+ * Temporary files are named `.<name>.<pid>.<random>.tmp`, removed on error and on SIGINT/SIGTERM
+ * (signal-cleanup.ts), and never read by a loader (`isTempFile`).
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { removeOnSignal } from './signal-cleanup.ts';
+
+const TEMP = /^\.(.+)\.(\d+)\.([0-9a-f]+)\.tmp$/;
+
+/** Whether a file name is one of writeFileAtomic's temporary files. */
+export function isTempFile(name: string): boolean {
+  return TEMP.test(basename(name));
+}
+
+/** The temporary files of `file` in its folder, left by writers that were killed (SIGKILL, power loss). */
+export function leftoverTempFiles(file: string): string[] {
+  const dir = dirname(file);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => TEMP.exec(n)?.[1] === basename(file)).map((n) => join(dir, n));
+}
+
+// fsync of a folder makes a rename durable on Linux; some systems (Windows) cannot open a folder for it.
+function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EACCES') throw e;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** Replaces `file` with `content` so a reader sees the old file or the new one, never half of either. */
 export function writeFileAtomic(file: string, content: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let mode: number | undefined;
   try {
-    writeFileSync(tmp, content);
+    mode = statSync(file).mode & 0o777;
+  } catch {
+    // A new file: the default mode.
+  }
+  const forget = removeOnSignal(tmp);
+  try {
+    const fd = openSync(tmp, 'wx', mode);
+    try {
+      writeFileSync(fd, content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;
+  } finally {
+    forget();
   }
+  fsyncDir(dir);
 }

@@ -8,6 +8,25 @@ import { DTYPES } from './case/types.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
+/**
+ * A `schemaVersion` field whose error says whether the file is newer or older than this fusebench and
+ * what to do about it: update fusebench for a newer file, or `older` (how to write a current one).
+ */
+export function schemaVersionField(current: number, older: string) {
+  return z.literal(current, {
+    error: (issue) => {
+      const v = issue.input;
+      if (typeof v === 'number' && Number.isInteger(v) && v > current) {
+        return `written by a newer fusebench (schema ${v}; this one reads ${current}): update fusebench (git pull, then npm ci) to read it`;
+      }
+      if (typeof v === 'number' && Number.isInteger(v) && v < current) {
+        return `written by an older fusebench (schema ${v}; this one reads ${current}): ${older}`;
+      }
+      return `expected the schema version ${current} that this fusebench reads; got ${JSON.stringify(v) ?? 'nothing'}`;
+    },
+  });
+}
+
 /** The files a perf run writes into its output folder. */
 export const RESULTS_JSON = 'fusebench-results.json';
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
@@ -138,7 +157,10 @@ export const deviceSchema = z.object({
 });
 
 export const resultsFileSchema = z.object({
-  schemaVersion: z.literal(RESULTS_SCHEMA_VERSION),
+  schemaVersion: schemaVersionField(
+    RESULTS_SCHEMA_VERSION,
+    'run `npm run perf` again with this fusebench to write a current results file',
+  ),
   tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
   createdAt: z.string(),
   command: z.string(),
@@ -173,11 +195,15 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   );
 }
 
-/** Validates parsed JSON against a schema; throws naming the file and the first bad fields. */
+/**
+ * Validates parsed JSON against a schema; throws naming the file and the first bad fields. A wrong
+ * schemaVersion is the only problem reported: the rest of a file of another version says nothing more.
+ */
 export function validateFile<T>(schema: z.ZodType<T>, data: unknown, file: string): T {
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues
+  const version = parsed.error.issues.filter((i) => i.path.length === 1 && i.path[0] === 'schemaVersion');
+  const issues = (version.length > 0 ? version : parsed.error.issues)
     .slice(0, 5)
     .map((i) => `  ${fieldPath(i.path)}: ${i.message}`)
     .join('\n');

@@ -3,14 +3,12 @@
  * the run before anything is measured), runs the perf suites through Vitest, and with
  * --update-baselines rewrites this device's baseline file. Only this entry point sets the exit code.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest } from 'vitest/node';
-import { writeFileAtomic } from '../atomic-write.ts';
-import { formatJson } from '../json-format.ts';
 import { findCase } from '../../cases/registry.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
-import { currentCommit, updateBaselines } from '../gate/update.ts';
+import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
+import { currentCommit } from '../gate/update.ts';
 import { type PerfOptions, UsageError, parsePerfArgs } from '../options.ts';
 import { PerfReporter } from '../../reporters/perf-reporter.ts';
 import { VERSION } from '../../vitest.perf.config.ts';
@@ -43,17 +41,17 @@ function writeBaselines(options: PerfOptions, startedAt: Date): void {
     throw new Error(`${resultsFile} is older than this run (the reporter wrote no results); baselines left unchanged`);
   }
   const file = options.baselineFile ?? baselinePath(options.baselinesDir, results.device.slug);
-  const existing = existsSync(file) ? readJsonFile(baselineFileSchema, file) : null;
-  if (existing && existing.device.slug !== results.device.slug) {
-    throw new Error(
-      `${file} holds baselines of ${existing.device.name}, but this run measured ${results.device.name}; ` +
-        "refusing to mix devices (drop --baseline-file to update this device's own file)",
-    );
-  }
-  const { file: content, changes } = updateBaselines(existing, results, currentCommit());
-  writeFileAtomic(file, formatJson(content));
-  console.log(`\nfusebench: ${existing ? 'updated' : 'created'} ${file} (${changes.length} entries changed)`);
-  for (const c of changes) console.log(`  ${c}`);
+  // The update may wait for another run's lock on the file, so it finishes after this returns; it
+  // reports its own failure the way main() would.
+  recordBaselines(file, results, currentCommit(), { command: options.command }).then(
+    (outcome) => {
+      for (const line of outcomeLines(outcome)) console.log(line);
+    },
+    (e: unknown) => {
+      console.error(`fusebench: ${e instanceof Error ? e.message : String(e)}`);
+      process.exitCode = process.exitCode || 2;
+    },
+  );
 }
 
 async function main(): Promise<void> {

@@ -1,13 +1,17 @@
 /**
  * Baseline files: baselines/<device-slug>.json, one per device model, validated by a versioned
  * zod schema. Each entry is keyed by case/shape/dtype and says where its numbers came from:
- * measured here (date, commit, driver, CUDA, clocks) or reported by a document.
+ * measured here (date, commit, driver, CUDA, clocks) or reported by a document. Objects are loose:
+ * a field this fusebench does not know is kept, so rewriting the file never drops it silently; an
+ * entry whose numbers contradict each other is refused (baseline-consistency.ts).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { isTempFile } from '../atomic-write.ts';
 import { DTYPES, type Dtype } from '../case/types.ts';
-import { readJsonFile } from '../results.ts';
+import { readJsonFile, schemaVersionField } from '../results.ts';
+import { entryContradictions } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
 /** δ when neither the entry nor the command line sets one. */
@@ -16,7 +20,7 @@ export const DEFAULT_DELTA = 0.05;
 const fraction = (what: string) =>
   z.number().refine((v) => v > 0 && v < 1, { error: (i) => `${what} must be in (0, 1); got ${String(i.input)}` });
 
-const measured = z.object({
+const measured = z.looseObject({
   kind: z.literal('measured'),
   date: z.string(),
   commit: z.string(),
@@ -31,7 +35,7 @@ const measured = z.object({
   deviceUuid: z.string().optional(),
 });
 
-const reported = z.object({
+const reported = z.looseObject({
   kind: z.literal('reported'),
   /** The document the numbers come from. */
   source: z.string(),
@@ -39,39 +43,46 @@ const reported = z.object({
   note: z.string().optional(),
 });
 
-export const baselineEntrySchema = z.object({
-  case: z.string(),
-  shape: z.object({ label: z.string(), dims: z.array(z.number().int().positive()) }),
-  dtype: z.enum(DTYPES),
-  unfusedMedianMs: z.number().positive().optional(),
-  fusedMedianMs: z.number().positive().optional(),
-  speedup: z.object({
-    estimate: z.number().positive(),
-    lo: z.number().positive().optional(),
-    hi: z.number().positive().optional(),
-    confidence: z.number().optional(),
-  }),
-  /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
-  sampleCount: z.number().int().nonnegative(),
-  samples: z
-    .object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) })
-    .refine((s) => s.unfused.length === s.fused.length && s.unfused.length >= 5, {
-      error: (i) => {
-        const s = i.input as { unfused: unknown[]; fused: unknown[] };
-        return `samples must hold at least 5 pairs, as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
-      },
-    })
-    .optional(),
-  /** δ for this case: |change| below it counts as SAME. */
-  tolerance: fraction('tolerance'),
-  maxAbsError: z.number().optional(),
-  gating: z.boolean(),
-  provenance: z.discriminatedUnion('kind', [measured, reported]),
-});
+export const baselineEntrySchema = z
+  .looseObject({
+    case: z.string(),
+    shape: z.looseObject({ label: z.string(), dims: z.array(z.number().int().positive()) }),
+    dtype: z.enum(DTYPES),
+    unfusedMedianMs: z.number().positive().optional(),
+    fusedMedianMs: z.number().positive().optional(),
+    speedup: z.looseObject({
+      estimate: z.number().positive(),
+      lo: z.number().positive().optional(),
+      hi: z.number().positive().optional(),
+      confidence: z.number().optional(),
+    }),
+    /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
+    sampleCount: z.number().int().nonnegative(),
+    samples: z
+      .object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) })
+      .refine((s) => s.unfused.length === s.fused.length && s.unfused.length >= 5, {
+        error: (i) => {
+          const s = i.input as { unfused: unknown[]; fused: unknown[] };
+          return `samples must hold at least 5 pairs, as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
+        },
+      })
+      .optional(),
+    /** δ for this case: |change| below it counts as SAME. */
+    tolerance: fraction('tolerance'),
+    maxAbsError: z.number().optional(),
+    gating: z.boolean(),
+    provenance: z.discriminatedUnion('kind', [measured, reported]),
+  })
+  .superRefine((entry, ctx) => {
+    for (const c of entryContradictions(entry)) ctx.addIssue({ code: 'custom', path: c.path, message: c.message });
+  });
 
-export const baselineFileSchema = z.object({
-  schemaVersion: z.literal(BASELINE_SCHEMA_VERSION),
-  device: z.object({ name: z.string(), slug: z.string(), backend: z.enum(['cpu', 'cuda']) }),
+export const baselineFileSchema = z.looseObject({
+  schemaVersion: schemaVersionField(
+    BASELINE_SCHEMA_VERSION,
+    're-record it: move the file aside, then run `npm run perf -- --update-baselines` on this device',
+  ),
+  device: z.looseObject({ name: z.string(), slug: z.string(), backend: z.enum(['cpu', 'cuda']) }),
   entries: z.record(z.string(), baselineEntrySchema),
 });
 
@@ -94,18 +105,55 @@ export interface LoadedBaselines {
   warnings: string[];
 }
 
+/** Entries named in a summarized warning. */
+const LISTED = 5;
+
+/** One warning for many entries: the count and the first few keys. */
+function summarize(file: string, keys: string[], what: string, consequence: string): string {
+  const shown = keys.slice(0, LISTED).join(', ');
+  const more = keys.length > LISTED ? `, and ${keys.length - LISTED} more` : '';
+  return `${file}: ${keys.length} entries ${what} (${shown}${more}); ${consequence}`;
+}
+
 /**
  * Reads and validates one baseline file. Invalid JSON, a missing field or a wrong type throws,
- * naming the file and the field path; an entry for a case fusebench does not know is a warning.
+ * naming the file and the field path; entries for cases fusebench does not know, and entries keyed
+ * differently from their case and shape, are warnings: one per kind, however many entries there are.
  */
 export function loadBaselineFile(file: string, knownCases: readonly string[]): LoadedBaselines {
   const data = readJsonFile(baselineFileSchema, file);
-  const warnings: string[] = [];
+  const unknown: [string, string][] = [];
+  const misnamed: [string, string][] = [];
   for (const [key, entry] of Object.entries(data.entries)) {
-    if (!knownCases.includes(entry.case))
-      warnings.push(`${file}: entry '${key}' is for unknown case '${entry.case}'; ignored`);
+    if (!knownCases.includes(entry.case)) unknown.push([key, entry.case]);
     const expected = entryKey(entry.case, entry.shape.label, entry.dtype);
-    if (key !== expected) warnings.push(`${file}: entry '${key}' should be keyed '${expected}'`);
+    if (key !== expected) misnamed.push([key, expected]);
+  }
+  const warnings: string[] = [];
+  const [u] = unknown;
+  if (unknown.length === 1 && u) warnings.push(`${file}: entry '${u[0]}' is for unknown case '${u[1]}'; ignored`);
+  else if (unknown.length > 1) {
+    const cases = [...new Set(unknown.map(([, c]) => c))];
+    warnings.push(
+      summarize(
+        file,
+        unknown.map(([k]) => k),
+        `are for ${cases.length === 1 ? `the unknown case '${cases[0]}'` : `${cases.length} cases this fusebench does not know`}`,
+        'ignored (a newer fusebench may know them)',
+      ),
+    );
+  }
+  const [m] = misnamed;
+  if (misnamed.length === 1 && m) warnings.push(`${file}: entry '${m[0]}' should be keyed '${m[1]}'`);
+  else if (misnamed.length > 1) {
+    warnings.push(
+      summarize(
+        file,
+        misnamed.map(([k, e]) => `'${k}' → '${e}'`),
+        'are not keyed <case>/<shape>/fp32',
+        'rename them',
+      ),
+    );
   }
   return { file, data, warnings };
 }
@@ -121,7 +169,9 @@ export function entryKey(caseName: string, shapeLabel: string, dtype: Dtype): st
  */
 export function validateBaselineDir(dir: string): void {
   if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+  // Only baseline files: not the temporary files of a write in progress or killed, nor hidden files.
+  const files = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.') && !isTempFile(n));
+  for (const name of files) {
     readJsonFile(baselineFileSchema, join(dir, name));
   }
 }

@@ -1,7 +1,8 @@
 /**
- * The update flow (`npm run perf -- --update-baselines`): rewrites this device's baseline file
- * from a run's results, atomically, keeping the entries the run did not measure, and lists
- * old → new for every entry it changed.
+ * The update flow (`npm run perf -- --update-baselines`): the new content of this device's baseline
+ * file from a run's results, keeping the entries the run did not measure and every field this
+ * fusebench does not know, and listing old → new for every entry it changed. record-baselines.ts
+ * reads and writes the file under its lock.
  */
 import { execFileSync } from 'node:child_process';
 import type { CaseResult, ResultsFile } from '../results.ts';
@@ -12,6 +13,8 @@ import {
   type BaselineEntry,
   type BaselineFile,
   DEFAULT_DELTA,
+  baselineEntrySchema,
+  baselineFileSchema,
   entryKey,
 } from './baseline-file.ts';
 
@@ -59,17 +62,43 @@ export function thin(
   return { unfused: idx.map((i) => round(unfused[i] as number)), fused: idx.map((i) => round(fused[i] as number)) };
 }
 
+/** The fields of `value` that `known` does not name, as an object (empty when there are none). */
+export function unknownFields(value: object | undefined, known: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([k]) => !Object.hasOwn(known, k)));
+}
+
+const ENTRY_FIELDS = baselineEntrySchema.shape;
+const FILE_FIELDS = baselineFileSchema.shape;
+const DEVICE_FIELDS = baselineFileSchema.shape.device.shape;
+const PROVENANCE_FIELDS = Object.assign({}, ...ENTRY_FIELDS.provenance.options.map((o) => o.shape)) as object;
+
+/**
+ * Unknown fields inside the parts of an entry that a new measurement replaces (its speedup, samples and
+ * provenance): they described the old measurement, so they are not carried over, but they are named.
+ */
+function replacedUnknown(old: BaselineEntry | undefined): string[] {
+  if (!old) return [];
+  const inside = (part: string, value: object | undefined, known: object) =>
+    Object.keys(unknownFields(value, known)).map((k) => `${part}.${k}`);
+  return [
+    ...inside('speedup', old.speedup, ENTRY_FIELDS.speedup.shape),
+    ...inside('provenance', old.provenance, PROVENANCE_FIELDS),
+  ];
+}
+
 /**
  * A measured baseline entry from a case result. The tolerance carries over from the old entry; so
- * does `gating` when the old entry was measured. A reported entry (non-gating or not) starts to gate
- * once it is measured on the device.
+ * does `gating` when the old entry was measured, and so does every field of the old entry that this
+ * fusebench does not know. A reported entry (non-gating or not) starts to gate once it is measured on
+ * the device.
  */
 export function measuredEntry(r: CaseResult, results: ResultsFile, commit: string, old?: BaselineEntry): BaselineEntry {
   if (!r.timing || !r.speedup) throw new Error(`${r.key}: only measured cases can become baselines`);
   const fp = results.device.fingerprint;
   return {
+    ...unknownFields(old, ENTRY_FIELDS),
     case: r.case,
-    shape: { label: r.shape.label, dims: r.shape.dims },
+    shape: { ...unknownFields(old?.shape, ENTRY_FIELDS.shape.shape), label: r.shape.label, dims: r.shape.dims },
     dtype: r.dtype,
     unfusedMedianMs: r.timing.unfused.median,
     fusedMedianMs: r.timing.fused.median,
@@ -101,28 +130,60 @@ function describeEntry(e: BaselineEntry | undefined): string {
   return `${times(e.speedup.estimate)}${fused} (${e.provenance.kind})`;
 }
 
+/** The result of an update: the new content, old → new per changed entry, and the unknown fields kept. */
+export interface BaselineUpdate {
+  file: BaselineFile;
+  changes: string[];
+  /** "the file: comment", "gelu_scale/16M/fp32: reviewedBy": fields this fusebench does not know, carried over. */
+  keptUnknown: string[];
+  /** Unknown fields of a re-measured entry's speedup or provenance, which describe the old measurement. */
+  droppedUnknown: string[];
+}
+
 /** The new file content and the changes, old → new, one line per changed entry. */
-export function updateBaselines(
-  existing: BaselineFile | null,
-  results: ResultsFile,
-  commit: string,
-): { file: BaselineFile; changes: string[] } {
+export function updateBaselines(existing: BaselineFile | null, results: ResultsFile, commit: string): BaselineUpdate {
   const entries: Record<string, BaselineEntry> = { ...(existing?.entries ?? {}) };
   const changes: string[] = [];
+  const keptUnknown: string[] = [];
+  const droppedUnknown: string[] = [];
+  const kept = (where: string, fields: Record<string, unknown>) => {
+    const names = Object.keys(fields);
+    if (names.length > 0) keptUnknown.push(`${where}: ${names.join(', ')}`);
+  };
   for (const r of results.cases) {
     if (r.status !== 'measured') continue;
     const key = entryKey(r.case, r.shape.label, r.dtype);
     const old = entries[key];
     entries[key] = measuredEntry(r, results, commit, old);
     changes.push(`${key}: ${describeEntry(old)} → ${describeEntry(entries[key])}`);
+    kept(key, {
+      ...unknownFields(old, ENTRY_FIELDS),
+      ...Object.fromEntries(
+        Object.keys(unknownFields(old?.shape, ENTRY_FIELDS.shape.shape)).map((k) => [`shape.${k}`, 1]),
+      ),
+    });
+    const dropped = replacedUnknown(old);
+    if (dropped.length > 0) droppedUnknown.push(`${key}: ${dropped.join(', ')}`);
   }
   const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
+  const fileExtra = unknownFields(existing ?? undefined, FILE_FIELDS);
+  const deviceExtra = unknownFields(existing?.device, DEVICE_FIELDS);
+  kept('the file', fileExtra);
+  kept('device', deviceExtra);
   return {
     file: {
+      ...fileExtra,
       schemaVersion: BASELINE_SCHEMA_VERSION,
-      device: { name: results.device.name, slug: results.device.slug, backend: results.device.backend },
+      device: {
+        ...deviceExtra,
+        name: results.device.name,
+        slug: results.device.slug,
+        backend: results.device.backend,
+      },
       entries: sorted,
     },
     changes,
+    keptUnknown,
+    droppedUnknown,
   };
 }

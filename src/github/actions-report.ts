@@ -6,6 +6,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { AnnotationProperties } from '@actions/core';
+import { NAME_CHARS, NOTE_CHARS, plain } from '../report/escape.ts';
 import { renderJobSummary } from '../report/job-summary.ts';
 import { signedPct, speedup, times } from '../report/format.ts';
 import type { CaseResult, ResultsFile } from '../results.ts';
@@ -34,38 +35,52 @@ export interface ActionsReportOptions {
   summaryPath?: string;
 }
 
+/** Annotation titles are cut to this many characters; messages to NOTE_CHARS plus the speedups. */
+const TITLE_CHARS = 2 * NAME_CHARS;
+
+// Annotations are plain text, but every string in them comes from the results file: each is made one
+// line and cut (escape.ts `plain`), so a hostile field can neither add lines nor flood the log.
 function describe(c: CaseResult): string {
   const sp = c.gate?.speedup;
   const now = c.speedup ? speedup(c.speedup) : 'not measured';
   const vs = sp ? ` vs baseline ${times(sp.baseline)} (${signedPct(sp.current / sp.baseline)})` : '';
-  return `${c.key}: speedup ${now}${vs}.${c.gate?.message ? ` ${c.gate.message}` : ''}`;
+  return `${plain(c.key)}: speedup ${now}${vs}.${c.gate?.message ? ` ${plain(c.gate.message, NOTE_CHARS)}` : ''}`;
+}
+
+/** A repository-relative path for the annotation's `file`, or undefined for anything else. */
+function sourceFile(path: string | undefined): string | undefined {
+  return path && /^[\w.-]+(\/[\w.-]+)*$/.test(path) && !path.split('/').includes('..') ? path : undefined;
 }
 
 /** The annotations of a run (pure). */
 export function collectAnnotations(results: ResultsFile): Annotation[] {
-  const gpu = results.device.name;
+  const gpu = plain(results.device.name);
   const out: Annotation[] = [];
   for (const c of results.cases) {
     const v = caseVerdict(c);
-    const file = c.sources[0];
-    const at = (title: string): AnnotationProperties => (file ? { title, file } : { title });
+    const file = sourceFile(c.sources[0]);
+    const what = `${plain(c.title)} ${plain(c.shape.label)}`;
+    const at = (title: string): AnnotationProperties => {
+      const t = plain(title, TITLE_CHARS);
+      return file ? { title: t, file } : { title: t };
+    };
     if (v === 'SLOWER')
       out.push({
         level: 'error',
         message: describe(c),
-        properties: at(`fusebench: ${c.title} ${c.shape.label} is SLOWER on ${gpu}`),
+        properties: at(`fusebench: ${what} is SLOWER on ${gpu}`),
       });
     else if (v === 'FAILED' || v === 'ERRORED') {
       out.push({
         level: 'error',
-        message: `${c.key}: ${c.reason ?? v}`,
-        properties: at(`fusebench: ${c.title} ${c.shape.label} ${v} on ${gpu}`),
+        message: `${plain(c.key)}: ${plain(c.reason ?? v, NOTE_CHARS)}`,
+        properties: at(`fusebench: ${what} ${v} on ${gpu}`),
       });
     } else if (v === 'FASTER' || v === 'AMBIGUOUS') {
       out.push({
         level: 'notice',
         message: describe(c),
-        properties: at(`fusebench: ${c.title} ${c.shape.label} is ${v} on ${gpu}`),
+        properties: at(`fusebench: ${what} is ${v} on ${gpu}`),
       });
     }
   }

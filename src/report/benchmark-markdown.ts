@@ -5,6 +5,7 @@
  */
 import type { CaseResult, MeasuredCase, ResultsFile } from '../results.ts';
 import { renderCaseSection } from './case-section.ts';
+import { type Inline, type Markdown, codeBlock, codeSpan, join, md, name, note, ours, trusted } from './escape.ts';
 import { flopRate, gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
 import { renderSpeedupCharts } from './speedup-chart.ts';
 import { caseVerdict, verdictLabel } from './verdict.ts';
@@ -13,23 +14,25 @@ type Measured = MeasuredCase;
 
 const measured = (r: ResultsFile) =>
   r.cases.filter((c): c is Measured => c.status === 'measured' && !!c.timing && !!c.speedup);
-const h = (level: number, text: string) => `${'#'.repeat(level)} ${text}`;
+/** A heading: our `#`s, then the title (a string from a file is escaped). */
+const h = (level: number, title: Inline) => md`${trusted('#'.repeat(level))} ${title}`.markdown;
 
 function hardware(results: ResultsFile): string {
   const d = results.device;
   const f = d.fingerprint;
   const fingerprint = [
-    f.driver && `driver ${f.driver}`,
-    f.cudaRuntime && `CUDA runtime ${f.cudaRuntime}`,
-    f.cudaDriverApi && `driver API ${f.cudaDriverApi}`,
-    f.computeCapability && `compute capability ${f.computeCapability}`,
-    f.maxSmClockMHz && f.maxMemClockMHz && `max clocks ${f.maxSmClockMHz} / ${f.maxMemClockMHz} MHz`,
-    f.uuid && `UUID ${f.uuid}`,
-  ].filter(Boolean);
+    f.driver && md`driver ${f.driver}`,
+    f.cudaRuntime && md`CUDA runtime ${f.cudaRuntime}`,
+    f.cudaDriverApi && md`driver API ${f.cudaDriverApi}`,
+    f.computeCapability && md`compute capability ${f.computeCapability}`,
+    f.maxSmClockMHz && f.maxMemClockMHz && md`max clocks ${f.maxSmClockMHz} / ${f.maxMemClockMHz} MHz`,
+    f.uuid && md`UUID ${f.uuid}`,
+  ].filter((x): x is Markdown => !!x);
   return [
-    ...Object.entries(d.details).map(([k, v]) => `- **${k}:** ${v}`),
+    ...Object.entries(d.details).map(([k, v]) => md`- **${k}:** ${note(v)}`.markdown),
     `- **Measured copy bandwidth:** ${gbs(d.copyBandwidthGBs)} (device-to-device, bytes read + written)`,
-    `- **Fingerprint** (what baselines are checked against): ${fingerprint.length > 0 ? fingerprint.join(' · ') : 'none (CPU backend)'}`,
+    md`- **Fingerprint** (what baselines are checked against): ${fingerprint.length > 0 ? join(fingerprint, ' · ') : 'none (CPU backend)'}`
+      .markdown,
   ].join('\n');
 }
 
@@ -53,16 +56,18 @@ function summary(results: ResultsFile): string {
   const rows = ms_.map((c) => [
     c.title,
     c.shape.label,
-    speedup(c.speedup),
-    ms(c.timing.unfused.median - c.timing.fused.median),
-    `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
-    c.tflops ? flopRate(c.tflops.fused) : `${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy`,
-    c.gate?.speedup
-      ? `${verdictLabel(caseVerdict(c))} vs ${times(c.gate.speedup.baseline)}`
-      : verdictLabel(caseVerdict(c)),
+    ...ours([
+      speedup(c.speedup),
+      ms(c.timing.unfused.median - c.timing.fused.median),
+      `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
+      c.tflops ? flopRate(c.tflops.fused) : `${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy`,
+      c.gate?.speedup
+        ? `${verdictLabel(caseVerdict(c))} vs ${times(c.gate.speedup.baseline)}`
+        : verdictLabel(caseVerdict(c)),
+    ]),
   ]);
   const table = markdownTable(
-    [
+    ours([
       'Case',
       'Shape',
       'Speedup [95% CI]',
@@ -70,7 +75,7 @@ function summary(results: ResultsFile): string {
       'Efficiency vs theoretical',
       'Fused throughput',
       'Verdict vs baseline',
-    ],
+    ]),
     rows,
   );
   if (ms_.length === 0) return `${table}\n\nNo shape was measured.`;
@@ -88,8 +93,9 @@ function gpuBody(results: ResultsFile, level: number): string {
   const notRun = results.cases.filter((c) => c.status !== 'measured');
   const charts = renderSpeedupCharts(results);
   return [
-    `Produced by \`${results.command}\` on ${results.createdAt.slice(0, 10)} with fusebench ${results.tool.version}.`,
-    `Backend: **${results.device.backend}** (${results.backendReason}).`,
+    md`Produced by ${codeSpan(results.command)} on ${results.createdAt.slice(0, 10)} with fusebench ${results.tool.version}.`
+      .markdown,
+    md`Backend: **${results.device.backend}** (${note(results.backendReason)}).`.markdown,
     '',
     h(level, 'Hardware configuration'),
     '',
@@ -108,14 +114,15 @@ function gpuBody(results: ResultsFile, level: number): string {
     summary(results),
     '',
     notRun.length > 0
-      ? `Not measured: ${notRun.map((c) => `${c.key} (${c.status}: ${c.reason ?? ''})`).join('; ')}.\n`
+      ? `${md`Not measured: ${join(
+          notRun.map((c) => md`${name(c.key)} (${c.status}: ${note(c.reason ?? '')})`),
+          '; ',
+        )}`}.\n`
       : '',
     h(level, 'Reproduce'),
     '',
-    '```bash',
-    'npm ci',
-    results.command,
-    '```',
+    // The command comes from the results file: its fence is longer than any backtick run in it.
+    codeBlock(`npm ci\n${results.command}`, 'bash').markdown,
     '',
   ].join('\n');
 }
@@ -136,7 +143,7 @@ function acrossGpus(runs: ResultsFile[]): string {
     });
     return [any.title, any.shape.label, ...cells];
   });
-  return markdownTable(['Case', 'Shape', ...runs.map((r) => `${r.device.name} speedup`)], rows);
+  return markdownTable(['Case', 'Shape', ...runs.map((r) => md`${name(r.device.name)} speedup`)], rows);
 }
 
 /** Renders one BENCHMARK_RESULTS.md for several GPUs' results: an overview, then a section per GPU. */
@@ -146,12 +153,15 @@ export function renderMultiGpuMarkdown(runs: ResultsFile[]): string {
   return [
     '# fusebench results',
     '',
-    `Results of ${runs.length} GPUs: ${runs.map((r) => r.device.name).join(', ')}. Each GPU is gated against its own baseline.`,
+    md`Results of ${runs.length} GPUs: ${join(
+      runs.map((r) => name(r.device.name)),
+      ', ',
+    )}. Each GPU is gated against its own baseline.`.markdown,
     '',
     '## Across GPUs',
     '',
     acrossGpus(runs),
     '',
-    ...runs.flatMap((r) => [h(2, r.device.name), '', gpuBody(r, 3)]),
+    ...runs.flatMap((r) => [h(2, name(r.device.name)), '', gpuBody(r, 3)]),
   ].join('\n');
 }

@@ -4,113 +4,123 @@
  * against the stored baseline when there is one. Pure.
  */
 import type { CaseResult, GateResult, MeasuredCase } from '../results.ts';
+import { type Inline, NOTE_CHARS, md, name, note, ours, text, trusted } from './escape.ts';
 import { decisionChange, flopRate, gbs, markdownTable, mb, ms, pct, sci, speedup, times } from './format.ts';
 import { verdictLabel } from './verdict.ts';
 
 type Measured = MeasuredCase;
 
-function gateRows(g: GateResult): string[][] {
-  const source = g.baselineFile ? `${g.baselineSource ?? 'no entry'}, ${g.baselineFile}` : 'no baseline file';
+function gateRows(g: GateResult): Inline[][] {
+  const source = g.baselineFile ? md`${g.baselineSource ?? 'no entry'}, ${g.baselineFile}` : 'no baseline file';
   const ft = g.fusedTime;
   const sp = g.speedup;
   return [
     [
-      `Baseline (${source})`,
-      '',
-      ft ? ms(ft.baseline) : '',
-      sp ? `${times(sp.baseline)} speedup${g.gating ? '' : ' (approximate, not gating)'}` : '—',
+      md`Baseline (${source})`,
+      ...ours([
+        '',
+        ft ? ms(ft.baseline) : '',
+        sp ? `${times(sp.baseline)} speedup${g.gating ? '' : ' (approximate, not gating)'}` : '—',
+      ]),
     ],
-    [
+    ours([
       '**Verdict vs baseline**',
       '',
       ft ? `${ft.verdict}: time ${decisionChange(ft)}` : '',
       `**${verdictLabel(g.status)}**${sp ? `: speedup ${decisionChange(sp)}` : ''}${g.remeasured ? ' (remeasured)' : ''}`,
-    ],
+    ]),
   ];
 }
 
-function measuredRows(c: Measured): string[][] {
+// Every row but the sampled-elements note and the extra error names is our own formatting of numbers.
+function measuredRows(c: Measured): Inline[][] {
   const t = c.timing;
   const u = c.traffic.unfused;
   const f = c.traffic.fused;
   const nu = c.numerics;
   const clocks = c.clocks;
   return [
-    ['**Median time**', ms(t.unfused.median), ms(t.fused.median), `**${speedup(c.speedup)}** (95% CI)`],
-    [
+    ours(['**Median time**', ms(t.unfused.median), ms(t.fused.median), `**${speedup(c.speedup)}** (95% CI)`]),
+    ours([
       'Time spread (p10–p90)',
       `${ms(t.unfused.p10)} – ${ms(t.unfused.p90)}`,
       `${ms(t.fused.p10)} – ${ms(t.fused.p90)}`,
       `${ms(t.unfused.median - t.fused.median)} saved per call`,
-    ],
-    [
+    ]),
+    ours([
       'Memory traffic',
       mb(u.bytes),
       mb(f.bytes),
       `${pct(1 - f.bytes / u.bytes)} saved (theoretical ${times(c.traffic.theoreticalSpeedup)})`,
-    ],
-    ['Kernel launches', String(u.launches), String(f.launches), `${u.launches - f.launches} fewer`],
-    [
+    ]),
+    ours(['Kernel launches', String(u.launches), String(f.launches), `${u.launches - f.launches} fewer`]),
+    ours([
       'Achieved bandwidth',
       gbs(u.bytes / (t.unfused.median / 1e3) / 1e9),
       `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`,
       `efficiency ${pct(c.efficiency ?? 0)} of theoretical`,
-    ],
+    ]),
     ...(c.tflops
-      ? [['Achieved flop rate', flopRate(c.tflops.unfused), flopRate(c.tflops.fused), 'useful flops / median time']]
+      ? [
+          ours([
+            'Achieved flop rate',
+            flopRate(c.tflops.unfused),
+            flopRate(c.tflops.fused),
+            'useful flops / median time',
+          ]),
+        ]
       : []),
-    [
+    ours([
       'Max error vs float64',
       nu ? `${sci(nu.unfused.maxAbsError)} abs, ${sci(nu.unfused.maxRelError)} rel` : '',
       nu ? `${sci(nu.fused.maxAbsError)} abs, ${sci(nu.fused.maxRelError)} rel` : '',
       nu ? `tolerance atol ${nu.tolerance.atol}, rtol ${nu.tolerance.rtol} ✓` : '',
-    ],
+    ]),
     ...(nu?.fused.relL2 !== undefined
       ? [
           [
-            'Relative L2 error vs float64',
-            sci(nu.unfused.relL2 ?? Number.NaN),
-            sci(nu.fused.relL2),
-            nu.fused.sampled ? `on ${nu.fused.sampled}` : 'every element',
+            ...ours(['Relative L2 error vs float64', sci(nu.unfused.relL2 ?? Number.NaN), sci(nu.fused.relL2)]),
+            nu.fused.sampled ? md`on ${note(nu.fused.sampled)}` : 'every element',
           ],
         ]
       : []),
-    ...Object.entries(nu?.extra ?? {}).map(([k, v]) => [k, '', sci(v), '']),
+    ...Object.entries(nu?.extra ?? {}).map(([k, v]) => [k, ...ours(['', sci(v), ''])]),
     ...(clocks
       ? [
-          [
+          ours([
             'Clocks (SM / memory, median)',
             '',
             `${clocks.smMHz.median} / ${clocks.memMHz.median} MHz`,
             `SM ${clocks.smMHz.min}–${clocks.smMHz.max} MHz; ${t.droppedThrottled} throttled pairs dropped`,
-          ],
+          ]),
         ]
       : []),
-    [
+    ours([
       'Samples',
       `${t.unfused.n} pairs kept of ${t.pairsTaken}`,
       `stop: ${t.stopReason}`,
       `${(t.wallMs / 1000).toFixed(1)} s of ${(t.budgetMs / 1000).toFixed(1)} s budget`,
-    ],
+    ]),
     ...(c.gate ? gateRows(c.gate) : []),
   ];
 }
 
 /** The section of one case and shape, its title at heading `level`. */
 export function renderCaseSection(c: CaseResult, level: number): string {
-  const title = `${'#'.repeat(level)} ${c.title} — ${c.shape.label} (${c.shape.description})`;
+  const title = md`${trusted('#'.repeat(level))} ${name(c.title)} — ${name(c.shape.label)} (${name(c.shape.description)})`;
   if (c.status !== 'measured' || !c.timing || !c.speedup) {
-    return `${title}\n\n**${c.status.toUpperCase()}**: ${c.reason ?? 'no reason recorded'}\n`;
+    return `${title}\n\n${md`**${c.status.toUpperCase()}**: ${note(c.reason ?? 'no reason recorded')}`}\n`;
   }
   const u = c.traffic.unfused;
   const f = c.traffic.fused;
-  const header = [
+  const header = ours([
     'Metric',
     `Unfused (${u.launches} kernels)`,
     `Fused (${f.launches} kernel${f.launches === 1 ? '' : 's'})`,
     'Improvement',
-  ];
+  ]);
   const notes = c.gate ? [c.gate.message, ...c.gate.fingerprintNotes].filter((s) => s.length > 0) : [];
-  const gateNote = notes.length > 0 ? `\n> Gate: ${notes.join(' · ')}\n` : '';
+  // The gate's message and the fingerprint notes together, cut as one (there may be any number of notes).
+  const gateNote = notes.length > 0 ? `\n${md`> Gate: ${text(notes.join(' · '), 2 * NOTE_CHARS)}`}\n` : '';
   return `${title}\n\n${markdownTable(header, measuredRows(c as Measured))}\n${gateNote}`;
 }

@@ -5,7 +5,8 @@
  */
 import type { ResultsFile } from '../results.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
-import { clip, markdownTable, signedPct, speedup, times } from './format.ts';
+import { type Markdown, join, md, name, note, ours, trusted } from './escape.ts';
+import { markdownTable, signedPct, speedup, times } from './format.ts';
 import { countVerdicts, countsLine, verdictLabel } from './verdict.ts';
 
 /** How one GPU's comparison is drawn. */
@@ -18,24 +19,23 @@ export interface ComparisonOptions {
   rows: ComparisonRow[];
   /** How many rows were left out to fit a size limit. */
   omitted: number;
-  /** The section's title; default the GPU's name. */
-  title?: string;
+  /** The section's title (Markdown, its parts escaped by the caller); default the GPU's name. */
+  title?: Markdown;
 }
 
 // NO_BASELINE rows are left out: the verdict column says it, and a new device would repeat it on every row.
 const NOTE_VERDICTS = new Set(['FAILED', 'ERRORED', 'SLOWER', 'AMBIGUOUS', 'FASTER']);
-const NOTE_CHARS = 400;
 
-/** "NVIDIA H200 (cuda; driver 580.159.04, CUDA 13.0, compute capability 9.0)". */
-export function deviceLine(results: ResultsFile): string {
+/** "**NVIDIA H200** (cuda; driver 580.159.04; CUDA 13.0; compute capability 9.0)", every field escaped. */
+export function deviceLine(results: ResultsFile): Markdown {
   const f = results.device.fingerprint;
   const facts = [
     results.device.backend,
-    f.driver && `driver ${f.driver}`,
-    f.cudaRuntime && `CUDA ${f.cudaRuntime}`,
-    f.computeCapability && `compute capability ${f.computeCapability}`,
-  ].filter(Boolean);
-  return `**${results.device.name}** (${facts.join('; ')})`;
+    f.driver && md`driver ${f.driver}`,
+    f.cudaRuntime && md`CUDA ${f.cudaRuntime}`,
+    f.computeCapability && md`compute capability ${f.computeCapability}`,
+  ].filter((x) => !!x);
+  return md`**${name(results.device.name)}** (${join(facts, '; ')})`;
 }
 
 function baseCell(b: ComparisonRow['base']): string {
@@ -56,18 +56,24 @@ export function comparisonTable(rows: ComparisonRow[], withBase: boolean): strin
   const body = rows.map((r) => {
     const current = r.current ? speedup(r.current) : '—';
     const baseline = r.baseline === undefined ? '—' : times(r.baseline);
-    if (!withBase) return [r.title, r.shape, current, baseline, verdictCell(r)];
+    // Title and shape come from the results file (escaped by the table); the rest is our own formatting.
+    if (!withBase) return [r.title, r.shape, ...ours([current, baseline, verdictCell(r)])];
     const delta = r.current && typeof r.base === 'number' ? signedPct(r.current.estimate / r.base) : '—';
-    return [r.title, r.shape, baseCell(r.base), current, delta, baseline, verdictCell(r)];
+    return [r.title, r.shape, ...ours([baseCell(r.base), current, delta, baseline, verdictCell(r)])];
   });
-  return markdownTable(header, body);
+  return markdownTable(ours(header), body);
+}
+
+/** One note line: "- **GELU + scale 2M** — FAILED: <the reason, escaped and cut>". */
+export function noteLine(r: ComparisonRow): Markdown {
+  return md`- **${name(r.title)} ${name(r.shape)}** — ${trusted(r.verdict)}: ${note(r.note ?? '')}`;
 }
 
 /** The notes under the table: one line per row a reviewer should read about (a failure, a regression, a change). */
 export function comparisonNotes(rows: ComparisonRow[]): string {
   return rows
     .filter((r) => NOTE_VERDICTS.has(r.verdict) && r.note)
-    .map((r) => `- **${r.title} ${r.shape}** — ${r.verdict}: ${clip((r.note ?? '').replace(/\s+/g, ' '), NOTE_CHARS)}`)
+    .map((r) => noteLine(r).markdown)
     .join('\n');
 }
 
@@ -76,15 +82,15 @@ export function renderRunComparison(results: ResultsFile, options: ComparisonOpt
   const { level, base, rows, omitted } = options;
   const withBase = base?.results != null;
   const parts = [
-    `${'#'.repeat(level)} ${options.title ?? results.device.name}`,
+    md`${trusted('#'.repeat(level))} ${options.title ?? name(results.device.name)}`.markdown,
     '',
-    `Measured on ${deviceLine(results)}, ${results.createdAt.slice(0, 10)}, seed ${results.settings.seed}.`,
+    md`Measured on ${deviceLine(results)}, ${results.createdAt.slice(0, 10)}, seed ${results.settings.seed}.`.markdown,
     '',
     countsLine(countVerdicts(results)),
     '',
   ];
   if (base && !base.results) {
-    parts.push(`> **No base run:** ${base.why} This compares with the stored baseline only.`, '');
+    parts.push(md`> **No base run:** ${note(base.why)} This compares with the stored baseline only.`.markdown, '');
   }
   if (rows.length > 0) parts.push(comparisonTable(rows, withBase), '');
   if (omitted > 0) {

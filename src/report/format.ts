@@ -1,4 +1,5 @@
-/** Number formatting shared by the console table, the Markdown report and the PR comment. */
+/** Number formatting shared by the console table, the Markdown report and the PR comment; the Markdown table. */
+import { type Inline, Markdown, inline } from './escape.ts';
 
 /** Milliseconds with four significant digits: "0.1752 ms", "12.34 ms". */
 export function ms(v: number): string {
@@ -50,14 +51,15 @@ export function throughput(c: {
   return `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`;
 }
 
-/** Escapes a value for a Markdown table cell. */
-export function cell(v: string): string {
-  return v.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-}
-
-/** A Markdown table from a header and rows; every row gets exactly the header's column count. */
-export function markdownTable(header: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${header.map((_, i) => cell(cells[i] ?? '')).join(' | ')} |`;
+/**
+ * A Markdown table from a header and rows; every row gets exactly the header's column count. Every
+ * cell goes through `inline` (escape.ts): strings are escaped and cut, numbers printed, `Markdown`
+ * kept; a pipe or newline in trusted Markdown cannot split the row either.
+ */
+export function markdownTable(header: Inline[], rows: Inline[][]): string {
+  const cell = (v: Inline | undefined) =>
+    v instanceof Markdown ? v.markdown.replace(/\n/g, ' ').replace(/(?<!\\)\|/g, '\\|') : inline(v ?? '');
+  const line = (cells: Inline[]) => `| ${header.map((_, i) => cell(cells[i])).join(' | ')} |`;
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }
 
@@ -80,9 +82,4 @@ export function decisionChange(d: {
   const s = d.metric === 'speedup' ? 1 : -1;
   const [a, b] = [Math.exp(s * d.diff.lo), Math.exp(s * d.diff.hi)].sort((x, y) => x - y);
   return `${signedPct(Math.exp(s * d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
-}
-
-/** Cuts a one-line text to `max` characters with an ellipsis. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }

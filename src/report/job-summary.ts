@@ -2,6 +2,7 @@
 import type { ResultsFile } from '../results.ts';
 import { compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
+import { codeSpan, md, name } from './escape.ts';
 
 /** Renders the job summary (pure). */
 export function renderJobSummary(results: ResultsFile): string {
@@ -10,7 +11,8 @@ export function renderJobSummary(results: ResultsFile): string {
     base: undefined,
     rows: compareRuns(results, null),
     omitted: 0,
-    title: `fusebench on ${results.device.name}`,
+    title: md`fusebench on ${name(results.device.name)}`,
   });
-  return `${body}\n<sub>Reproduce: \`${results.command}\`. Full tables: BENCHMARK_RESULTS.md in the run's artifacts.</sub>\n`;
+  const reproduce = md`<sub>Reproduce: ${codeSpan(results.command)}. Full tables: BENCHMARK_RESULTS.md in the run's artifacts.</sub>`;
+  return `${body}\n${reproduce.markdown}\n`;
 }

@@ -2,11 +2,12 @@
  * The pull-request comment: for each GPU, this run's speedups against the base branch's latest run
  * and the stored baseline, worst verdict first. It starts with a hidden marker so the workflow can
  * find and update one comment in place, and it stays under GitHub's comment size limit by leaving
- * out the mildest rows first. Pure.
+ * out the mildest rows first (see renderPrComment). Pure.
  */
 import type { ResultsFile } from '../results.ts';
 import { type BaseRun, type ComparisonRow, compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
+import { join, link, md, name } from './escape.ts';
 import { verdictRank } from './verdict.ts';
 
 /** The hidden first line by which the workflow finds its own comment. */
@@ -38,8 +39,22 @@ interface Ranked {
   row: ComparisonRow;
 }
 
-function render(runs: GpuRun[], rows: ComparisonRow[][], keep: Set<ComparisonRow>, runUrl?: string): string {
+/** The one line that stands in for a GPU section too large for the comment even without rows. */
+function notice(run: GpuRun): string {
+  return md`_**${name(run.results.device.name)}:** this GPU's section does not fit in a comment even without its table; see BENCHMARK_RESULTS.md in the workflow run's artifacts._\n`
+    .markdown;
+}
+
+/** The comment with the rows in `keep`; GPUs not in `whole` get their one-line notice instead of a section. */
+function render(
+  runs: GpuRun[],
+  rows: ComparisonRow[][],
+  keep: Set<ComparisonRow>,
+  whole: boolean[],
+  runUrl?: string,
+): string {
   const sections = runs.map((run, i) => {
+    if (!whole[i]) return notice(run);
     const all = rows[i] ?? [];
     const shown = all.filter((r) => keep.has(r));
     return renderRunComparison(run.results, {
@@ -49,13 +64,17 @@ function render(runs: GpuRun[], rows: ComparisonRow[][], keep: Set<ComparisonRow
       omitted: all.length - shown.length,
     });
   });
-  const gpus = runs.map((r) => r.results.device.name).join(', ');
+  const gpus = join(
+    runs.map((r) => name(r.results.device.name)),
+    ', ',
+  );
   const what = runs.every((r) => r.results.device.backend === 'cuda') ? 'GPU' : 'device';
+  const count = runs.length === 1 ? what.replace(/^d/, 'D') : `${runs.length} ${what}s`;
   return [
     PR_COMMENT_MARKER,
     '## fusebench: fused-kernel speedups',
     '',
-    `${runs.length === 1 ? what.replace(/^d/, 'D') : `${runs.length} ${what}s`}: ${gpus}.${runUrl ? ` [Workflow run](${runUrl}).` : ''}`,
+    md`${count}: ${gpus}.${runUrl ? md` ${link('Workflow run', runUrl)}.` : ''}`.markdown,
     '',
     ...sections,
     FOOTER,
@@ -63,21 +82,41 @@ function render(runs: GpuRun[], rows: ComparisonRow[][], keep: Set<ComparisonRow
   ].join('\n');
 }
 
-/** Renders the comment for one or more GPUs. */
+/**
+ * Renders the comment for one or more GPUs, under `maxChars`. Every field from a results file is
+ * already cut (escape.ts), so no single row or name can be large. When even the sections without
+ * rows do not fit, the GPU whose section is largest gives way to a one-line notice, then the next,
+ * so one GPU's oversized data never empties another GPU's section. Then rows are left out mildest
+ * first across all GPUs (worst verdict, then largest loss vs the baseline, kept longest).
+ */
 export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}): string {
   const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT - 1_536;
   const rows = runs.map((r) => compareRuns(r.results, r.base.results));
-  // Every GPU's rows in one list, worst first, so that truncation drops the mildest rows of any GPU.
-  const ranked: Ranked[] = rows.flatMap((rs, gpu) => rs.map((row) => ({ gpu, row })));
+  const whole = runs.map(() => true);
+  const none = new Set<ComparisonRow>();
+  const sectionSize = (i: number) => {
+    const run = runs[i] as GpuRun;
+    return renderRunComparison(run.results, { level: 3, base: run.base, rows: [], omitted: 0 }).length;
+  };
+  while (render(runs, rows, none, whole, options.runUrl).length > maxChars && whole.some(Boolean)) {
+    const largest = whole
+      .map((w, i) => ({ i, size: w ? sectionSize(i) : -1 }))
+      .reduce((a, b) => (b.size > a.size ? b : a));
+    whole[largest.i] = false;
+  }
+  if (render(runs, rows, none, whole, options.runUrl).length > maxChars) {
+    return `${PR_COMMENT_MARKER}\n## fusebench: fused-kernel speedups\n\nThe results are too large for a comment; see the workflow run's artifacts.\n`;
+  }
+  // The rows of the GPUs shown, in one list, worst first, so truncation drops the mildest rows of any GPU.
+  const ranked: Ranked[] = rows.flatMap((rs, gpu) => (whole[gpu] ? rs.map((row) => ({ gpu, row })) : []));
   ranked.sort(
     (a, b) =>
       verdictRank(a.row.verdict) - verdictRank(b.row.verdict) ||
       (a.row.vsBaseline ?? 1) - (b.row.vsBaseline ?? 1) ||
       a.gpu - b.gpu,
   );
-  const withFirst = (n: number) => render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), options.runUrl);
-  const full = withFirst(ranked.length);
-  if (full.length <= maxChars) return full;
+  const withFirst = (n: number) =>
+    render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), whole, options.runUrl);
   // The length grows with the rows kept, so the most rows that fit are found by bisection.
   let lo = 0;
   let hi = ranked.length;
@@ -86,8 +125,5 @@ export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}):
     if (withFirst(mid).length <= maxChars) lo = mid;
     else hi = mid - 1;
   }
-  const body = withFirst(lo);
-  return body.length <= maxChars
-    ? body
-    : `${PR_COMMENT_MARKER}\n## fusebench: fused-kernel speedups\n\nThe results are too large for a comment; see the workflow run's artifacts.\n`;
+  return withFirst(lo);
 }

@@ -4,8 +4,10 @@
  * gaps for missing points). Pure. Syntax: https://mermaid.js.org/syntax/xyChart.html
  */
 import type { CaseResult, ResultsFile } from '../results.ts';
+import { codeBlock, join, md, mermaidLabel, name, trusted } from './escape.ts';
 
-const quote = (s: string) => `"${s.replace(/"/g, "'")}"`;
+/** A quoted Mermaid string; labels from the results file keep only characters Mermaid reads as text. */
+const quote = (s: string) => `"${mermaidLabel(s)}"`;
 const num = (v: number) => Number(v.toFixed(3)).toString();
 
 /** One chart per case with at least one measured shape; empty when nothing was measured. */
@@ -23,23 +25,22 @@ export function renderSpeedupCharts(results: ResultsFile): string {
       const known = baselines.filter((b): b is number => b !== undefined);
       const top = Math.ceil(Math.max(...current, ...known, first.traffic.theoreticalSpeedup) * 1.15 * 2) / 2;
       const lines = [
-        '```mermaid',
         'xychart-beta',
-        `    title ${quote(`${first.title} on ${results.device.name}: speedup by shape`)}`,
+        `    title "${mermaidLabel(first.title)} on ${mermaidLabel(results.device.name)}: speedup by shape"`,
         `    x-axis [${cases.map((c) => quote(c.shape.label)).join(', ')}]`,
         `    y-axis "Speedup (x)" 0 --> ${top}`,
         `    bar [${current.map(num).join(', ')}]`,
       ];
       const all = known.length === cases.length;
       if (all) lines.push(`    line [${known.map(num).join(', ')}]`);
-      lines.push('```');
-      const missing = cases.filter((c) => c.gate?.speedup === undefined).map((c) => c.shape.label);
+      const missing = cases.filter((c) => c.gate?.speedup === undefined).map((c) => name(c.shape.label));
       const legend = all
-        ? 'Bars: this run. Line: the stored baseline.'
+        ? trusted('Bars: this run. Line: the stored baseline.')
         : known.length > 0
-          ? `Bars: this run. No baseline line: ${missing.join(', ')} ${missing.length === 1 ? 'has' : 'have'} no baseline.`
-          : 'Bars: this run (no stored baseline for this device).';
-      return `${lines.join('\n')}\n\n_${legend} Theoretical speedup from memory traffic: ${first.traffic.theoreticalSpeedup.toFixed(2)}x._\n`;
+          ? md`Bars: this run. No baseline line: ${join(missing, ', ')} ${missing.length === 1 ? 'has' : 'have'} no baseline.`
+          : trusted('Bars: this run (no stored baseline for this device).');
+      const theoretical = first.traffic.theoreticalSpeedup.toFixed(2);
+      return `${codeBlock(lines.join('\n'), 'mermaid', Number.POSITIVE_INFINITY)}\n\n${md`_${legend} Theoretical speedup from memory traffic: ${theoretical}x._`}\n`;
     })
     .join('\n');
 }

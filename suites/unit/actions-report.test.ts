@@ -11,6 +11,7 @@ import { parsePerfArgs } from '../../src/options.ts';
 import type { PerfMeta } from '../../src/perf-meta.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { readResults } from '../../src/results.ts';
+import { TAIL, hostileResults, injections } from './hostile-results.ts';
 import { tableProblems } from './markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
@@ -73,6 +74,19 @@ describe('annotations', () => {
   });
 });
 
+describe('annotations of a results file with hostile text in every field', () => {
+  const found = collectAnnotations(hostileResults());
+
+  test('are single lines, cut, and name no file outside the repository', () => {
+    expect(found.map((a) => a.level)).toEqual(['error', 'notice', 'error', 'error', 'notice']);
+    for (const a of found) {
+      expect(`${a.message}${a.properties.title}`).not.toMatch(/[\r\n]/);
+      expect(a.message).not.toContain(TAIL);
+      expect(a.properties.file).toBeUndefined();
+    }
+  });
+});
+
 describe('reporting to GitHub Actions', () => {
   test('emits the annotations, sets verdict counts as outputs and appends the job summary', () => {
     const { sink, calls } = fakeSink();
@@ -100,6 +114,16 @@ describe('reporting to GitHub Actions', () => {
     const summary = join(tmp(), 'step-summary.md');
     reportToActions(h200, { sink, env: { ...inActions, GITHUB_STEP_SUMMARY: summary } });
     expect(readFileSync(summary, 'utf8')).toContain('## fusebench on NVIDIA H200');
+  });
+
+  test('a hostile results file writes an escaped job summary', () => {
+    const { sink } = fakeSink();
+    const summary = join(tmp(), 'summary.md');
+    reportToActions(hostileResults(), { sink, env: inActions, summaryPath: summary });
+    const written = readFileSync(summary, 'utf8');
+    expect(written).toContain('img src=x');
+    expect(injections(written)).toEqual([]);
+    expect(tableProblems(written)).toEqual([]);
   });
 
   test('does nothing outside GitHub Actions', () => {

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadCases } from '../../cases/registry.ts';
-import { baselinePath, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
+import { entryContradictions } from '../../src/gate/baseline-consistency.ts';
+import {
+  type BaselineEntry,
+  baselinePath,
+  loadBaselineFile,
+  validateBaselineDir,
+} from '../../src/gate/baseline-file.ts';
+import { median } from '../../src/stats.ts';
 
 const CASES = await loadCases();
 
@@ -96,5 +103,110 @@ describe('baseline files', () => {
   test('a newer schema version is refused with the field named', () => {
     const p = write('v2.json', { ...file({}), schemaVersion: 2 });
     expect(() => loadBaselineFile(p, known)).toThrow(/schemaVersion/);
+  });
+});
+
+describe('an entry whose numbers contradict each other', () => {
+  const samples = (u: number, f: number, n = 30) => ({
+    unfused: Array.from({ length: n }, (_, i) => Number((u * (1 + 0.002 * Math.sin(i))).toPrecision(5))),
+    fused: Array.from({ length: n }, (_, i) => Number((f * (1 + 0.002 * Math.cos(i))).toPrecision(5))),
+  });
+  const consistent = { ...entry, samples: samples(0.0765, 0.0395) };
+  const load = (name: string, e: unknown) => () =>
+    loadBaselineFile(write(name, file({ 'gelu_scale/16M/fp32': e })), known);
+
+  test('a consistent entry with samples loads', () => {
+    expect(load('consistent.json', consistent)).not.toThrow();
+  });
+
+  test.each([
+    [
+      'an estimate outside its own interval',
+      { speedup: { ...entry.speedup, estimate: 1.99 } },
+      "speedup.estimate: 1.99 lies outside the entry's own interval [1.92, 1.95]",
+    ],
+    [
+      'an estimate the medians disagree with',
+      { unfusedMedianMs: 0.08 },
+      'speedup.estimate: 1.94 disagrees with unfusedMedianMs / fusedMedianMs = 2.0253 (tolerance 0.50%)',
+    ],
+    [
+      'a fused median its samples disagree with',
+      { fusedMedianMs: 0.05, unfusedMedianMs: 0.097 },
+      "fusedMedianMs: 0.05 ms disagrees with the median of the entry's 30 kept samples, 0.039495 ms (tolerance 1.0%)",
+    ],
+    [
+      'an estimate and interval its samples contradict',
+      { samples: samples(0.0765, 0.0495) },
+      "speedup.estimate: 1.94 is contradicted by the entry's samples: their median(unfused) / median(fused) is 1.5459, outside [1.8905, 1.9805]",
+    ],
+  ])('%s is refused when the file is loaded, naming the field', (_, edit, message) => {
+    expect(load('contradiction.json', { ...consistent, ...edit })).toThrow(`entries.gelu_scale/16M/fp32.${message}`);
+  });
+
+  test('thinned samples whose median ratio drifts within the widened interval are accepted (the recorded 1K entry)', () => {
+    const recorded = loadBaselineFile('suites/fixtures/h200-baseline.json', known).data.entries['gelu_scale/1K/fp32'];
+    expect(recorded?.samples?.unfused).toHaveLength(200);
+    expect(recorded?.sampleCount).toBe(9276);
+    const kept = recorded?.samples as { unfused: number[]; fused: number[] };
+    const ratio = median(kept.unfused) / median(kept.fused);
+    expect(Math.abs(ratio / (recorded?.speedup.estimate ?? 1) - 1)).toBeGreaterThan(0.01);
+    expect(entryContradictions(recorded as BaselineEntry)).toEqual([]);
+  });
+
+  test.each([
+    'baselines/nvidia-h200.json',
+    'baselines/tesla-v100-sxm2-32gb.json',
+    'suites/fixtures/h200-baseline.json',
+  ])('every entry of %s passes the rule', (path) => {
+    const data = loadBaselineFile(path, known).data;
+    for (const e of Object.values(data.entries)) expect(entryContradictions(e)).toEqual([]);
+  });
+});
+
+describe('messages', () => {
+  test.each([
+    [
+      2,
+      'written by a newer fusebench (schema 2; this one reads 1): update fusebench (git pull, then npm ci) to read it',
+    ],
+    [
+      0,
+      'written by an older fusebench (schema 0; this one reads 1): re-record it: move the file aside, then run `npm run perf -- --update-baselines` on this device',
+    ],
+    ['1', 'expected the schema version 1 that this fusebench reads; got "1"'],
+  ])(
+    'a baseline file of schemaVersion %j says which fusebench wrote it and what to do, and nothing else',
+    (v, says) => {
+      // The entries changed shape too: only the version is reported.
+      const p = write(`version-${v}.json`, { ...file({ x: { renamed: true } }), schemaVersion: v });
+      expect(() => loadBaselineFile(p, known)).toThrow(`${p} is not valid:\n  schemaVersion: ${says}`);
+      expect(() => loadBaselineFile(p, known)).not.toThrow(/entries/);
+    },
+  );
+
+  test('a huge file with many entries for unknown cases gives one warning with the count and the first keys', () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 1000 }, (_, i) => [
+        `warp_drive/${i}/fp32`,
+        { ...entry, case: 'warp_drive', shape: { label: String(i), dims: [1] } },
+      ]),
+    );
+    const p = write('many-unknown.json', file({ ...many, 'gelu_scale/16M/fp32': entry }));
+    expect(loadBaselineFile(p, known).warnings).toEqual([
+      `${p}: 1000 entries are for the unknown case 'warp_drive' (warp_drive/0/fp32, warp_drive/1/fp32, warp_drive/2/fp32, ` +
+        'warp_drive/3/fp32, warp_drive/4/fp32, and 995 more); ignored (a newer fusebench may know them)',
+    ]);
+  });
+
+  test('many misnamed entries give one warning too', () => {
+    const p = write(
+      'misnamed.json',
+      file({ a: entry, b: entry, c: entry, d: entry, e: entry, f: entry, 'gelu_scale/16M/fp32': entry }),
+    );
+    expect(loadBaselineFile(p, known).warnings).toEqual([
+      `${p}: 6 entries are not keyed <case>/<shape>/fp32 ('a' → 'gelu_scale/16M/fp32', 'b' → 'gelu_scale/16M/fp32', ` +
+        "'c' → 'gelu_scale/16M/fp32', 'd' → 'gelu_scale/16M/fp32', 'e' → 'gelu_scale/16M/fp32', and 1 more); rename them",
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { renderBenchmarkMarkdown, renderMultiGpuMarkdown } from '../../src/report/benchmark-markdown.ts';
 import { renderSpeedupCharts } from '../../src/report/speedup-chart.ts';
 import { type ResultsFile, readResults } from '../../src/results.ts';
+import { codeBlocks, hostileResults, injections } from './hostile-results.ts';
 import { markdownTables, tableProblems } from './markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
@@ -129,5 +130,40 @@ describe('several GPUs in one document', () => {
 
   test('one GPU gives the single-GPU document', () => {
     expect(renderMultiGpuMarkdown([h200])).toBe(renderBenchmarkMarkdown(h200));
+  });
+});
+
+describe('BENCHMARK_RESULTS.md of a results file with hostile text in every field', () => {
+  const hostile = hostileResults();
+  const md = renderBenchmarkMarkdown(hostile);
+
+  test('a command holding a code fence stays inside the Reproduce block, whole', () => {
+    const reproduce = codeBlocks(md).find((b) => b.open.endsWith('bash'));
+    expect(reproduce?.closed).toBe(true);
+    // Whole but for the bidirectional override, which becomes a space.
+    expect(reproduce?.body).toEqual(['npm ci', ...hostile.command.replace('\u202e', ' ').split('\n')]);
+  });
+
+  test('every heading is ours, with the file’s text escaped and cut inside it', () => {
+    const headings = md.split('\n').filter((l) => /^#+ /.test(l));
+    expect(headings.length).toBeGreaterThan(10);
+    for (const h of headings) expect(h.length).toBeLessThan(3 * 3 * 120);
+    expect(injections(md)).toEqual([]);
+  });
+
+  test('the chart titles and axis labels hold no quote, backtick or tag', () => {
+    const chart = codeBlocks(md).find((b) => b.open.endsWith('mermaid'));
+    const title = chart?.body.find((l) => l.trim().startsWith('title'));
+    expect(title).toMatch(/^ {4}title "[^"`<>#;]*"$/);
+    const axis = chart?.body.find((l) => l.trim().startsWith('x-axis'));
+    expect(axis).toMatch(/^ {4}x-axis \["[^"`<>#;]*"(, "[^"`<>#;]*")*\]$/);
+  });
+
+  test('the Across GPUs table keeps its columns with two hostile GPU names', () => {
+    const merged = renderMultiGpuMarkdown([hostile, hostileResults('other')]);
+    const across = markdownTables(merged)[0];
+    expect(across?.header).toHaveLength(4);
+    expect(across?.rows.every((r) => r.length === 4)).toBe(true);
+    expect(tableProblems(merged)).toEqual([]);
   });
 });

@@ -71,7 +71,7 @@ export function baselineFrom(m: Measurement, tolerance = 0.05): BaselineEntry {
     dtype: 'fp32',
     unfusedMedianMs: median(m.unfused),
     fusedMedianMs: median(m.fused),
-    speedup: m.speedup,
+    speedup: { ...m.speedup },
     sampleCount: m.unfused.length,
     samples: thin(m.unfused, m.fused),
     tolerance,

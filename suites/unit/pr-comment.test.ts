@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { pairWithBases } from '../../src/report/load-runs.ts';
 import { GITHUB_COMMENT_LIMIT, PR_COMMENT_MARKER, renderPrComment } from '../../src/report/pr-comment.ts';
 import { type ResultsFile, readResults } from '../../src/results.ts';
+import { hostileResults, injections } from './hostile-results.ts';
 import { markdownTables, tableProblems } from './markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
@@ -85,7 +86,7 @@ describe('the PR comment against a base run', () => {
 
   test('the gate’s messages and the reasons of failed cases follow the table', () => {
     expect(md).toContain('- **GELU + scale 32x512x768** — SLOWER: speedup 1.52x vs baseline 1.91x');
-    expect(md).toContain('- **GELU + scale 2M** — FAILED: fused output[1048577] = 0.25');
+    expect(md).toContain('- **GELU + scale 2M** — FAILED: fused output\\[1048577\\] = 0.25');
     expect(md).not.toContain('- **GELU + scale 1K**');
   });
 
@@ -161,5 +162,80 @@ describe('the PR comment with many cases', () => {
     const rows = markdownTables(small)[0]?.rows ?? [];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r[4]?.includes('FAILED'))).toBe(true);
+  });
+});
+
+describe('the PR comment of results with hostile text in every field', () => {
+  const hostile = hostileResults();
+  const runUrl = 'https://github.com/o/r/actions/runs/1';
+  const md = renderPrComment([{ results: hostile, base: { results: hostileResults() } }], { runUrl });
+
+  test('shows the text escaped and cut: no tag, link, image, mention or second marker gets through', () => {
+    expect(md.split('\n')[0]).toBe(PR_COMMENT_MARKER);
+    expect(injections(md, `[Workflow run](${runUrl})`)).toEqual([]);
+  });
+
+  test('keeps one row per case, each with the header’s column count', () => {
+    expect(markdownTables(md)[0]?.rows).toHaveLength(hostile.cases.length);
+    expect(tableProblems(md)).toEqual([]);
+  });
+});
+
+describe('the PR comment when one GPU or one row carries oversized data', () => {
+  const v100 = structuredClone(h200);
+  v100.device = { ...v100.device, name: 'Tesla V100-SXM2-32GB', slug: 'tesla-v100-sxm2-32gb' };
+  const noBase = { results: null, why: 'none.' } as const;
+
+  test('a GPU with a 100,000-character name no longer empties the comment: its name is cut, every section stays', () => {
+    const huge = structuredClone(mixed);
+    huge.device = { ...huge.device, name: `NVIDIA ${'H'.repeat(100_000)}`, slug: 'huge' };
+    const md = renderPrComment([
+      { results: huge, base: noBase },
+      { results: v100, base: noBase },
+    ]);
+    expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    const [hugeSection, v100Section] = md.split(/^### /m).slice(1);
+    expect(hugeSection?.split('\n')[0]).toHaveLength(120);
+    expect(markdownTables(hugeSection ?? '')[0]?.rows).toHaveLength(mixed.cases.length);
+    expect(markdownTables(v100Section ?? '')[0]?.rows).toHaveLength(h200.cases.length);
+  });
+
+  test('one row with a 200,000-character title no longer drops the milder rows after it', () => {
+    const long = structuredClone(mixed);
+    const slower = long.cases.find((c) => c.gate?.status === 'SLOWER');
+    if (slower) slower.title = `GELU + scale ${'x'.repeat(200_000)}`;
+    const md = renderPrComment([{ results: long, base: noBase }]);
+    const rows = markdownTables(md)[0]?.rows ?? [];
+    expect(rows.map((r) => r[1])).toEqual(['2M', '4K', '32x512x768', '16M', '4M', '1M', '1K', '256M']);
+    expect(rows[2]?.[0]).toHaveLength(120);
+    expect(rows[2]?.[0]?.endsWith('…')).toBe(true);
+    expect(md).not.toContain('left out to stay under the size limit');
+  });
+
+  test('a GPU section too large even without rows becomes a one-line notice, and the other GPU keeps its section', () => {
+    const big = structuredClone(mixed);
+    const long = (what: string) => `${what} ${'z'.repeat(5_000)}`;
+    big.device = {
+      ...big.device,
+      name: long('Big GPU'),
+      slug: 'big',
+      fingerprint: { driver: long('driver'), cudaRuntime: long('cuda'), computeCapability: long('cc') },
+    };
+    const alone = renderPrComment([{ results: v100, base: noBase }]);
+    const maxChars = alone.length + 600;
+    const md = renderPrComment(
+      [
+        { results: big, base: { results: null, why: long('the base branch said') } },
+        { results: v100, base: noBase },
+      ],
+      { maxChars },
+    );
+    expect(md.length).toBeLessThanOrEqual(maxChars);
+    expect(md).toMatch(/^_\*\*Big GPU z+…:\*\* this GPU's section does not fit in a comment even without its table/m);
+    const sections = md.split(/^### /m).slice(1);
+    expect(sections).toHaveLength(1);
+    expect(sections[0]).toMatch(/^Tesla V100-SXM2-32GB\n/);
+    expect(markdownTables(md)[0]?.rows).toHaveLength(h200.cases.length);
+    expect(tableProblems(md)).toEqual([]);
   });
 });

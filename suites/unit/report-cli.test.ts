@@ -65,6 +65,17 @@ describe('npm run comment', () => {
     expect(r.stderr).toContain(`${bad} is not valid:\n  cases[1].speedup.estimate: `);
   });
 
+  test('a results file from a newer fusebench says so and what to do', () => {
+    const dir = tmp();
+    const newer = join(dir, 'newer.json');
+    writeFileSync(newer, JSON.stringify({ ...JSON.parse(readFileSync(h200, 'utf8')), schemaVersion: 7 }));
+    const r = run('comment', ['--results', newer, '--out', join(dir, 'c.md')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `${newer} is not valid:\n  schemaVersion: written by a newer fusebench (schema 7; this one reads 1): update fusebench`,
+    );
+  });
+
   test('a missing flag is a usage error with the help text', () => {
     const r = run('comment', ['--results', h200]);
     expect(r.code).toBe(2);

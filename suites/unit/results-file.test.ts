@@ -43,6 +43,27 @@ describe('reading a results file', () => {
     expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
   });
 
+  test.each([
+    [
+      2,
+      'written by a newer fusebench (schema 2; this one reads 1): update fusebench (git pull, then npm ci) to read it',
+    ],
+    [
+      0,
+      'written by an older fusebench (schema 0; this one reads 1): run `npm run perf` again with this fusebench to write a current results file',
+    ],
+  ])(
+    'a results file of schemaVersion %d says whether it is newer or older and what to do, and nothing else',
+    (v, says) => {
+      const file = edited(`schema-${v}.json`, ['schemaVersion'], v);
+      expect(() => readResults(file)).toThrow(`${file} is not valid:\n  schemaVersion: ${says}`);
+      const json = JSON.parse(readFileSync(file, 'utf8'));
+      delete json.device;
+      writeFileSync(file, JSON.stringify(json));
+      expect(() => readResults(file)).not.toThrow(/device/);
+    },
+  );
+
   test('a truncated file is refused naming the file', () => {
     const file = join(dir, 'truncated.json');
     writeFileSync(file, text.slice(0, text.length / 2));

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { writeFileAtomic } from '../../src/atomic-write.ts';
-import { baselineFileSchema, loadBaselineFile } from '../../src/gate/baseline-file.ts';
+import { isTempFile, writeFileAtomic } from '../../src/atomic-write.ts';
+import { baselineFileSchema, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
+import { outcomeLines, recordBaselines } from '../../src/gate/record-baselines.ts';
 import { MAX_BASELINE_PAIRS, thin, updateBaselines } from '../../src/gate/update.ts';
 import { formatJson } from '../../src/json-format.ts';
 import type { CaseResult, ResultsFile } from '../../src/results.ts';
@@ -71,5 +72,73 @@ describe('the update flow', () => {
     writeFileAtomic(target, formatJson(file));
     expect(readdirSync(dir)).toEqual(['tesla-v100-sxm2-32gb.json']);
     expect(JSON.parse(readFileSync(target, 'utf8')).entries['gelu_scale/16M/fp32'].provenance.commit).toBe('abc123');
+  });
+});
+
+describe('fields this fusebench does not know', () => {
+  test('survive an update (file, device, re-measured entry and untouched entries), and the update names them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-unknown-'));
+    const file = join(dir, 'tesla-v100-sxm2-32gb.json');
+    const data = JSON.parse(readFileSync('baselines/tesla-v100-sxm2-32gb.json', 'utf8'));
+    data.comment = 'reviewed by the perf team';
+    data.device.owner = 'lab 3';
+    Object.assign(data.entries['gelu_scale/16M/fp32'], { reviewedBy: 'alice' });
+    Object.assign(data.entries['gelu_scale/16M/fp32'].shape, { layout: 'row-major' });
+    Object.assign(data.entries['gelu_scale/16M/fp32'].speedup, { method: 'bca' });
+    Object.assign(data.entries['gelu_scale/1K/fp32'], { note: 'keep me' });
+    Object.assign(data.entries['gelu_scale/1K/fp32'].provenance, { page: 12 });
+    writeFileSync(file, JSON.stringify(data));
+
+    const outcome = await recordBaselines(file, results, 'abc123');
+    const after = JSON.parse(readFileSync(file, 'utf8'));
+    expect(after.comment).toBe('reviewed by the perf team');
+    expect(after.device.owner).toBe('lab 3');
+    expect(after.entries['gelu_scale/16M/fp32']).toMatchObject({
+      reviewedBy: 'alice',
+      shape: { layout: 'row-major' },
+      provenance: { kind: 'measured', commit: 'abc123' },
+    });
+    expect(after.entries['gelu_scale/1K/fp32']).toMatchObject({ note: 'keep me', provenance: { page: 12 } });
+    expect(outcome.keptUnknown).toEqual([
+      'gelu_scale/16M/fp32: reviewedBy, shape.layout',
+      'the file: comment',
+      'device: owner',
+    ]);
+    // The old measurement's own fields go with it, and the update says so.
+    expect(after.entries['gelu_scale/16M/fp32'].speedup.method).toBeUndefined();
+    expect(outcome.droppedUnknown).toEqual(['gelu_scale/16M/fp32: speedup.method']);
+    const printed = outcomeLines(outcome).join('\n');
+    expect(printed).toContain(
+      'kept fields this fusebench does not know:\n    gelu_scale/16M/fp32: reviewedBy, shape.layout',
+    );
+    expect(printed).toContain(
+      'not carried over (unknown fields of a replaced measurement):\n    gelu_scale/16M/fp32: speedup.method',
+    );
+  });
+});
+
+describe('temporary files of atomic writes', () => {
+  test('are named .<name>.<pid>.<random>.tmp and recognized as such', () => {
+    expect(isTempFile('.nvidia-h200.json.4242.9f8e7d6c.tmp')).toBe(true);
+    expect(isTempFile('baselines/.nvidia-h200.json.4242.9f8e7d6c.tmp')).toBe(true);
+    expect(isTempFile('nvidia-h200.json')).toBe(false);
+    expect(isTempFile('nvidia-h200.json.lock')).toBe(false);
+  });
+
+  test('a failed write removes its temporary file and leaves the target as it was', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-atomic-'));
+    const target = join(dir, 'target.json');
+    mkdirSync(target); // renaming a file over a folder fails
+    expect(() => writeFileAtomic(target, '{}')).toThrow(/EISDIR|ENOTEMPTY|EEXIST|EPERM/);
+    expect(readdirSync(dir)).toEqual(['target.json']);
+  });
+
+  test('and lock files are never read as baseline files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-baselines-dir-'));
+    writeFileSync(join(dir, 'tesla-v100-sxm2-32gb.json'), readFileSync('baselines/tesla-v100-sxm2-32gb.json'));
+    writeFileSync(join(dir, '.tesla-v100-sxm2-32gb.json.4242.9f8e7d6c.tmp'), '{"schemaVersion": 1, "entr');
+    writeFileSync(join(dir, 'tesla-v100-sxm2-32gb.json.lock'), '{"pid": 4242}');
+    writeFileSync(join(dir, '.editor-backup.json'), 'not json');
+    expect(() => validateBaselineDir(dir)).not.toThrow();
   });
 });

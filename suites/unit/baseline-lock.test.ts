@@ -1,0 +1,210 @@
+// Baselines are never lost: concurrent `--update-baselines` writers serialize on a lock file, a held
+// lock fails with its holder named, a dead holder's lock is taken over, and a write interrupted by
+// SIGTERM or SIGKILL leaves the old file or the new one and no temporary file behind.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, test } from 'vitest';
+import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
+import { lockPath } from '../../src/gate/baseline-lock.ts';
+import { recordBaselines } from '../../src/gate/record-baselines.ts';
+import type { ResultsFile } from '../../src/results.ts';
+import { measuredCase } from './measured-case.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const WRITER = join(import.meta.dirname, 'baseline-writer.ts');
+const NODE_ARGS = ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'];
+const linux = process.platform === 'linux';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-lock-'));
+const entries = (file: string) => Object.keys(loadBaselineFile(file, ['gelu_scale']).data.entries).sort();
+const key = (label: string) => `gelu_scale/${label}/fp32`;
+/** Files in the folder other than the baseline file itself: temporary files, locks. */
+const leftovers = (dir: string) => readdirSync(dir).filter((n) => n !== 'test-cpu.json');
+
+/** Records `label` in a child process, to completion. */
+function writeNow(file: string, label: string) {
+  return spawnSync(process.execPath, [...NODE_ARGS, WRITER, file, label], { cwd: ROOT, encoding: 'utf8' });
+}
+
+interface Running {
+  child: ChildProcess;
+  out: { stdout: string; stderr: string };
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts a child writer; with `pause`, it stops inside the atomic write until `pause.go` exists. */
+function start(
+  file: string,
+  label: string,
+  pause?: { ready: string; go: string },
+  env: NodeJS.ProcessEnv = {},
+): Running {
+  const args = [...NODE_ARGS, WRITER, file, label, ...(pause ? [pause.ready, pause.go] : [])];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env } });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (d) => {
+    out.stdout += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out.stderr += String(d);
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, out, exit };
+}
+
+/** Polls until `ok()`; fails the test after 60 s so a broken lock cannot hang the suite. */
+async function waitFor(ok: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 3000; i++) {
+    if (ok()) return;
+    await sleep(20);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A folder with a baseline file holding one entry, `old`. */
+function seeded() {
+  const dir = tmp();
+  const file = join(dir, 'test-cpu.json');
+  const r = writeNow(file, 'old');
+  expect(r.status, r.stderr).toBe(0);
+  return { dir, file, pause: { ready: join(dir, 'ready'), go: join(dir, 'go') } };
+}
+
+const results = (label: string): ResultsFile => ({
+  schemaVersion: 1,
+  tool: { name: 'fusebench', version: '0.1.0' },
+  createdAt: '2026-11-23T00:00:00.000Z',
+  command: 'test',
+  backendReason: 'test',
+  settings: { budgetMs: 1000, minPairs: 30, targetHalfWidth: 0.01, seed: 1 },
+  device: {
+    backend: 'cpu',
+    name: 'Test CPU',
+    slug: 'test-cpu',
+    details: {},
+    fingerprint: {},
+    copyBandwidthGBs: 10,
+    freeMemoryBytes: 1e9,
+  },
+  cases: [
+    measuredCase(
+      label,
+      Array.from({ length: 40 }, (_, i) => 2 + 0.01 * Math.sin(i)),
+      Array.from({ length: 40 }, (_, i) => 1 + 0.01 * Math.cos(i)),
+    ),
+  ],
+});
+
+describe.skipIf(!linux)('two writers at once', () => {
+  test('both succeed, the second waits for the first, and no entry is lost', async () => {
+    const { dir, file, pause } = seeded();
+    const first = start(file, 'a', pause);
+    await waitFor(() => existsSync(pause.ready), 'the first writer to hold the lock');
+    const second = start(file, 'b');
+    await waitFor(() => second.out.stderr.includes('waiting for'), 'the second writer to wait');
+    expect(second.out.stderr).toContain(`held by pid ${first.child.pid} on ${hostname()}`);
+    expect(second.out.stderr).toContain('(`baseline-writer a`)');
+    writeFileSync(pause.go, '');
+    const [a, b] = await Promise.all([first.exit, second.exit]);
+    expect(a, first.out.stderr).toEqual({ code: 0, signal: null });
+    expect(b, second.out.stderr).toEqual({ code: 0, signal: null });
+    expect(entries(file)).toEqual([key('a'), key('b'), key('old')]);
+    expect(leftovers(dir)).toEqual(['go', 'ready']);
+  });
+});
+
+describe('a lock held by a live process', () => {
+  const held = (host: string) => {
+    const dir = tmp();
+    const file = join(dir, 'test-cpu.json');
+    const holder = {
+      pid: process.pid,
+      host,
+      started: '2026-11-23T01:02:03.000Z',
+      command: 'npm run perf -- --update-baselines',
+    };
+    writeFileSync(lockPath(file), JSON.stringify(holder));
+    return { dir, file };
+  };
+
+  test('fails after its wait, naming the holder, since when, its command and how to clear a stale lock', async () => {
+    const { dir, file } = held(hostname());
+    await expect(recordBaselines(file, results('x'), 'c', { waitMs: 50, pollMs: 10, warn: () => {} })).rejects.toThrow(
+      `${file} is locked by another baseline update: pid ${process.pid} on ${hostname()} since 2026-11-23T01:02:03.000Z ` +
+        `(\`npm run perf -- --update-baselines\`). Waited 0 s. If pid ${process.pid} is not a fusebench run (its number may ` +
+        `have been reused), delete ${lockPath(file)} and run again.`,
+    );
+    expect(readdirSync(dir)).toEqual(['test-cpu.json.lock']);
+  });
+
+  test('on another host, says that it cannot see that host’s processes', async () => {
+    const { file } = held('gpu-07');
+    await expect(recordBaselines(file, results('x'), 'c', { waitMs: 0, warn: () => {} })).rejects.toThrow(
+      /pid \d+ on gpu-07 .*fusebench cannot see processes on gpu-07; if none is updating baselines there, delete .*\.lock/,
+    );
+  });
+});
+
+describe.skipIf(!linux)('a writer killed in the middle of its write', () => {
+  test('SIGKILL leaves the old file whole; the next writer takes over the stale lock and removes the temporary file', async () => {
+    const { dir, file, pause } = seeded();
+    const before = readFileSync(file, 'utf8');
+    const killed = start(file, 'a', pause);
+    await waitFor(() => existsSync(pause.ready), 'the writer to be inside its write');
+    killed.child.kill('SIGKILL');
+    expect((await killed.exit).signal).toBe('SIGKILL');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(leftovers(dir).filter((n) => n.endsWith('.tmp'))).toHaveLength(1);
+    expect(existsSync(lockPath(file))).toBe(true);
+
+    const warnings: string[] = [];
+    const outcome = await recordBaselines(file, results('b'), 'c', { warn: (m) => warnings.push(m) });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`took over the stale lock .*\\.lock: pid ${killed.child.pid} on .* is no longer running`),
+      ),
+    ]);
+    expect(outcome.removedTemp).toHaveLength(1);
+    expect(entries(file)).toEqual([key('b'), key('old')]);
+    expect(leftovers(dir)).toEqual(['go', 'ready'].filter((n) => existsSync(join(dir, n))));
+  });
+
+  test('SIGTERM waits for the synchronous write to finish, then ends the process: a whole new file, no temporary file, no lock', async () => {
+    const { dir, file, pause } = seeded();
+    const stopped = start(file, 'a', pause);
+    await waitFor(() => existsSync(pause.ready), 'the writer to be inside its write');
+    stopped.child.kill('SIGTERM');
+    writeFileSync(pause.go, '');
+    // Raised again after cleanup, so the process still ends by SIGTERM.
+    expect((await stopped.exit).signal).toBe('SIGTERM');
+    expect(entries(file)).toEqual([key('a'), key('old')]);
+    expect(leftovers(dir)).toEqual(['go', 'ready']);
+  });
+});
+
+describe('files registered for removal on a signal', () => {
+  test('are removed on SIGTERM while the process waits, and the process then ends by SIGTERM', async () => {
+    const dir = tmp();
+    const victim = join(dir, '.half-written.tmp');
+    const ready = join(dir, 'ready');
+    const script = [
+      "import { writeFileSync } from 'node:fs';",
+      "import { removeOnSignal } from './src/signal-cleanup.ts';",
+      `writeFileSync(${JSON.stringify(victim)}, 'half');`,
+      `removeOnSignal(${JSON.stringify(victim)});`,
+      `writeFileSync(${JSON.stringify(ready)}, '');`,
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const child = spawn(process.execPath, [...NODE_ARGS, '--input-type=module', '-e', script], { cwd: ROOT });
+    const exit = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_, signal) => resolve(signal)));
+    await waitFor(() => existsSync(ready), 'the child to register its file');
+    child.kill('SIGTERM');
+    expect(await exit).toBe('SIGTERM');
+    expect(existsSync(victim)).toBe(false);
+  });
+});
