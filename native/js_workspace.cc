@@ -11,6 +11,9 @@
 namespace fusebench::js {
 namespace {
 
+// The longest injected spin: 2^40 cycles or nanoseconds (minutes), far past any kernel's time.
+constexpr int64_t kMaxSpin = int64_t{1} << 40;
+
 class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
  public:
   static Napi::Function Define(Napi::Env env) {
@@ -18,7 +21,9 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
                        {InstanceMethod("buffers", &JsWorkspace::Buffers), InstanceMethod("upload", &JsWorkspace::Upload),
                         InstanceMethod("download", &JsWorkspace::Download),
                         InstanceMethod("poison", &JsWorkspace::Poison), InstanceMethod("run", &JsWorkspace::Run),
-                        InstanceMethod("time", &JsWorkspace::Time), InstanceMethod("dispose", &JsWorkspace::Dispose)});
+                        InstanceMethod("time", &JsWorkspace::Time), InstanceMethod("timeBatch", &JsWorkspace::TimeBatch),
+                        InstanceMethod("setSpin", &JsWorkspace::SetSpin),
+                        InstanceMethod("dispose", &JsWorkspace::Dispose)});
   }
 
   explicit JsWorkspace(const Napi::CallbackInfo& info) : Napi::ObjectWrap<JsWorkspace>(info) {
@@ -26,7 +31,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     if (info.Length() < 5 || !info[0].IsString() || !info[1].IsString() || !info[2].IsArray() || !info[3].IsArray() ||
         !info[4].IsObject())
       throw Napi::TypeError::New(env, "Expected (backend: string, caseName: string, dims: number[], params: number[], "
-                                      "options: {variant: number, passes: number, maxBlocks: number})");
+                                      "options: {variant: number, passes: number, spin: number, maxBlocks: number})");
     const BackendKind kind = backend_arg(info, 0);
     const std::vector<int64_t> dims = dims_arg(info, 2);
     const std::vector<double> params = numbers_arg(info, 3, "params");
@@ -44,6 +49,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     Injection inject;
     inject.variant = static_cast<int>(int_field("variant", -1, 1 << 20));
     inject.passes = static_cast<int>(int_field("passes", 0, 1 << 20));
+    inject.spin = static_cast<uint64_t>(int_field("spin", 0, kMaxSpin));
     WorkspaceOptions options;
     options.max_blocks = static_cast<size_t>(int_field("maxBlocks", 0, int64_t{1} << 31));
     ws_ = std::make_unique<Workspace>(get_backend(kind), find_case(info[1].As<Napi::String>().Utf8Value()), dims,
@@ -94,6 +100,20 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
   }
   Napi::Value Time(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), ws(info.Env()).time(variant_arg(info)));
+  }
+  Napi::Value TimeBatch(const Napi::CallbackInfo& info) {
+    if (info.Length() < 2 || !info[1].IsNumber()) throw Napi::TypeError::New(info.Env(), "Expected a call count");
+    const double calls = info[1].As<Napi::Number>().DoubleValue();
+    if (!(calls >= 1 && calls <= 1 << 20) || calls != std::floor(calls))
+      throw Napi::TypeError::New(info.Env(), "Expected an integer from 1 to 1048576 for `calls`");
+    return Napi::Number::New(info.Env(), ws(info.Env()).time_batch(variant_arg(info), static_cast<int>(calls)));
+  }
+  Napi::Value SetSpin(const Napi::CallbackInfo& info) {
+    const double spin = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;
+    if (!(spin >= 0 && spin <= static_cast<double>(kMaxSpin)) || spin != std::floor(spin))
+      throw Napi::TypeError::New(info.Env(), "Expected an integer from 0 to 2^40 for `spin`");
+    ws(info.Env()).set_spin(static_cast<uint64_t>(spin));
+    return info.Env().Undefined();
   }
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
     ws_.reset();

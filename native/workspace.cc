@@ -66,8 +66,9 @@ void Workspace::launch(int variant) {
   ctx.max_blocks = options_.max_blocks;
   bound_(backend_->kind(), static_cast<size_t>(variant), ctx);
   if (variant != injection_.variant) return;
+  const bool cpu = backend_->kind() == BackendKind::Cpu;
   for (int p = 0; p < injection_.passes; ++p) {
-    if (backend_->kind() == BackendKind::Cpu) {
+    if (cpu) {
       kernels::read_pass_cpu(ptrs_[0], specs_[0].count);
     } else {
 #ifdef FUSEBENCH_WITH_CUDA
@@ -75,11 +76,27 @@ void Workspace::launch(int variant) {
 #endif
     }
   }
+  if (injection_.spin == 0) return;
+  if (cpu) {
+    kernels::spin_cpu(injection_.spin);
+  } else {
+#ifdef FUSEBENCH_WITH_CUDA
+    kernels::spin_cuda(injection_.spin, ctx);
+#endif
+  }
 }
 
 void Workspace::run(int variant) {
   launch(variant);
   backend_->synchronize();
+}
+
+double Workspace::time_batch(int variant, int calls) {
+  if (calls < 1) throw std::invalid_argument(spec_.name + ": a batch needs at least one call");
+  backend_->flush_caches();
+  backend_->start_timer();
+  for (int i = 0; i < calls; ++i) launch(variant);
+  return backend_->stop_timer_ms() / calls;
 }
 
 double Workspace::time(int variant) {

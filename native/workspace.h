@@ -17,8 +17,9 @@ struct WorkspaceOptions {
 };
 
 struct Injection {
-  int variant = -1;  // the variant made slower; -1: none
-  int passes = 0;    // extra read passes over the case's first buffer after that variant
+  int variant = -1;   // the variant made slower; -1: none
+  int passes = 0;     // extra read passes over the case's first buffer after that variant
+  uint64_t spin = 0;  // then a spin: SM clock cycles (CUDA) or nanoseconds (CPU); 0: none
 };
 
 class Workspace {
@@ -38,6 +39,11 @@ class Workspace {
   void run(int variant);
   // Flushes the caches, then times one call of the variant; milliseconds.
   double time(int variant);
+  // Flushes the caches once, then times `calls` back-to-back calls of the variant (later calls find
+  // the caches warm); milliseconds per call.
+  double time_batch(int variant, int calls);
+  // Changes the injected spin (calibration of --inject <case>:<p>%).
+  void set_spin(uint64_t spin) { injection_.spin = spin; }
 
  private:
   size_t index_of(const std::string& name) const;

@@ -50,6 +50,8 @@ export interface ActionsTarget {
 /** Gathers perf results during the run; writes and reports them at its end. */
 export class PerfReporter implements Reporter {
   readonly #metas: PerfMeta[] = [];
+  /** Results files that could not be written, with why: the CLI turns them into a failing exit. */
+  readonly writeFailures: { file: string; message: string }[] = [];
   readonly #options: PerfOptions;
   readonly #version: string;
   readonly #actions: ActionsTarget;
@@ -84,20 +86,22 @@ export class PerfReporter implements Reporter {
     const json = join(this.#options.outDir, RESULTS_JSON);
     const md = join(this.#options.outDir, RESULTS_MARKDOWN);
     // Each output is rendered and written on its own, so one failing leaves the others.
+    const written: string[] = [];
     for (const [file, render] of [
       [json, () => `${JSON.stringify(results, null, 1)}\n`],
       [md, () => renderBenchmarkMarkdown(results)],
     ] as const) {
       try {
         writeFileAtomic(file, render());
+        written.push(file);
       } catch (e) {
-        console.warn(`fusebench: could not write ${file}: ${(e as Error).message}`);
+        this.writeFailures.push({ file, message: (e as Error).message });
       }
     }
     console.log(`\nfusebench on ${results.device.name} (${results.device.backend}; ${results.backendReason})`);
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     console.log(renderConsoleTable(results));
-    console.log(`\nwrote ${md} and ${json}`);
+    if (written.length > 0) console.log(`\nwrote ${written.join(' and ')}`);
     reportToActions(results, this.#actions);
   }
 }

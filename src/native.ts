@@ -14,6 +14,8 @@ interface RawWorkspace {
   poison(name: string): void;
   run(variant: number): void;
   time(variant: number): number;
+  timeBatch(variant: number, calls: number): number;
+  setSpin(spin: number): void;
   dispose(): void;
 }
 
@@ -40,7 +42,7 @@ interface RawAddon {
     caseName: string,
     dims: number[],
     params: number[],
-    options: { variant: number; passes: number; maxBlocks: number },
+    options: { variant: number; passes: number; spin: number; maxBlocks: number },
   ) => RawWorkspace;
 }
 
@@ -187,7 +189,7 @@ export class Workspace {
     caseName: string,
     dims: number[],
     params: number[],
-    inject: { variant: string; passes: number } | undefined,
+    inject: { variant: string; passes: number; spin?: number } | undefined,
     options: { maxBlocks?: number } = {},
   ) {
     for (const [i, d] of dims.entries()) {
@@ -208,6 +210,7 @@ export class Workspace {
     this.#raw = new (load().Workspace)(backend, caseName, dims, params, {
       variant: injectIndex,
       passes: inject?.passes ?? 0,
+      spin: inject?.spin ?? 0,
       maxBlocks: options.maxBlocks ?? 0,
     });
   }
@@ -235,6 +238,17 @@ export class Workspace {
   /** Device time of one call of a variant in milliseconds, the caches flushed first. */
   time(variant: string): number {
     return this.#raw.time(this.#index(variant));
+  }
+  /**
+   * Device time per call of `calls` back-to-back calls of a variant in milliseconds, the caches flushed
+   * before the first (launch-bound shapes: the launch gaps and the event tick spread over the batch).
+   */
+  timeBatch(variant: string, calls: number): number {
+    return this.#raw.timeBatch(this.#index(variant), calls);
+  }
+  /** Sets the spin injected after the injected variant: SM clock cycles on CUDA, nanoseconds on the CPU. */
+  setSpin(spin: number): void {
+    this.#raw.setSpin(spin);
   }
   /** Frees the buffers now rather than at garbage collection. */
   dispose(): void {

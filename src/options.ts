@@ -36,11 +36,21 @@ export interface PerfOptions {
   strict: boolean;
   /** δ for every case, overriding the baseline file's. */
   delta: number | undefined;
-  /** Regression injection: make this case's fused kernel slower by `passes` extra reads of its input. */
-  inject: { case: string; passes: number } | undefined;
+  /**
+   * Regression injection (the gate's self-check): make this case's fused kernel slower, by `passes` extra
+   * read passes over its first buffer, or by `percent` of its own time (a calibrated spin after it).
+   */
+  inject: Injection | undefined;
 }
 
+/** A regression injection: extra read passes, or a calibrated slowdown by a percentage of the kernel's time. */
+export type Injection = { case: string; passes: number } | { case: string; percent: number };
+
 export const DEFAULT_BUDGET_MS = { cpu: 1000, cuda: 3000 } as const;
+/** Where a run writes its reports unless told otherwise: never over the committed BENCHMARK_RESULTS.md. */
+export const DEFAULT_OUT_DIR = 'perf-out';
+/** The most read passes --inject takes (each is a full read of the case's first buffer). */
+export const MAX_INJECT_PASSES = 1000;
 
 const HELP = `Usage: npm run perf -- [options]
   --backend <auto|cpu|cuda>   backend to run (default auto: CUDA when a GPU is usable, else CPU)
@@ -50,13 +60,14 @@ const HELP = `Usage: npm run perf -- [options]
   --seed <n>                  seed of the random inputs (default: fresh each run, printed)
   --case <name>               only this case (repeatable)
   --max-elements <n>          skip shapes with more elements
-  --out-dir <dir>             where BENCHMARK_RESULTS.md and fusebench-results.json go (default .)
+  --out-dir <dir>             where BENCHMARK_RESULTS.md and fusebench-results.json go (default ${DEFAULT_OUT_DIR})
   --baselines-dir <dir>       per-device baseline files (default baselines)
   --baseline-file <file>      compare with this file instead of <baselines-dir>/<device-slug>.json
   --update-baselines          rewrite this device's baseline file from this run (atomically; keeps other entries)
   --delta <f>                 SAME band ±f for every case (default: each entry's tolerance, else 0.05)
   --strict                    AMBIGUOUS fails, and so does a driver/CUDA/clock fingerprint change
-  --inject <case>[:<passes>]  regression self-check: slow <case>'s fused kernel by extra read passes (default 4)
+  --inject <case>:<p>%        regression self-check: slow <case>'s fused kernel by p% of its own time (0 < p <= 100)
+  --inject <case>[:<passes>]  ... or by extra read passes over its first buffer (1 to ${MAX_INJECT_PASSES}, default 4)
   --help                      this text`;
 
 /** Thrown for a bad command line; the message says what was expected. */
@@ -82,7 +93,7 @@ export function defaultPerfOptions(): PerfOptions {
 export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfOptions | null {
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(argv);
+    parsed = parse(joinNegativeValues(argv));
   } catch (e) {
     throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
   }
@@ -112,7 +123,7 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
     seed,
     cases: v.case ?? [],
     maxElements: positiveNumber('max-elements', v['max-elements'], true),
-    outDir: v['out-dir'] ?? '.',
+    outDir: v['out-dir'] ?? DEFAULT_OUT_DIR,
     command: `npm run perf${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
     baselinesDir: v['baselines-dir'] ?? 'baselines',
     baselineFile: v['baseline-file'],
@@ -123,14 +134,41 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
   };
 }
 
-function parseInject(raw: string | undefined): PerfOptions['inject'] {
+function parseInject(raw: string | undefined): Injection | undefined {
   if (raw === undefined) return undefined;
-  const m = /^([a-z0-9_]+)(?::(\d+))?$/.exec(raw);
+  const percent = /^([a-z0-9_]+):([^%]*)%$/.exec(raw);
+  if (percent?.[1]) {
+    const p = Number(percent[2]);
+    if (percent[2] === '' || !Number.isFinite(p) || p <= 0 || p > 100) {
+      throw new UsageError(`Expected --inject <case>:<p>% with p in (0, 100] but received '${raw}'`);
+    }
+    return { case: percent[1], percent: p };
+  }
+  const m = /^([a-z0-9_]+)(?::(.*))?$/.exec(raw);
   const passes = m?.[2] === undefined ? 4 : Number(m[2]);
-  if (!m?.[1] || passes < 1) {
-    throw new UsageError(`Expected --inject <case>[:<passes>] with passes >= 1 but received '${raw}'`);
+  if (!m?.[1] || !Number.isInteger(passes) || passes < 1 || passes > MAX_INJECT_PASSES) {
+    throw new UsageError(
+      `Expected --inject <case>[:<passes>] with passes an integer from 1 to ${MAX_INJECT_PASSES}, or --inject <case>:<p>%, but received '${raw}'`,
+    );
   }
   return { case: m[1], passes };
+}
+
+/**
+ * `--flag -1` reaches parseArgs as a flag followed by what looks like another option, which it rejects
+ * as "ambiguous"; joined as `--flag=-1`, the value is checked like any other and refused by name.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const next = argv[i + 1];
+    if (a.startsWith('--') && !a.includes('=') && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 function parse(argv: string[]) {

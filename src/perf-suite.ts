@@ -19,7 +19,7 @@ function measure(def: CaseDef, shape: Shape, budget: number, halfWidth: number, 
     targetHalfWidth: halfWidth,
     seed: opts.seed,
     maxElements: opts.maxElements,
-    inject: opts.inject?.case === def.name ? { passes: opts.inject.passes } : undefined,
+    inject: opts.inject?.case === def.name ? opts.inject : undefined,
     previous: previous?.timing?.samples,
   });
 }

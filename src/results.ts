@@ -135,6 +135,28 @@ export const caseResultSchema = z.object({
     .nullable()
     .optional(),
   gate: gateSchema.optional(),
+  /**
+   * Launch-bound shapes only: the same pairs measured in batches of back-to-back calls between two
+   * events (the caches flushed before each batch, warm within it), per call. Reported beside `timing`.
+   */
+  batched: z
+    .object({
+      callsPerSample: z.number().int(),
+      unfused: summary,
+      fused: summary,
+      speedup: interval,
+      samples: z.object({ unfused: z.array(z.number()), fused: z.array(z.number()) }),
+    })
+    .optional(),
+  /** Which measurement the gate judged: one call per sample (`timing`, the default) or `batched`. */
+  gatedOn: z.enum(['per-call', 'batched']).optional(),
+  /** The regression injected with --inject: read passes, or a slowdown asked as a percentage and what calibration measured. */
+  injection: z
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('passes'), passes: z.number().int() }),
+      z.object({ kind: z.literal('percent'), askedPct: z.number(), measuredPct: z.number() }),
+    ])
+    .optional(),
 });
 
 export const deviceSchema = z.object({
@@ -164,6 +186,8 @@ export const resultsFileSchema = z.object({
   tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
   createdAt: z.string(),
   command: z.string(),
+  /** What was measured: the commit (with +dirty when tracked files differed) and the branch, when known. */
+  source: z.object({ commit: z.string(), branch: z.string().optional() }).optional(),
   backendReason: z.string(),
   settings: z.object({
     budgetMs: z.number(),

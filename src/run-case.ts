@@ -6,6 +6,7 @@
 import type { CaseDef, Shape } from './case/types.ts';
 import type { DeviceContext } from './device.ts';
 import { entryKey } from './gate/baseline-file.ts';
+import { calibrateSpin } from './inject.ts';
 import { measurePairs } from './measure.ts';
 import { Workspace } from './native.ts';
 import { compare } from './numerics.ts';
@@ -20,8 +21,8 @@ export interface RunSettings {
   targetHalfWidth: number;
   seed: number;
   maxElements: number | undefined;
-  /** Make this case's fused kernel slower by extra read passes (gate self-check). */
-  inject?: { passes: number };
+  /** Make this case's fused kernel slower (the gate's self-check): extra read passes, or a calibrated percentage. */
+  inject?: { passes: number } | { percent: number };
   /** Pairs from an earlier measurement of this case on the same inputs, to continue from. */
   previous?: { unfused: readonly number[]; fused: readonly number[] };
 }
@@ -87,7 +88,7 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
       def.nativeCase,
       shape.dims,
       [...def.params],
-      s.inject ? { variant: def.variants.fused, passes: s.inject.passes } : undefined,
+      s.inject ? { variant: def.variants.fused, passes: 'passes' in s.inject ? s.inject.passes : 0 } : undefined,
     );
   } catch (e) {
     const message = (e as Error).message;
@@ -108,6 +109,14 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
     const failure = u.report.failure ?? f.report.failure;
     if (failure) return { ...result, status: 'failed', reason: `numerics: ${failure} (seed ${s.seed})`, numerics };
 
+    const injection = !s.inject
+      ? undefined
+      : 'passes' in s.inject
+        ? { kind: 'passes' as const, passes: s.inject.passes }
+        : {
+            kind: 'percent' as const,
+            ...calibrateSpin(ws, def.variants.fused, s.inject.percent, device.description.backend),
+          };
     const m = measurePairs(ws, def.variants, {
       minPairs: s.minPairs,
       warmupPairs: s.warmupPairs,
@@ -141,6 +150,14 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
       fusedPctOfCopy: (100 * fusedGBs) / device.description.copyBandwidthGBs,
       ...(flops ? { tflops: { unfused: tflops(unfused.median), fused: tflops(fused.median) } } : {}),
       clocks: m.clocks,
+      ...(injection
+        ? {
+            injection:
+              injection.kind === 'passes'
+                ? injection
+                : { kind: 'percent', askedPct: injection.askedPct, measuredPct: injection.measuredPct },
+          }
+        : {}),
     };
   } finally {
     ws.dispose();

@@ -3,9 +3,11 @@
  * the run before anything is measured), runs the perf suites through Vitest, and with
  * --update-baselines rewrites this device's baseline file. Only this entry point sets the exit code.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest } from 'vitest/node';
 import { findCase } from '../../cases/registry.ts';
+import { resolveBackend } from '../device.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
 import { currentCommit } from '../gate/update.ts';
@@ -32,6 +34,21 @@ async function checkInputs(options: PerfOptions): Promise<void> {
   }
   validateBaselineDir(options.baselinesDir);
   if (options.baselineFile) readJsonFile(baselineFileSchema, options.baselineFile);
+  checkWritable(options.outDir);
+  // Resolved once here, so a missing GPU is one clear message, not an error in every test.
+  resolveBackend(options.backend);
+}
+
+/** Throws naming the folder unless the results can be written into it (created when missing). */
+function checkWritable(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const probe = join(dir, `.fusebench-write-check-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (e) {
+    throw new UsageError(`--out-dir ${dir} cannot hold the results: ${(e as Error).message}`);
+  }
 }
 
 function writeBaselines(options: PerfOptions, startedAt: Date): void {
@@ -59,15 +76,20 @@ async function main(): Promise<void> {
   if (!options) return;
   await checkInputs(options);
   const startedAt = new Date();
+  const reporter = new PerfReporter(options, VERSION);
   const vitest = await createVitest('test', {
     config: 'vitest.perf.config.ts',
     run: true,
     watch: false,
-    reporters: ['default', new PerfReporter(options, VERSION)],
+    reporters: ['default', reporter],
   });
   vitest.provide('fusebenchOptions', options);
   await vitest.start();
   await vitest.close();
+  for (const f of reporter.writeFailures) {
+    console.error(`fusebench: could not write ${f.file}: ${f.message}`);
+    process.exitCode = process.exitCode || 1;
+  }
   if (options.updateBaselines && !process.exitCode) writeBaselines(options, startedAt);
 }
 

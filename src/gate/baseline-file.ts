@@ -14,8 +14,6 @@ import { readJsonFile, schemaVersionField } from '../results.ts';
 import { entryContradictions } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
-/** δ when neither the entry nor the command line sets one. */
-export const DEFAULT_DELTA = 0.05;
 
 const fraction = (what: string) =>
   z.number().refine((v) => v > 0 && v < 1, { error: (i) => `${what} must be in (0, 1); got ${String(i.input)}` });

@@ -67,10 +67,7 @@ export function outcomeLines(o: RecordOutcome): string[] {
       ? ['  kept fields this fusebench does not know:', ...o.keptUnknown.map((k) => `    ${k}`)]
       : []),
     ...(o.droppedUnknown.length > 0
-      ? [
-          '  not carried over (unknown fields of a replaced measurement):',
-          ...o.droppedUnknown.map((k) => `    ${k}`),
-        ]
+      ? ['  not carried over (unknown fields of a replaced measurement):', ...o.droppedUnknown.map((k) => `    ${k}`)]
       : []),
     ...(o.removedTemp.length > 0
       ? [`  removed ${o.removedTemp.length} temporary file(s) of interrupted writes: ${o.removedTemp.join(', ')}`]

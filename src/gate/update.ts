@@ -12,11 +12,11 @@ import {
   BASELINE_SCHEMA_VERSION,
   type BaselineEntry,
   type BaselineFile,
-  DEFAULT_DELTA,
   baselineEntrySchema,
   baselineFileSchema,
   entryKey,
 } from './baseline-file.ts';
+import { DEFAULT_DELTA } from './tolerance.ts';
 
 /** Pairs kept in a baseline entry: enough for the decision's bootstrap, small enough to review. */
 export const MAX_BASELINE_PAIRS = 200;

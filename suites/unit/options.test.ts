@@ -4,8 +4,45 @@ import { UsageError, parsePerfArgs } from '../../src/options.ts';
 const parse = (argv: string[]) => parsePerfArgs(argv, { seed: 7 });
 
 describe('perf options', () => {
-  test('defaults: auto backend, 30 pairs, ±1% target, the given seed', () => {
-    expect(parse([])).toMatchObject({ backend: 'auto', minPairs: 30, targetHalfWidth: 0.01, seed: 7, outDir: '.' });
+  test('defaults: auto backend, 30 pairs, ±1% target, the given seed, reports into perf-out (never over the committed report)', () => {
+    expect(parse([])).toMatchObject({
+      backend: 'auto',
+      minPairs: 30,
+      targetHalfWidth: 0.01,
+      seed: 7,
+      outDir: 'perf-out',
+    });
+  });
+
+  test('a negative value is refused like any other bad value, naming the flag', () => {
+    expect(() => parse(['--budget-ms', '-1'])).toThrow(
+      /^Expected a positive number for --budget-ms but received '-1'$/,
+    );
+    expect(() => parse(['--min-pairs', '-30'])).toThrow(/--min-pairs but received '-30'/);
+  });
+
+  test.each([
+    ['gelu_scale', { case: 'gelu_scale', passes: 4 }],
+    ['gelu_scale:1', { case: 'gelu_scale', passes: 1 }],
+    ['gelu_scale:1000', { case: 'gelu_scale', passes: 1000 }],
+    ['gelu_scale:3%', { case: 'gelu_scale', percent: 3 }],
+    ['gelu_scale:0.5%', { case: 'gelu_scale', percent: 0.5 }],
+    ['gelu_scale:100%', { case: 'gelu_scale', percent: 100 }],
+  ])('--inject %s', (raw, expected) => {
+    expect(parse(['--inject', raw])?.inject).toEqual(expected);
+  });
+
+  test.each([
+    ['gelu_scale:0', /passes an integer from 1 to 1000/],
+    ['gelu_scale:1001', /passes an integer from 1 to 1000/],
+    ['gelu_scale:2147483648', /passes an integer from 1 to 1000.*received 'gelu_scale:2147483648'/],
+    ['gelu_scale:2.5', /passes an integer/],
+    ['gelu_scale:0%', /p in \(0, 100\] but received 'gelu_scale:0%'/],
+    ['gelu_scale:100.5%', /p in \(0, 100\]/],
+    ['gelu_scale:-3%', /p in \(0, 100\]/],
+    ['gelu_scale:%', /p in \(0, 100\]/],
+  ])('--inject %s is refused, naming the value and the range', (raw, message) => {
+    expect(() => parse(['--inject', raw])).toThrow(message);
   });
 
   test('an unknown backend is an error listing the valid ones', () => {
