@@ -26,6 +26,8 @@ export interface MeasureSettings {
   previous?: { unfused: readonly number[]; fused: readonly number[] };
   /** Milliseconds clock for the budget (default performance.now; the gate's simulation passes a simulated one). */
   clock?: () => number;
+  /** Called after each round of pairs with the interval so far, and once more when the measurement ends. */
+  onRound?: (r: { pairs: number; speedup: Interval; elapsedMs: number; done: boolean }) => void;
 }
 
 /** NVML clock-event reasons that mean the clocks were held down: power cap, thermal, power brake. */
@@ -110,11 +112,13 @@ export function measurePairs(
   let stopReason: Measurement['stopReason'] = 'budget';
   for (;;) {
     const iv = speedupInterval(kept(u, clocks, s.minPairs), kept(f, clocks, s.minPairs), { resamples: 500 });
-    if (relativeHalfWidth(iv) <= s.targetHalfWidth) {
+    const elapsed = now() - start;
+    const converged = relativeHalfWidth(iv) <= s.targetHalfWidth;
+    s.onRound?.({ pairs: u.length, speedup: iv, elapsedMs: elapsed, done: converged || elapsed >= s.budgetMs });
+    if (converged) {
       stopReason = 'converged';
       break;
     }
-    const elapsed = now() - start;
     if (elapsed >= s.budgetMs) break;
     const perPair = elapsed / u.length;
     const more = Math.max(1, Math.min(Math.ceil(u.length * 0.5), Math.floor((s.budgetMs - elapsed) / perPair)));

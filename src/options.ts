@@ -30,8 +30,11 @@ export interface PerfOptions {
   baselinesDir: string;
   /** Use this baseline file instead of baselinesDir/<device-slug>.json. */
   baselineFile: string | undefined;
-  /** Rewrite this device's baseline file from the run (no verdict fails the run then). */
-  updateBaselines: boolean;
+  /**
+   * Rewrite this device's baseline file from the run (no verdict fails the run then): `replace` starts
+   * each measured entry afresh, `add-run` adds this run to the runs the entries were recorded from; false: no update.
+   */
+  updateBaselines: false | 'replace' | 'add-run';
   /** AMBIGUOUS fails, and so does a fingerprint that differs from the baseline's. */
   strict: boolean;
   /** δ for every case, overriding the baseline file's. */
@@ -64,6 +67,8 @@ const HELP = `Usage: npm run perf -- [options]
   --baselines-dir <dir>       per-device baseline files (default baselines)
   --baseline-file <file>      compare with this file instead of <baselines-dir>/<device-slug>.json
   --update-baselines          rewrite this device's baseline file from this run (atomically; keeps other entries)
+  --add-baseline-run          add this run to the runs of this device's baselines (record a baseline from 2+ runs,
+                              on separate machines where you can: δ is derived from the noise between them)
   --delta <f>                 SAME band ±f for every case (default: each entry's tolerance, else 0.05)
   --strict                    AMBIGUOUS fails, and so does a driver/CUDA/clock fingerprint change
   --inject <case>:<p>%        regression self-check: slow <case>'s fused kernel by p% of its own time (0 < p <= 100)
@@ -127,7 +132,7 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
     command: `npm run perf${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
     baselinesDir: v['baselines-dir'] ?? 'baselines',
     baselineFile: v['baseline-file'],
-    updateBaselines: v['update-baselines'] ?? false,
+    updateBaselines: v['add-baseline-run'] ? 'add-run' : v['update-baselines'] ? 'replace' : false,
     strict: v.strict ?? false,
     delta,
     inject: parseInject(v.inject),
@@ -188,6 +193,7 @@ function parse(argv: string[]) {
       'baselines-dir': { type: 'string' },
       'baseline-file': { type: 'string' },
       'update-baselines': { type: 'boolean' },
+      'add-baseline-run': { type: 'boolean' },
       delta: { type: 'string' },
       strict: { type: 'boolean' },
       inject: { type: 'string' },

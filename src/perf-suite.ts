@@ -8,26 +8,44 @@ import type { CaseDef, Shape } from './case/types.ts';
 import { gateCase } from './gate/gate.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
 import type { CaseResult } from './results.ts';
-import { resultSkeleton, runCase } from './run-case.ts';
+import { type Progress, resultSkeleton, runCase } from './run-case.ts';
+
+/**
+ * Progress inside a shape, so a long measurement is never silent: on a terminal one line rewritten in
+ * place, otherwise a plain line per round of pairs.
+ */
+function progress(label: string, p: Progress): void {
+  const iv = p.speedup;
+  const text = `fusebench: ${label}${p.method === 'batched' ? ' (batched)' : ''}: ${p.pairs} pairs, speedup ${iv.estimate.toFixed(3)}x [${iv.lo.toFixed(3)}, ${iv.hi.toFixed(3)}], ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}${p.done ? '\n' : ''}`);
+  else process.stderr.write(`${text}\n`);
+}
+
+/** Pairs a baseline recording takes at least: every later check is judged against it. */
+export const BASELINE_MIN_PAIRS = 100;
 
 function measure(def: CaseDef, shape: Shape, budget: number, halfWidth: number, previous?: CaseResult): CaseResult {
   const opts = perfOptions();
+  const label = `${def.name} ${shape.label}`;
   return runCase(def, shape, runDevice(), {
     budgetMs: budget,
-    minPairs: opts.minPairs,
+    minPairs: opts.updateBaselines ? Math.max(opts.minPairs, BASELINE_MIN_PAIRS) : opts.minPairs,
     warmupPairs: opts.warmupPairs,
     targetHalfWidth: halfWidth,
     seed: opts.seed,
     maxElements: opts.maxElements,
     inject: opts.inject?.case === def.name ? opts.inject : undefined,
-    previous: previous?.timing?.samples,
+    previous,
+    onProgress: (p) => progress(label, p),
   });
 }
 
 /**
- * Measures, then gates. An AMBIGUOUS verdict is measured once more on the same inputs, continuing
- * from the pairs already taken, with twice the budget and half the target interval width, so the
- * second look is tighter than the first rather than a repeat of it.
+ * Measures, then gates. A baseline recording measures to twice the precision of a check (at least 100
+ * pairs, half the target width, twice the budget), since every later check is judged against it. An
+ * AMBIGUOUS verdict is measured once more on the same inputs, continuing from the pairs already taken,
+ * with four times the budget and a quarter of the target interval width, so the second look is much
+ * tighter than the first rather than a repeat of it (suites/unit/gate-noise-aware.test.ts simulates it).
  */
 export function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[]): CaseResult {
   const opts = perfOptions();
@@ -36,11 +54,12 @@ export function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly 
       delta: opts.delta,
       updateCommand: updateCommand(),
     });
-  let result = measure(def, shape, budgetMs(), opts.targetHalfWidth);
+  const precision = opts.updateBaselines ? 2 : 1;
+  let result = measure(def, shape, precision * budgetMs(), opts.targetHalfWidth / precision);
   if (result.status !== 'measured') return result;
   let verdict = gate(result);
-  if (verdict.status === 'AMBIGUOUS') {
-    result = measure(def, shape, 2 * budgetMs(), opts.targetHalfWidth / 2, result);
+  if (verdict.status === 'AMBIGUOUS' && !opts.updateBaselines) {
+    result = measure(def, shape, 4 * budgetMs(), opts.targetHalfWidth / 4, result);
     if (result.status !== 'measured') return result;
     verdict = { ...gate(result), remeasured: true };
   }
@@ -81,7 +100,8 @@ function definePerfSuite(def: CaseDef, knownCases: readonly string[]): void {
         expect(result.status, `${result.key}: ${result.reason ?? ''}`).toBe('measured');
         const g = result.gate;
         if (!g || opts.updateBaselines) return;
-        if (g.status === 'FASTER' || g.status === 'NO_BASELINE' || (g.status === 'AMBIGUOUS' && !opts.strict)) {
+        // A missing baseline is said once per run, by the reporter; the rest per case.
+        if (g.status === 'FASTER' || (g.status === 'AMBIGUOUS' && !opts.strict)) {
           console.warn(`fusebench: ${g.message}`);
         }
         if (g.fingerprintNotes.length > 0) {

@@ -17,6 +17,8 @@ export interface ShapeDecl<D extends string> {
   label: string;
   dims: Dims<D>;
   description: string;
+  /** `batched`: the gate judges batches of back-to-back calls (launch-bound shapes); default one call per sample. */
+  timing?: 'batched';
 }
 
 /** A fused variant compared with the unfused twin, under a name of its own when it is not the case's first. */

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildInfo, caseBuffers, checkShape, type NativeCase, nativeCases } from '../native.ts';
 import type { CaseDescriptor, Comparison } from './define.ts';
-import { type BackendName, type CaseDef, DTYPE_BYTES, DTYPES, type Dtype } from './types.ts';
+import { type BackendName, type CaseDef, DTYPE_BYTES, DTYPES, type Dtype, type Shape } from './types.ts';
 
 /** The repository root and its folder of cases. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -98,9 +98,14 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
   const shapesByBackend = Object.fromEntries(
     (Object.entries(d.shapes) as [BackendName, AnyDescriptor['shapes'][BackendName]][]).map(([b, list]) => [
       b,
-      list.map((s) => ({ label: s.label, description: s.description, dims: toArray(s.label, s.dims) })),
+      list.map((s) => ({
+        label: s.label,
+        description: s.description,
+        dims: toArray(s.label, s.dims),
+        ...(s.timing ? { timing: s.timing } : {}),
+      })),
     ]),
-  ) as Record<BackendName, { label: string; description: string; dims: number[] }[]>;
+  ) as Record<BackendName, Shape[]>;
   const sources = caseSources(folder);
   return dtypes.flatMap((dtype) =>
     comparisons.map((cmp): CaseDef => {

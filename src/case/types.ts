@@ -19,6 +19,11 @@ export interface Shape {
   dims: number[];
   /** Human description, e.g. "batch 32 × seq 512 × hidden 768". */
   description: string;
+  /**
+   * Which timing the gate judges: one call per sample (default), or `batched` back-to-back calls between
+   * two events, for launch-bound shapes where launch gaps and the event tick dominate one call.
+   */
+  timing?: 'batched';
 }
 
 /** Bytes a variant must move through memory (each input read once, each output written once) and its launches. */

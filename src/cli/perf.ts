@@ -60,7 +60,8 @@ function writeBaselines(options: PerfOptions, startedAt: Date): void {
   const file = options.baselineFile ?? baselinePath(options.baselinesDir, results.device.slug);
   // The update may wait for another run's lock on the file, so it finishes after this returns; it
   // reports its own failure the way main() would.
-  recordBaselines(file, results, currentCommit(), { command: options.command }).then(
+  const mode = options.updateBaselines === 'add-run' ? 'add-run' : 'replace';
+  recordBaselines(file, results, currentCommit(), { command: options.command }, mode).then(
     (outcome) => {
       for (const line of outcomeLines(outcome)) console.log(line);
     },

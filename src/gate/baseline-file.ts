@@ -67,6 +67,24 @@ export const baselineEntrySchema = z
       .optional(),
     /** δ for this case: |change| below it counts as SAME. */
     tolerance: fraction('tolerance'),
+    /** How δ was set: derived from `noise` (src/gate/tolerance.ts), the default for one run, or by hand (kept on updates). */
+    toleranceSource: z.enum(['noise', 'default', 'hand']).optional(),
+    /** Which timing the samples and medians are of: one call per sample (the default) or batched calls. */
+    method: z.enum(['per-call', 'batched']).optional(),
+    /** The runs (processes, machines) the entry was recorded from, oldest first, and their noise. */
+    runs: z
+      .array(
+        z.object({
+          date: z.string(),
+          commit: z.string(),
+          speedup: z.number().positive(),
+          fusedMedianMs: z.number().positive(),
+          halfWidth: z.number().nonnegative(),
+          deviceUuid: z.string().optional(),
+        }),
+      )
+      .optional(),
+    noise: z.object({ withinRun: z.number(), betweenRuns: z.number().nullable(), runs: z.number().int() }).optional(),
     maxAbsError: z.number().optional(),
     gating: z.boolean(),
     provenance: z.discriminatedUnion('kind', [measured, reported]),

@@ -8,6 +8,7 @@ import type { CaseResult, Decision, GateResult, Verdict } from '../results.ts';
 import { decisionChange, ms, times } from '../report/format.ts';
 import { type BaselineEntry, type LoadedBaselines, entryKey } from './baseline-file.ts';
 import { decide } from './decision.ts';
+import { gatedTiming } from './gated-timing.ts';
 
 /** Settings of the gate for a run. */
 export interface GateSettings {
@@ -43,7 +44,7 @@ export function fingerprintNotes(device: DeviceDescription, entry: BaselineEntry
 function describe(d: Decision): string {
   const fmt = d.metric === 'speedup' ? times : ms;
   const what = d.metric === 'speedup' ? 'speedup' : 'fused time';
-  return `${what} ${fmt(d.current)} vs baseline ${fmt(d.baseline)}: ${decisionChange(d)} (99% CI), δ ±${(100 * d.delta).toFixed(0)}%`;
+  return `${what} ${fmt(d.current)} vs baseline ${fmt(d.baseline)}: ${decisionChange(d)} (99% CI), δ ±${(100 * d.delta).toFixed(1)}%`;
 }
 
 /** The gate's result for one measured case (the case must carry timing samples). */
@@ -66,9 +67,31 @@ export function gateCase(
       message: `${key}: no baseline for ${device.name}${baselines ? ` in ${baselines.file}` : ''}; record one with \`${settings.updateCommand}\``,
     };
   }
-  const samples = result.timing?.samples;
-  if (!samples) throw new Error(`${key}: the gate needs the case's timing samples`);
+  const timed = gatedTiming(result);
+  if (!timed) throw new Error(`${key}: the gate needs the case's timing samples`);
+  const entryMethod = entry.method ?? 'per-call';
+  if (entryMethod !== timed.method) {
+    // Batched and per-call times of a launch-bound kernel differ by the launch gaps: not comparable.
+    return {
+      status: 'NO_BASELINE',
+      gating: false,
+      baselineFile: baselines.file,
+      baselineSource: entry.provenance.kind,
+      remeasured: false,
+      fingerprintNotes: [],
+      message: `${key}: the baseline in ${baselines.file} was measured ${entryMethod}, this shape is gated on ${timed.method} timing; re-record it with \`${settings.updateCommand}\``,
+    };
+  }
+  const samples = timed.samples;
   const delta = settings.delta ?? entry.tolerance;
+  const deltaFrom =
+    settings.delta !== undefined
+      ? 'from --delta'
+      : entry.toleranceSource === 'noise'
+        ? `from the noise of ${entry.noise?.runs ?? 2} runs`
+        : entry.toleranceSource === 'hand'
+          ? 'set by hand'
+          : 'default: one run recorded';
   const decisions = decide(samples, entry, { delta });
   const speedup = decisions[0] as Decision;
   // Absolute times compare only within one device model.
@@ -93,6 +116,6 @@ export function gateCase(
     fusedTime,
     remeasured: false,
     fingerprintNotes: notes,
-    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (baseline ${baselines.file}, ${source}).${next}`,
+    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (δ ${deltaFrom}; baseline ${baselines.file}, ${source}${timed.method === 'batched' ? ', batched timing' : ''}).${next}`,
   };
 }

@@ -10,7 +10,7 @@ import { formatJson } from '../json-format.ts';
 import { type ResultsFile, readJsonFile } from '../results.ts';
 import { baselineFileSchema } from './baseline-file.ts';
 import { type BaselineLockOptions, withBaselineLock } from './baseline-lock.ts';
-import { updateBaselines } from './update.ts';
+import { type UpdateMode, updateBaselines } from './update.ts';
 
 /** What an update did. */
 export interface RecordOutcome {
@@ -29,6 +29,7 @@ export async function recordBaselines(
   results: ResultsFile,
   commit: string,
   lock: BaselineLockOptions = {},
+  mode: UpdateMode = 'replace',
 ): Promise<RecordOutcome> {
   return withBaselineLock(
     file,
@@ -43,7 +44,7 @@ export async function recordBaselines(
             "refusing to mix devices (drop --baseline-file to update this device's own file)",
         );
       }
-      const update = updateBaselines(existing, results, commit);
+      const update = updateBaselines(existing, results, commit, mode);
       writeFileAtomic(file, formatJson(update.file));
       return {
         file,

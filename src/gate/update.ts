@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import type { CaseResult, ResultsFile } from '../results.ts';
 import { uniform } from '../rng.ts';
+import { relativeHalfWidth } from '../stats.ts';
 import { ms, times } from '../report/format.ts';
 import {
   BASELINE_SCHEMA_VERSION,
@@ -16,7 +17,8 @@ import {
   baselineFileSchema,
   entryKey,
 } from './baseline-file.ts';
-import { DEFAULT_DELTA } from './tolerance.ts';
+import { gatedTiming } from './gated-timing.ts';
+import { type BaselineRun, deltaFromNoise, runNoise } from './tolerance.ts';
 
 /** Pairs kept in a baseline entry: enough for the decision's bootstrap, small enough to review. */
 export const MAX_BASELINE_PAIRS = 200;
@@ -87,25 +89,60 @@ function replacedUnknown(old: BaselineEntry | undefined): string[] {
 }
 
 /**
- * A measured baseline entry from a case result. The tolerance carries over from the old entry; so
- * does `gating` when the old entry was measured, and so does every field of the old entry that this
- * fusebench does not know. A reported entry (non-gating or not) starts to gate once it is measured on
- * the device.
+ * How an update treats the existing entries: `replace` starts each measured entry afresh from this run;
+ * `add-run` adds this run to the runs an entry was recorded from (same timing method), so its noise
+ * between runs, and the δ derived from it, come from all of them.
  */
-export function measuredEntry(r: CaseResult, results: ResultsFile, commit: string, old?: BaselineEntry): BaselineEntry {
-  if (!r.timing || !r.speedup) throw new Error(`${r.key}: only measured cases can become baselines`);
+export type UpdateMode = 'replace' | 'add-run';
+
+/** Runs an entry keeps: enough for the between-run spread, few enough to review. */
+export const MAX_BASELINE_RUNS = 8;
+
+/**
+ * A measured baseline entry from a case result, of the timing the case is gated on. Its samples and
+ * medians are this run's; its runs and noise include the old entry's runs in `add-run` mode. δ is
+ * derived from the noise (src/gate/tolerance.ts) unless the old entry's was set by hand, which is kept;
+ * so is `gating` when the old entry was measured, and every field of the old entry that this fusebench
+ * does not know. A reported entry (non-gating or not) starts to gate once it is measured on the device.
+ */
+export function measuredEntry(
+  r: CaseResult,
+  results: ResultsFile,
+  commit: string,
+  old?: BaselineEntry,
+  mode: UpdateMode = 'replace',
+): BaselineEntry {
+  const g = gatedTiming(r);
+  if (!g) throw new Error(`${r.key}: only measured cases can become baselines`);
   const fp = results.device.fingerprint;
+  const run: BaselineRun = {
+    date: results.createdAt,
+    commit,
+    speedup: g.speedup.estimate,
+    fusedMedianMs: g.fused.median,
+    halfWidth: relativeHalfWidth(g.speedup),
+    ...(fp.uuid ? { deviceUuid: fp.uuid } : {}),
+  };
+  const sameMethod = (old?.method ?? 'per-call') === g.method;
+  const runs = mode === 'add-run' && sameMethod && old?.runs ? [...old.runs, run].slice(-MAX_BASELINE_RUNS) : [run];
+  const noise = runNoise(runs);
+  const derived = deltaFromNoise(noise);
+  const hand = old?.toleranceSource === 'hand';
   return {
     ...unknownFields(old, ENTRY_FIELDS),
     case: r.case,
     shape: { ...unknownFields(old?.shape, ENTRY_FIELDS.shape.shape), label: r.shape.label, dims: r.shape.dims },
     dtype: r.dtype,
-    unfusedMedianMs: r.timing.unfused.median,
-    fusedMedianMs: r.timing.fused.median,
-    speedup: { estimate: r.speedup.estimate, lo: r.speedup.lo, hi: r.speedup.hi, confidence: r.speedup.confidence },
-    sampleCount: r.timing.unfused.n,
-    samples: thin(r.timing.samples.unfused, r.timing.samples.fused),
-    tolerance: old?.tolerance ?? DEFAULT_DELTA,
+    unfusedMedianMs: g.unfused.median,
+    fusedMedianMs: g.fused.median,
+    speedup: { estimate: g.speedup.estimate, lo: g.speedup.lo, hi: g.speedup.hi, confidence: g.speedup.confidence },
+    sampleCount: g.unfused.n,
+    samples: thin(g.samples.unfused, g.samples.fused),
+    tolerance: hand && old ? old.tolerance : derived.delta,
+    toleranceSource: hand ? 'hand' : derived.source === 'noise' ? 'noise' : 'default',
+    method: g.method,
+    runs,
+    noise,
     maxAbsError: Math.max(r.numerics?.unfused.maxAbsError ?? 0, r.numerics?.fused.maxAbsError ?? 0),
     gating: old?.provenance.kind === 'measured' ? old.gating : true,
     provenance: {
@@ -127,7 +164,10 @@ export function measuredEntry(r: CaseResult, results: ResultsFile, commit: strin
 function describeEntry(e: BaselineEntry | undefined): string {
   if (!e) return '(none)';
   const fused = e.fusedMedianMs !== undefined ? `, fused ${ms(e.fusedMedianMs)}` : '';
-  return `${times(e.speedup.estimate)}${fused} (${e.provenance.kind})`;
+  const method = e.method === 'batched' ? ', batched' : '';
+  const runs = e.runs && e.runs.length > 1 ? `, ${e.runs.length} runs` : '';
+  const delta = `, δ ±${(100 * e.tolerance).toFixed(1)}%${e.toleranceSource ? ` (${e.toleranceSource})` : ''}`;
+  return `${times(e.speedup.estimate)}${fused}${method}${runs}${delta} (${e.provenance.kind})`;
 }
 
 /** The result of an update: the new content, old → new per changed entry, and the unknown fields kept. */
@@ -141,7 +181,12 @@ export interface BaselineUpdate {
 }
 
 /** The new file content and the changes, old → new, one line per changed entry. */
-export function updateBaselines(existing: BaselineFile | null, results: ResultsFile, commit: string): BaselineUpdate {
+export function updateBaselines(
+  existing: BaselineFile | null,
+  results: ResultsFile,
+  commit: string,
+  mode: UpdateMode = 'replace',
+): BaselineUpdate {
   const entries: Record<string, BaselineEntry> = { ...(existing?.entries ?? {}) };
   const changes: string[] = [];
   const keptUnknown: string[] = [];
@@ -154,7 +199,7 @@ export function updateBaselines(existing: BaselineFile | null, results: ResultsF
     if (r.status !== 'measured') continue;
     const key = entryKey(r.case, r.shape.label, r.dtype);
     const old = entries[key];
-    entries[key] = measuredEntry(r, results, commit, old);
+    entries[key] = measuredEntry(r, results, commit, old, mode);
     changes.push(`${key}: ${describeEntry(old)} → ${describeEntry(entries[key])}`);
     kept(key, {
       ...unknownFields(old, ENTRY_FIELDS),

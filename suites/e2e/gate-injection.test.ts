@@ -38,7 +38,9 @@ describe('the gate on the CPU backend', () => {
     const files = readdirSync(baselines);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^cpu-.*\.json$/);
-    expect(record.stdout).toMatch(/gelu_scale\/1K\/fp32: \(none\) → \d\.\d\dx, fused .* ms \(measured\)/);
+    expect(record.stdout).toMatch(
+      /gelu_scale\/1K\/fp32: \(none\) → \d\.\d\dx, fused .* ms, batched, δ ±5\.0% \(default\) \(measured\)/,
+    );
   });
 
   test('an unchanged re-run is not SLOWER', () => {

@@ -4,7 +4,9 @@ import { type DeviceDescription, deviceSlug } from '../../src/device.ts';
 import { baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { classify } from '../../src/gate/decision.ts';
 import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
-import type { CaseResult } from '../../src/results.ts';
+import { updateBaselines } from '../../src/gate/update.ts';
+import type { CaseResult, ResultsFile } from '../../src/results.ts';
+import { batchCalls } from '../../src/run-case.ts';
 import { normal, uniform } from '../../src/rng.ts';
 import { measuredCase } from './measured-case.ts';
 
@@ -116,5 +118,65 @@ describe('no baseline and fingerprints', () => {
       'driver: baseline 570.1, now 580.159.04',
       'max SM clock (MHz): baseline 1755, now 1980',
     ]);
+  });
+});
+
+/** An empty results file of `d` (cases added by the caller). */
+function resultsOf(d: DeviceDescription): ResultsFile {
+  return {
+    schemaVersion: 1,
+    tool: { name: 'fusebench', version: '0.1.0' },
+    createdAt: '2026-11-23T00:00:00.000Z',
+    command: 'npm run perf',
+    backendReason: 'test',
+    settings: { budgetMs: 3000, minPairs: 30, targetHalfWidth: 0.01, seed: 1 },
+    device: d,
+    cases: [],
+  };
+}
+
+describe('batched timing', () => {
+  const h200 = device('NVIDIA H200');
+  const perCall = result('1K', 0.0065, 0.0038, 11);
+  /** The same case gated on batched samples: 64 calls per sample, faster per call than one call alone. */
+  function batchedResult(unfusedMs: number, fusedMs: number, seed: number): CaseResult {
+    const b = result('1K', unfusedMs, fusedMs, seed);
+    const timing = b.timing as NonNullable<CaseResult['timing']>;
+    return {
+      ...perCall,
+      gatedOn: 'batched',
+      batched: {
+        callsPerSample: 64,
+        unfused: timing.unfused,
+        fused: timing.fused,
+        speedup: b.speedup as NonNullable<CaseResult['speedup']>,
+        samples: timing.samples,
+      },
+    };
+  }
+  const entryFrom = (r: CaseResult, method: 'per-call' | 'batched') => {
+    const file = updateBaselines(null, { ...resultsOf(h200), cases: [r] }, 'abc').file;
+    const entry = file.entries['gelu_scale/1K/fp32'] as NonNullable<(typeof file.entries)[string]>;
+    expect(entry.method).toBe(method);
+    return { file: 'nvidia-h200.json', data: file, warnings: [] };
+  };
+
+  test('a shape gated on batched timing is judged on its batched samples against a batched baseline', () => {
+    const baselines = entryFrom(batchedResult(0.0036, 0.0024, 12), 'batched');
+    expect(gateCase(batchedResult(0.0036, 0.0024, 13), baselines, h200, settings).status).toBe('SAME');
+    expect(gateCase(batchedResult(0.0036, 0.003, 14), baselines, h200, settings).status).toBe('SLOWER');
+  });
+
+  test('a per-call baseline does not judge batched timing (launch gaps differ): no baseline, and why', () => {
+    const g = gateCase(batchedResult(0.0036, 0.0024, 15), entryFrom(perCall, 'per-call'), h200, settings);
+    expect(g.status).toBe('NO_BASELINE');
+    expect(g.gating).toBe(false);
+    expect(g.message).toMatch(/was measured per-call, this shape is gated on batched timing; re-record it/);
+  });
+
+  test('calls per batch: a power of two that lasts 0.2 ms, from 8 to 1024', () => {
+    expect(batchCalls(0.0038)).toBe(64);
+    expect(batchCalls(0.1)).toBe(8);
+    expect(batchCalls(1e-5)).toBe(1024);
   });
 });

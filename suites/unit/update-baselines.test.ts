@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { isTempFile, writeFileAtomic } from '../../src/atomic-write.ts';
 import { baselineFileSchema, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
 import { outcomeLines, recordBaselines } from '../../src/gate/record-baselines.ts';
+import { DELTA_FLOOR } from '../../src/gate/tolerance.ts';
 import { MAX_BASELINE_PAIRS, thin, updateBaselines } from '../../src/gate/update.ts';
 import { formatJson } from '../../src/json-format.ts';
 import type { CaseResult, ResultsFile } from '../../src/results.ts';
@@ -55,7 +56,7 @@ describe('the update flow', () => {
 
   test('lists old → new for each entry it changed, and nothing else', () => {
     expect(changes).toEqual([
-      'gelu_scale/16M/fp32: 1.91x, fused 0.1752 ms (reported) → 1.94x, fused 0.1700 ms (measured)',
+      'gelu_scale/16M/fp32: 1.91x, fused 0.1752 ms, δ ±5.0% (reported) → 1.94x, fused 0.1700 ms, δ ±5.0% (default) (measured)',
     ]);
   });
 
@@ -140,5 +141,62 @@ describe('temporary files of atomic writes', () => {
     writeFileSync(join(dir, 'tesla-v100-sxm2-32gb.json.lock'), '{"pid": 4242}');
     writeFileSync(join(dir, '.editor-backup.json'), 'not json');
     expect(() => validateBaselineDir(dir)).not.toThrow();
+  });
+});
+
+describe('a baseline recorded from several runs: noise-aware δ', () => {
+  const second = {
+    ...results,
+    createdAt: '2026-11-22T23:00:00.000Z',
+    device: { ...results.device, fingerprint: { ...results.device.fingerprint, uuid: 'GPU-2' } },
+    cases: [measured('16M', 0.33, 0.1717)],
+  } satisfies ResultsFile;
+  const one = updateBaselines(v100, results, 'abc123').file;
+  const two = updateBaselines(one, second, 'abc123', 'add-run').file;
+
+  test('one run: the between-run noise is unknown, so δ keeps the default 5%', () => {
+    expect(one.entries['gelu_scale/16M/fp32']).toMatchObject({
+      tolerance: 0.05,
+      toleranceSource: 'default',
+      method: 'per-call',
+      noise: { betweenRuns: null, runs: 1 },
+    });
+  });
+
+  test('a second run adds its estimate; δ = max(floor, 3 × the spread between the runs)', () => {
+    const e = two.entries['gelu_scale/16M/fp32'];
+    expect(e?.runs).toHaveLength(2);
+    expect(e?.runs?.[1]?.deviceUuid).toBe('GPU-2');
+    const spread = Math.abs(Math.log(0.1717 / 0.17)) / Math.SQRT2; // sd of two values: |a − b|/√2, of log fused time
+    expect(e?.noise?.betweenRuns).toBeCloseTo(spread, 3);
+    expect(e?.toleranceSource).toBe('noise');
+    expect(e?.tolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * spread), 4);
+    expect(e?.fusedMedianMs).toBeCloseTo(0.1717, 3); // the entry's samples and medians are the latest run's
+  });
+
+  test('runs as alike as repeated H200 runs of a large shape give the floor', () => {
+    const same = { ...second, cases: [measured('16M', 0.33, 0.17017)] } satisfies ResultsFile;
+    expect(updateBaselines(one, same, 'abc123', 'add-run').file.entries['gelu_scale/16M/fp32']?.tolerance).toBe(
+      DELTA_FLOOR,
+    );
+  });
+
+  test('replace starts afresh from this run; a δ set by hand survives both modes', () => {
+    expect(updateBaselines(two, second, 'abc123', 'replace').file.entries['gelu_scale/16M/fp32']?.runs).toHaveLength(1);
+    const hand = structuredClone(two);
+    Object.assign(hand.entries['gelu_scale/16M/fp32'] as object, { tolerance: 0.08, toleranceSource: 'hand' });
+    for (const mode of ['replace', 'add-run'] as const) {
+      expect(updateBaselines(hand, second, 'abc123', mode).file.entries['gelu_scale/16M/fp32']).toMatchObject({
+        tolerance: 0.08,
+        toleranceSource: 'hand',
+      });
+    }
+  });
+
+  test('the file with runs and noise loads again', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-runs-'));
+    const f = join(dir, 'tesla-v100-sxm2-32gb.json');
+    writeFileSync(f, formatJson(two));
+    expect(loadBaselineFile(f, ['gelu_scale']).data.entries['gelu_scale/16M/fp32']?.noise?.runs).toBe(2);
   });
 });
