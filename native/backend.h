@@ -29,6 +29,10 @@ class Backend {
   virtual void poison(float* ptr, size_t count) = 0;
   // Evicts the last-level cache (L2 on CUDA) by writing a buffer at least twice its size.
   virtual void flush_caches() = 0;
+  // Holds the device's queue until the next stop_timer_ms: the launches after this line queue up behind
+  // a waiting kernel, so a batch of them runs back to back at the device's pace, not the host's (as
+  // nvbench's blocking kernel). A no-op on the CPU.
+  virtual void hold_queue() {}
   virtual void start_timer() = 0;
   // Waits for the work since start_timer and returns its duration in milliseconds.
   virtual double stop_timer_ms() = 0;

@@ -20,6 +20,26 @@ struct IdentityOp {
   __device__ float operator()(float x) const { return x; }
 };
 
+// Waits until the host sets *release (mapped host memory), at most `max_cycles`; then notes a timeout.
+__global__ void hold_kernel(const volatile int* release, int* timed_out, long long max_cycles) {
+  const long long start = clock64();
+  while (*release == 0) {
+    if (clock64() - start > max_cycles) {
+      *timed_out = 1;
+      return;
+    }
+  }
+}
+
+// How long a held queue waits for the host at most: about 2 s at 2 GHz. The host enqueues a batch in
+// far less; a launch queue that filled up behind the held kernel would otherwise wait forever.
+constexpr long long kHoldMaxCycles = 4'000'000'000LL;
+
+struct HostFree {
+  void operator()(void* p) const noexcept { cudaFreeHost(p); }
+};
+using HostMemory = std::unique_ptr<void, HostFree>;
+
 // Move-only owners of CUDA resources, so nothing leaks when a constructor throws half way.
 struct CudaFree {
   void operator()(void* p) const noexcept { cudaFree(p); }
@@ -66,6 +86,12 @@ class CudaBackend final : public Backend {
     sink_ = device_alloc(sizeof(float));
     start_ = make_event();
     stop_ = make_event();
+    void* release = nullptr;
+    FB_CUDA_CHECK(cudaHostAlloc(&release, sizeof(int), cudaHostAllocMapped));
+    release_ = HostMemory(release);
+    FB_CUDA_CHECK(cudaHostGetDevicePointer(&release_dev_, release, 0));
+    timed_out_ = device_alloc(sizeof(int));
+    FB_CUDA_CHECK(cudaMemset(timed_out_.get(), 0, sizeof(int)));
     FB_CUDA_CHECK(cudaDeviceSynchronize());
   }
   BackendKind kind() const override { return BackendKind::Cuda; }
@@ -104,10 +130,31 @@ class CudaBackend final : public Backend {
     // before the timer starts, so the kernel starts with a cold, clean L2.
     kernels::read_pass_cuda(static_cast<float*>(clean_.get()), flush_bytes_ / sizeof(float), sink(), ctx_);
   }
+  void hold_queue() override {
+    __atomic_store_n(static_cast<int*>(release_.get()), 0, __ATOMIC_SEQ_CST);
+    hold_kernel<<<1, 1, 0, stream_.get()>>>(static_cast<const int*>(release_dev_), static_cast<int*>(timed_out_.get()),
+                                            kHoldMaxCycles);
+    FB_CUDA_CHECK_LAUNCH("hold_kernel");
+    held_ = true;
+  }
   void start_timer() override { FB_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get())); }
   double stop_timer_ms() override {
     FB_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_.get()));
+    const bool held = held_;
+    if (held) {
+      __atomic_store_n(static_cast<int*>(release_.get()), 1, __ATOMIC_SEQ_CST);
+      held_ = false;
+    }
     FB_CUDA_CHECK(cudaEventSynchronize(stop_.get()));
+    if (held) {
+      int timed_out = 0;
+      FB_CUDA_CHECK(cudaMemcpy(&timed_out, timed_out_.get(), sizeof(int), cudaMemcpyDeviceToHost));
+      if (timed_out != 0) {
+        FB_CUDA_CHECK(cudaMemset(timed_out_.get(), 0, sizeof(int)));
+        throw CudaError("batched timing: the held queue waited more than 2 s for the host (the launch queue filled up "
+                        "behind it?); time fewer calls per batch");
+      }
+    }
     float ms = 0.0f;
     FB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
     return ms;
@@ -127,6 +174,10 @@ class CudaBackend final : public Backend {
   DeviceMemory sink_;
   Event start_;
   Event stop_;
+  HostMemory release_;          // mapped host int: 1 lets a held queue run
+  void* release_dev_ = nullptr;  // its device address
+  DeviceMemory timed_out_;      // device int: set when a held queue gave up waiting
+  bool held_ = false;
 };
 
 }  // namespace

@@ -94,6 +94,7 @@ void Workspace::run(int variant) {
 double Workspace::time_batch(int variant, int calls) {
   if (calls < 1) throw std::invalid_argument(spec_.name + ": a batch needs at least one call");
   backend_->flush_caches();
+  backend_->hold_queue();
   backend_->start_timer();
   for (int i = 0; i < calls; ++i) launch(variant);
   return backend_->stop_timer_ms() / calls;

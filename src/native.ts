@@ -241,7 +241,8 @@ export class Workspace {
   }
   /**
    * Device time per call of `calls` back-to-back calls of a variant in milliseconds, the caches flushed
-   * before the first (launch-bound shapes: the launch gaps and the event tick spread over the batch).
+   * before the first. On CUDA the calls queue up behind a held kernel first, so they run at the device's
+   * pace, not the host's (launch-bound shapes: neither launch gaps nor the event tick dominate).
    */
   timeBatch(variant: string, calls: number): number {
     return this.#raw.timeBatch(this.#index(variant), calls);

@@ -41,10 +41,13 @@ export interface Progress {
 /** How long one batched sample lasts at least: long beside the event tick and the launch gaps. */
 export const BATCH_TARGET_MS = 0.2;
 
-/** Calls per batched sample: a power of two that makes a batch last BATCH_TARGET_MS, from 8 to 1024. */
+/**
+ * Calls per batched sample: a power of two that makes a batch last BATCH_TARGET_MS, from 8 to 256 (a
+ * batch queues up behind a held kernel, and the launch queue must hold all of it).
+ */
 export function batchCalls(perCallMs: number): number {
   const calls = 2 ** Math.ceil(Math.log2(BATCH_TARGET_MS / Math.max(perCallMs, 1e-6)));
-  return Math.min(1024, Math.max(8, calls));
+  return Math.min(256, Math.max(8, calls));
 }
 
 /** The result skeleton every status shares (status 'skipped' until something is measured). */
