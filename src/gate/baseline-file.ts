@@ -84,7 +84,15 @@ export const baselineEntrySchema = z
         }),
       )
       .optional(),
-    noise: z.object({ withinRun: z.number(), betweenRuns: z.number().nullable(), runs: z.number().int() }).optional(),
+    noise: z
+      .object({
+        withinRun: z.number(),
+        betweenRuns: z.object({ speedup: z.number(), fusedTime: z.number() }).nullable(),
+        runs: z.number().int(),
+      })
+      .optional(),
+    /** δ of the fused-time decision when it differs from `tolerance` (the speedup's): derived from the noise. */
+    fusedTimeTolerance: fraction('fusedTimeTolerance').optional(),
     maxAbsError: z.number().optional(),
     gating: z.boolean(),
     provenance: z.discriminatedUnion('kind', [measured, reported]),

@@ -15,7 +15,9 @@ import type { BaselineEntry } from './baseline-file.ts';
 
 /** Settings of a decision. */
 export interface DecisionSettings {
+  /** δ of the speedup decision (and of the fused time's when `fusedTimeDelta` is absent). */
   delta: number;
+  fusedTimeDelta?: number;
   confidence?: number;
   resamples?: number;
   seed?: number;
@@ -101,6 +103,7 @@ export function decide(current: PairedSamples, entry: BaselineEntry, settings: D
   const metrics: Metric[] = entry.fusedMedianMs === undefined ? ['speedup'] : ['speedup', 'fusedTime'];
   const alpha = (1 - confidence) / 2;
   return metrics.map((metric) => {
+    const delta = metric === 'fusedTime' ? (settings.fusedTimeDelta ?? settings.delta) : settings.delta;
     const sign = metric === 'speedup' ? 1 : -1; // a longer fused time is worse
     const diffs = cur[metric].map((c, i) => sign * (c - (base[metric][i] as number)));
     const baseline = metric === 'speedup' ? entry.speedup.estimate : (entry.fusedMedianMs as number);
@@ -109,11 +112,11 @@ export function decide(current: PairedSamples, entry: BaselineEntry, settings: D
     const hi = quantile(diffs, 1 - alpha);
     return {
       metric,
-      verdict: classify(lo, hi, settings.delta),
+      verdict: classify(lo, hi, delta),
       baseline,
       current: value,
       diff: { estimate: sign * Math.log(value / baseline), lo, hi, confidence },
-      delta: settings.delta,
+      delta,
     };
   });
 }

@@ -92,7 +92,8 @@ export function gateCase(
         : entry.toleranceSource === 'hand'
           ? 'set by hand'
           : 'default: one run recorded';
-  const decisions = decide(samples, entry, { delta });
+  const fusedTimeDelta = settings.delta ?? entry.fusedTimeTolerance ?? delta;
+  const decisions = decide(samples, entry, { delta, fusedTimeDelta });
   const speedup = decisions[0] as Decision;
   // Absolute times compare only within one device model.
   const sameModel = baselines.data.device.slug === device.slug;

@@ -2,14 +2,15 @@
  * The SAME band δ of a comparison, derived from the noise a baseline was measured with. The decision's
  * bootstrap interval already carries the noise within a run (both runs' samples); what it cannot see is
  * how much a whole run shifts from one run (or machine) to the next. δ covers that: three standard
- * deviations of the between-run shift, never less than a floor of 1.5%. A baseline recorded from one run has
- * no between-run estimate and keeps the former default of 5%; an entry can set δ by hand.
+ * deviations of the between-run shift, never less than a floor of 1.5%, for the speedup and the fused
+ * time each. A baseline recorded from one run has no between-run estimate and keeps the former default
+ * of 5%; an entry can set δ by hand.
  */
 
 /**
  * δ's floor: differences below it are never called SLOWER or FASTER. 1.5%: at the noise of the large GPU
- * shapes it keeps A/A comparisons free of false SLOWER and catches a 3% slowdown in ≥ 95% of comparisons
- * (suites/unit/gate-noise-aware.test.ts; at 2% the same simulation caught 94%).
+ * shapes it keeps A/A comparisons free of false SLOWER and catches a 3% slowdown in 99.8% of comparisons
+ * (suites/unit/gate-noise-aware.test.ts; a 2% floor caught 96.4%, with the same 0 false SLOWER).
  */
 export const DELTA_FLOOR = 0.015;
 /** δ when the between-run noise is unknown (a baseline of one run, or a file that predates noise). */
@@ -21,8 +22,12 @@ export const BETWEEN_RUN_SIGMAS = 3;
 export interface Noise {
   /** Relative half-width of the speedup's 95% interval within the run (median over the runs). */
   withinRun: number;
-  /** Standard deviation across runs of log(speedup) and log(fused time), the larger; null with one run. */
-  betweenRuns: number | null;
+  /**
+   * Standard deviation across runs of log(speedup) and of log(fused time); null with one run. The two
+   * differ: a whole run's shift moves both variants and cancels in the speedup, not in an absolute time
+   * (a 2 µs kernel's time moved 6% between H200 runs while its speedup moved 2%).
+   */
+  betweenRuns: { speedup: number; fusedTime: number } | null;
   /** Separate runs (processes, machines) the entry was recorded from. */
   runs: number;
 }
@@ -30,10 +35,19 @@ export interface Noise {
 /** Where a comparison's δ came from. */
 export type DeltaSource = 'noise' | 'hand' | 'default' | 'command line';
 
-/** δ from recorded noise: max(floor, 3·σ_between); the default when the between-run noise is unknown. */
-export function deltaFromNoise(noise: Noise | undefined): { delta: number; source: DeltaSource } {
-  if (!noise || noise.betweenRuns === null || noise.runs < 2) return { delta: DEFAULT_DELTA, source: 'default' };
-  return { delta: Math.max(DELTA_FLOOR, BETWEEN_RUN_SIGMAS * noise.betweenRuns), source: 'noise' };
+/** δ of each metric, and where it came from. */
+export interface Deltas {
+  speedup: number;
+  fusedTime: number;
+  source: DeltaSource;
+}
+
+/** δ from recorded noise, per metric: max(floor, 3·σ_between); the default when the between-run noise is unknown. */
+export function deltaFromNoise(noise: Noise | undefined): Deltas {
+  const b = noise?.betweenRuns;
+  if (!noise || !b || noise.runs < 2) return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
+  const band = (sd: number) => Math.max(DELTA_FLOOR, BETWEEN_RUN_SIGMAS * sd);
+  return { speedup: band(b.speedup), fusedTime: band(b.fusedTime), source: 'noise' };
 }
 
 /** One run a baseline entry was recorded from, as the entry keeps it. */
@@ -57,9 +71,9 @@ export function runNoise(runs: readonly BaselineRun[]): Noise {
     const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
     return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
   };
-  const betweenRuns = Math.max(
-    sd(runs.map((r) => Math.log(r.speedup))),
-    sd(runs.map((r) => Math.log(r.fusedMedianMs))),
-  );
+  const betweenRuns = {
+    speedup: sd(runs.map((r) => Math.log(r.speedup))),
+    fusedTime: sd(runs.map((r) => Math.log(r.fusedMedianMs))),
+  };
   return { withinRun, betweenRuns, runs: runs.length };
 }

@@ -138,7 +138,12 @@ export function measuredEntry(
     speedup: { estimate: g.speedup.estimate, lo: g.speedup.lo, hi: g.speedup.hi, confidence: g.speedup.confidence },
     sampleCount: g.unfused.n,
     samples: thin(g.samples.unfused, g.samples.fused),
-    tolerance: hand && old ? old.tolerance : derived.delta,
+    tolerance: hand && old ? old.tolerance : derived.speedup,
+    ...(hand
+      ? old?.fusedTimeTolerance
+        ? { fusedTimeTolerance: old.fusedTimeTolerance }
+        : {}
+      : { fusedTimeTolerance: derived.fusedTime }),
     toleranceSource: hand ? 'hand' : derived.source === 'noise' ? 'noise' : 'default',
     method: g.method,
     runs,

@@ -156,10 +156,11 @@ function gatedRun(truth: { unfused: number; fused: number }, noise: Noise, entry
   const settings = { minPairs: 30, warmupPairs: 5, budgetMs: 3000, targetHalfWidth: 0.01, clock: () => dev.elapsed };
   const variants = { unfused: 'unfused', fused: 'fused' };
   let m = measurePairs(dev, variants, settings);
-  let v = worst(decide(m, entry, { delta: entry.tolerance }).map((d) => d.verdict));
+  const deltas = { delta: entry.tolerance, fusedTimeDelta: entry.fusedTimeTolerance };
+  let v = worst(decide(m, entry, deltas).map((d) => d.verdict));
   if (v === 'AMBIGUOUS') {
     m = measurePairs(dev, variants, { ...settings, ...REMEASURE(settings), previous: m });
-    v = worst(decide(m, entry, { delta: entry.tolerance }).map((d) => d.verdict));
+    v = worst(decide(m, entry, deltas).map((d) => d.verdict));
   }
   return v;
 }
@@ -195,9 +196,12 @@ export function compareNoiseAware(
       fusedMedianMs: [...m.fused].sort((a, b) => a - b)[m.fused.length >> 1] as number,
       halfWidth: relativeHalfWidth(m.speedup),
     }));
-    const { delta } = deltaFromNoise(runNoise(runs));
-    deltas.push(delta);
-    const entry = baselineFrom(recorded[recorded.length - 1] as Measurement, delta);
+    const derived = deltaFromNoise(runNoise(runs));
+    deltas.push(Math.max(derived.speedup, derived.fusedTime));
+    const entry = {
+      ...baselineFrom(recorded[recorded.length - 1] as Measurement, derived.speedup),
+      fusedTimeTolerance: derived.fusedTime,
+    };
     const v = gatedRun(shifted(current, shift, z), noise, entry, s + baselineRuns);
     counts[v] = (counts[v] ?? 0) + 1;
   }

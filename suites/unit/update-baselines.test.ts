@@ -167,10 +167,13 @@ describe('a baseline recorded from several runs: noise-aware δ', () => {
     const e = two.entries['gelu_scale/16M/fp32'];
     expect(e?.runs).toHaveLength(2);
     expect(e?.runs?.[1]?.deviceUuid).toBe('GPU-2');
-    const spread = Math.abs(Math.log(0.1717 / 0.17)) / Math.SQRT2; // sd of two values: |a − b|/√2, of log fused time
-    expect(e?.noise?.betweenRuns).toBeCloseTo(spread, 3);
+    // sd of two values is |a − b|/√2: of log fused time 0.17 → 0.1717, of log speedup 0.33/0.17 → 0.33/0.1717.
+    const spread = Math.abs(Math.log(0.1717 / 0.17)) / Math.SQRT2;
+    expect(e?.noise?.betweenRuns?.fusedTime).toBeCloseTo(spread, 3);
+    expect(e?.noise?.betweenRuns?.speedup).toBeCloseTo(spread, 2);
     expect(e?.toleranceSource).toBe('noise');
-    expect(e?.tolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * spread), 4);
+    expect(e?.fusedTimeTolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * spread), 4);
+    expect(e?.tolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * (e?.noise?.betweenRuns?.speedup ?? 0)), 4);
     expect(e?.fusedMedianMs).toBeCloseTo(0.1717, 3); // the entry's samples and medians are the latest run's
   });
 
