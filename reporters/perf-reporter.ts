@@ -1,7 +1,7 @@
 /**
  * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta, in the
- * order the tests are declared, and at the end writes the JSON results and BENCHMARK_RESULTS.md, prints the table and, inside GitHub
- * Actions, annotates, sets outputs and writes the job summary. It only gathers; rendering is done by
+ * order the tests are declared, and at the end writes the JSON results and BENCHMARK_RESULTS.md, prints the table (with its
+ * notes, verdict counts and, once, the no-baseline hint) and, inside GitHub Actions, annotates, sets outputs and writes the job summary. It only gathers; rendering is done by
  * pure functions in src/report/. A failed write warns, never throws.
  */
 import { join } from 'node:path';
@@ -11,7 +11,8 @@ import { writeFileAtomic } from '../src/atomic-write.ts';
 import { type ActionsSink, reportToActions } from '../src/github/actions-report.ts';
 import type { PerfMeta } from '../src/perf-meta.ts';
 import { renderBenchmarkMarkdown } from '../src/report/benchmark-markdown.ts';
-import { renderConsoleTable } from '../src/report/console-table.ts';
+import { colorEnabled } from '../src/report/color.ts';
+import { renderRunConsole } from '../src/report/console-summary.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
 import type { PerfOptions } from '../src/options.ts';
 
@@ -100,7 +101,7 @@ export class PerfReporter implements Reporter {
     }
     console.log(`\nfusebench on ${results.device.name} (${results.device.backend}; ${results.backendReason})`);
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
-    console.log(renderConsoleTable(results));
+    console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env)));
     if (written.length > 0) console.log(`\nwrote ${written.join(' and ')}`);
     reportToActions(results, this.#actions);
   }

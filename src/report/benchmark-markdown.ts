@@ -107,7 +107,7 @@ function gpuBody(results: ResultsFile, level: number): string {
     '',
     h(level, 'Results'),
     '',
-    ...results.cases.map((c) => renderCaseSection(c, level + 1)),
+    ...results.cases.map((c) => renderCaseSection(c, level + 1, { minPairs: results.settings.minPairs })),
     ...(charts ? [h(level, 'Speedup by shape'), '', charts] : []),
     h(level, 'Summary'),
     '',
