@@ -1,8 +1,10 @@
 /**
  * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta, in the
- * order the tests are declared, and at the end writes the JSON results and BENCHMARK_RESULTS.md, prints the table (with its
- * notes, verdict counts and, once, the no-baseline hint) and, inside GitHub Actions, annotates, sets outputs and writes the job summary. It only gathers; rendering is done by
- * pure functions in src/report/. A failed write warns, never throws.
+ * order the tests are declared, and at the end writes the JSON results, BENCHMARK_RESULTS.md and the
+ * standard exports (Bencher's BMF, github-action-benchmark's custom format: src/export/), prints the
+ * table (with its notes, verdict counts and, once, the no-baseline hint) and, inside GitHub Actions,
+ * annotates, sets outputs and writes the job summary. It only gathers; rendering is done by pure
+ * functions in src/report/ and src/export/. A failed write warns, never throws.
  */
 import { join } from 'node:path';
 import * as core from '@actions/core';
@@ -10,6 +12,8 @@ import type { Reporter, TestModule } from 'vitest/node';
 import { writeFileAtomic } from '../src/atomic-write.ts';
 import { type ActionsSink, reportToActions } from '../src/github/actions-report.ts';
 import type { PerfMeta } from '../src/perf-meta.ts';
+import { BENCHMARK_ACTION_JSON, renderBenchmarkActionJson } from '../src/export/benchmark-action.ts';
+import { BENCHER_JSON, renderBencherJson } from '../src/export/bencher.ts';
 import { renderBenchmarkMarkdown } from '../src/report/benchmark-markdown.ts';
 import { colorEnabled } from '../src/report/color.ts';
 import { renderRunConsole } from '../src/report/console-summary.ts';
@@ -88,9 +92,12 @@ export class PerfReporter implements Reporter {
     const md = join(this.#options.outDir, RESULTS_MARKDOWN);
     // Each output is rendered and written on its own, so one failing leaves the others.
     const written: string[] = [];
+    const out = (name: string) => join(this.#options.outDir, name);
     for (const [file, render] of [
       [json, () => `${JSON.stringify(results, null, 1)}\n`],
       [md, () => renderBenchmarkMarkdown(results)],
+      [out(BENCHER_JSON), () => `${JSON.stringify(renderBencherJson(results), null, 1)}\n`],
+      [out(BENCHMARK_ACTION_JSON), () => `${JSON.stringify(renderBenchmarkActionJson(results), null, 1)}\n`],
     ] as const) {
       try {
         writeFileAtomic(file, render());
@@ -102,7 +109,7 @@ export class PerfReporter implements Reporter {
     console.log(`\nfusebench on ${results.device.name} (${results.device.backend}; ${results.backendReason})`);
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env)));
-    if (written.length > 0) console.log(`\nwrote ${written.join(' and ')}`);
+    if (written.length > 0) console.log(`\nwrote ${written.join(', ')}`);
     reportToActions(results, this.#actions);
   }
 }
