@@ -4,7 +4,8 @@
  * standard exports (Bencher's BMF, github-action-benchmark's custom format: src/export/), prints the
  * table (with its notes, verdict counts and, once, the no-baseline hint) and, inside GitHub Actions,
  * annotates, sets outputs and writes the job summary. It only gathers; rendering is done by pure
- * functions in src/report/ and src/export/. A failed write warns, never throws.
+ * functions in src/report/ and src/export/. A failed write warns, never throws. The results name the
+ * commit and branch measured (src/source.ts, read from the environment it is given).
  */
 import { join } from 'node:path';
 import * as core from '@actions/core';
@@ -19,13 +20,15 @@ import { colorEnabled } from '../src/report/color.ts';
 import { renderRunConsole } from '../src/report/console-summary.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
 import type { PerfOptions } from '../src/options.ts';
+import { runSource } from '../src/source.ts';
 
-/** Builds the results file from gathered metas (pure; exported for tests). */
+/** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
 export function collectResults(
   metas: PerfMeta[],
   options: PerfOptions,
   version: string,
   now: Date,
+  source?: ResultsFile['source'],
 ): ResultsFile | null {
   const first = metas[0];
   if (!first) return null;
@@ -34,6 +37,7 @@ export function collectResults(
     tool: { name: 'fusebench', version },
     createdAt: now.toISOString(),
     command: options.command,
+    ...(source ? { source } : {}),
     backendReason: first.backendReason,
     settings: {
       budgetMs: first.budgetMs,
@@ -83,7 +87,13 @@ export class PerfReporter implements Reporter {
   }
 
   #finish(): void {
-    const results = collectResults(this.#metas, this.#options, this.#version, new Date());
+    const results = collectResults(
+      this.#metas,
+      this.#options,
+      this.#version,
+      new Date(),
+      runSource(process.cwd(), this.#actions.env),
+    );
     if (!results) {
       console.warn('fusebench: no perf results were produced; nothing written');
       return;

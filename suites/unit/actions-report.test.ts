@@ -190,11 +190,12 @@ describe('the perf reporter', () => {
     vi.restoreAllMocks();
   });
 
-  test('writes the Bencher and github-action-benchmark exports beside the results', () => {
+  test('writes the Bencher and github-action-benchmark exports beside the results, which name the commit and branch', () => {
     vi.spyOn(console, 'log').mockImplementation(() => {});
     const out = tmp();
     const options = parsePerfArgs(['--out-dir', out], { seed: 1 }) as NonNullable<ReturnType<typeof parsePerfArgs>>;
-    const reporter = new PerfReporter(options, '0.1.0', { sink: fakeSink().sink, env: {} });
+    const env = { FUSEBENCH_COMMIT: '3f6141c8923b', GITHUB_REF_NAME: 'main' };
+    const reporter = new PerfReporter(options, '0.1.0', { sink: fakeSink().sink, env });
     const tests = mixed.cases.map((result) => {
       const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
       return { meta: () => ({ fusebench: meta }) };
@@ -205,6 +206,7 @@ describe('the perf reporter', () => {
     const action = JSON.parse(readFileSync(join(out, 'benchmark-action.json'), 'utf8')) as { name: string }[];
     expect(action.map((e) => e.name)).toEqual(measured);
     expect(reporter.writeFailures).toEqual([]);
+    expect(readResults(join(out, 'fusebench-results.json')).source).toEqual({ commit: '3f6141c8923b', branch: 'main' });
     vi.restoreAllMocks();
   });
 });
