@@ -26,6 +26,7 @@ const caseRecordSchema = z.object({
   batched: z.literal(true).optional(),
 });
 
+/** One line of a history file: a run's date, commit, branch, device and per-key results. */
 export const historyRecordSchema = z.object({
   v: z
     .number()
