@@ -1,8 +1,11 @@
 /**
  * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta, in the
- * order the tests are declared, and at the end writes the JSON results and BENCHMARK_RESULTS.md, prints the table and, inside GitHub
- * Actions, annotates, sets outputs and writes the job summary. It only gathers; rendering is done by
- * pure functions in src/report/. A failed write warns, never throws.
+ * order the tests are declared, and at the end writes the JSON results, BENCHMARK_RESULTS.md and the
+ * standard exports (Bencher's BMF, github-action-benchmark's custom format: src/export/), prints the
+ * table (with its notes, verdict counts and, once, the no-baseline hint) and, inside GitHub Actions,
+ * annotates, sets outputs and writes the job summary. It only gathers; rendering is done by pure
+ * functions in src/report/ and src/export/. A failed write warns, never throws. The results name the
+ * commit and branch measured (src/source.ts, read from the environment it is given).
  */
 import { join } from 'node:path';
 import * as core from '@actions/core';
@@ -10,17 +13,22 @@ import type { Reporter, TestModule } from 'vitest/node';
 import { writeFileAtomic } from '../src/atomic-write.ts';
 import { type ActionsSink, reportToActions } from '../src/github/actions-report.ts';
 import type { PerfMeta } from '../src/perf-meta.ts';
+import { BENCHMARK_ACTION_JSON, renderBenchmarkActionJson } from '../src/export/benchmark-action.ts';
+import { BENCHER_JSON, renderBencherJson } from '../src/export/bencher.ts';
 import { renderBenchmarkMarkdown } from '../src/report/benchmark-markdown.ts';
-import { renderConsoleTable } from '../src/report/console-table.ts';
+import { colorEnabled } from '../src/report/color.ts';
+import { renderRunConsole } from '../src/report/console-summary.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
 import type { PerfOptions } from '../src/options.ts';
+import { runSource } from '../src/source.ts';
 
-/** Builds the results file from gathered metas (pure; exported for tests). */
+/** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
 export function collectResults(
   metas: PerfMeta[],
   options: PerfOptions,
   version: string,
   now: Date,
+  source?: ResultsFile['source'],
 ): ResultsFile | null {
   const first = metas[0];
   if (!first) return null;
@@ -29,6 +37,7 @@ export function collectResults(
     tool: { name: 'fusebench', version },
     createdAt: now.toISOString(),
     command: options.command,
+    ...(source ? { source } : {}),
     backendReason: first.backendReason,
     settings: {
       budgetMs: first.budgetMs,
@@ -78,7 +87,13 @@ export class PerfReporter implements Reporter {
   }
 
   #finish(): void {
-    const results = collectResults(this.#metas, this.#options, this.#version, new Date());
+    const results = collectResults(
+      this.#metas,
+      this.#options,
+      this.#version,
+      new Date(),
+      runSource(process.cwd(), this.#actions.env),
+    );
     if (!results) {
       console.warn('fusebench: no perf results were produced; nothing written');
       return;
@@ -87,9 +102,12 @@ export class PerfReporter implements Reporter {
     const md = join(this.#options.outDir, RESULTS_MARKDOWN);
     // Each output is rendered and written on its own, so one failing leaves the others.
     const written: string[] = [];
+    const out = (name: string) => join(this.#options.outDir, name);
     for (const [file, render] of [
       [json, () => `${JSON.stringify(results, null, 1)}\n`],
       [md, () => renderBenchmarkMarkdown(results)],
+      [out(BENCHER_JSON), () => `${JSON.stringify(renderBencherJson(results), null, 1)}\n`],
+      [out(BENCHMARK_ACTION_JSON), () => `${JSON.stringify(renderBenchmarkActionJson(results), null, 1)}\n`],
     ] as const) {
       try {
         writeFileAtomic(file, render());
@@ -100,8 +118,8 @@ export class PerfReporter implements Reporter {
     }
     console.log(`\nfusebench on ${results.device.name} (${results.device.backend}; ${results.backendReason})`);
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
-    console.log(renderConsoleTable(results));
-    if (written.length > 0) console.log(`\nwrote ${written.join(' and ')}`);
+    console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env)));
+    if (written.length > 0) console.log(`\nwrote ${written.join(', ')}`);
     reportToActions(results, this.#actions);
   }
 }

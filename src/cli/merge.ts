@@ -1,24 +1,33 @@
 /**
- * `npm run merge -- --out-dir <dir> [--base <file>]... [--run-url <url>] <results.json>...`: merges
- * several GPUs' results into one BENCHMARK_RESULTS.md with a section per GPU and one PR comment
- * covering all of them (each GPU against the base run of the same device). Only this entry point
- * sets the exit code.
+ * `npm run merge -- --out-dir <dir> [--base <file>]... [--history <file.jsonl>]... [--run-url <url>] <results.json>...`:
+ * merges several GPUs' results into one BENCHMARK_RESULTS.md with a section per GPU (with its history
+ * charts when a history file of that device is given; the SVGs go to <dir>/benchmark-history/<slug>/) and
+ * one PR comment covering all of them (each GPU against the base run of the same device). Only this entry
+ * point sets the exit code.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../atomic-write.ts';
+import { isPlainSlug, readHistory } from '../history/history-file.ts';
+import { renderHistorySection } from '../history/history-markdown.ts';
+import type { HistoryRecord } from '../history/history-record.ts';
 import { UsageError } from '../options.ts';
 import { renderMultiGpuMarkdown } from '../report/benchmark-markdown.ts';
 import { loadBaseRun, pairWithBases, readGpuResults } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
+import type { ResultsFile } from '../results.ts';
 
 // The files merge writes into --out-dir.
 const MERGED_MARKDOWN = 'BENCHMARK_RESULTS.md';
 const MERGED_COMMENT = 'pr-comment.md';
+// The folder of the history charts, beside BENCHMARK_RESULTS.md (one subfolder per device slug).
+const HISTORY_CHARTS = 'benchmark-history';
 
-const HELP = `Usage: npm run merge -- --out-dir <dir> [--base <file>]... [--run-url <url>] <results.json>...
+const HELP = `Usage: npm run merge -- --out-dir <dir> [--base <file>]... [--history <file.jsonl>]... [--run-url <url>] <results.json>...
   <results.json>...  one fusebench-results.json per GPU
   --base <file>      a base-branch fusebench-results.json (repeatable; matched to GPUs by device)
+  --history <file>   a device's history (JSON Lines, repeatable; matched to GPUs by device slug): charts of
+                     the last 20 commits in ${MERGED_MARKDOWN}, SVGs in <dir>/${HISTORY_CHARTS}/
   --out-dir <dir>    where ${MERGED_MARKDOWN} and ${MERGED_COMMENT} are written
   --run-url <url>    link to the workflow run, shown in the comment`;
 
@@ -42,11 +51,40 @@ async function main(): Promise<void> {
   for (const b of bases) if (!b.results) console.warn(`fusebench: ignoring a base run: ${b.why}`);
   const md = join(values['out-dir'], MERGED_MARKDOWN);
   const comment = join(values['out-dir'], MERGED_COMMENT);
-  writeFileAtomic(md, renderMultiGpuMarkdown(runs));
+  writeFileAtomic(md, renderMultiGpuMarkdown(runs, historySections(runs, values.history ?? [], values['out-dir'])));
   writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl: values['run-url'] }));
   console.log(
     `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => r.device.name).join(', ')}): wrote ${md} and ${comment}`,
   );
+}
+
+/**
+ * Each GPU's history section (device slug → Markdown), its charts written under the output folder. Broken
+ * lines are named and skipped; a history of a device with no results here is named and left out.
+ */
+function historySections(runs: ResultsFile[], files: string[], outDir: string): Map<string, string> {
+  const bySlug = new Map<string, HistoryRecord[]>();
+  for (const f of files) {
+    const { records, problems } = readHistory(f);
+    for (const p of problems) console.warn(`fusebench: ${p}`);
+    for (const { record } of records)
+      bySlug.set(record.device.slug, [...(bySlug.get(record.device.slug) ?? []), record]);
+  }
+  const sections = new Map<string, string>();
+  for (const [slug, records] of bySlug) {
+    const run = runs.find((r) => r.device.slug === slug);
+    if (!run || !isPlainSlug(slug)) {
+      console.warn(`fusebench: ignoring the history of ${JSON.stringify(slug)}: no results of that device here`);
+      continue;
+    }
+    const { markdown, images } = renderHistorySection(records, {
+      imageDir: `${HISTORY_CHARTS}/${slug}`,
+      device: run.device.name,
+    });
+    for (const img of images) writeFileAtomic(join(outDir, img.path), img.svg);
+    if (markdown) sections.set(slug, markdown);
+  }
+  return sections;
 }
 
 function parse(argv: string[]) {
@@ -56,6 +94,7 @@ function parse(argv: string[]) {
     allowPositionals: true,
     options: {
       base: { type: 'string', multiple: true },
+      history: { type: 'string', multiple: true },
       'out-dir': { type: 'string' },
       'run-url': { type: 'string' },
       help: { type: 'boolean' },

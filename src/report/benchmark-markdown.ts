@@ -88,8 +88,8 @@ function summary(results: ResultsFile): string {
   );
 }
 
-/** One GPU's body, its top headings at `level`. */
-function gpuBody(results: ResultsFile, level: number): string {
+/** One GPU's body, its top headings at `level`; `history` is its rendered history section (history-markdown.ts). */
+function gpuBody(results: ResultsFile, level: number, history?: string): string {
   const notRun = results.cases.filter((c) => c.status !== 'measured');
   const charts = renderSpeedupCharts(results);
   return [
@@ -107,8 +107,9 @@ function gpuBody(results: ResultsFile, level: number): string {
     '',
     h(level, 'Results'),
     '',
-    ...results.cases.map((c) => renderCaseSection(c, level + 1)),
+    ...results.cases.map((c) => renderCaseSection(c, level + 1, { minPairs: results.settings.minPairs })),
     ...(charts ? [h(level, 'Speedup by shape'), '', charts] : []),
+    ...(history ? [h(level, 'History'), '', history] : []),
     h(level, 'Summary'),
     '',
     summary(results),
@@ -127,9 +128,9 @@ function gpuBody(results: ResultsFile, level: number): string {
   ].join('\n');
 }
 
-/** Renders BENCHMARK_RESULTS.md of one GPU. */
-export function renderBenchmarkMarkdown(results: ResultsFile): string {
-  return ['# fusebench results', '', gpuBody(results, 2)].join('\n');
+/** Renders BENCHMARK_RESULTS.md of one GPU, with its history section when given. */
+export function renderBenchmarkMarkdown(results: ResultsFile, history?: string): string {
+  return ['# fusebench results', '', gpuBody(results, 2, history)].join('\n');
 }
 
 function acrossGpus(runs: ResultsFile[]): string {
@@ -146,10 +147,13 @@ function acrossGpus(runs: ResultsFile[]): string {
   return markdownTable(['Case', 'Shape', ...runs.map((r) => md`${name(r.device.name)} speedup`)], rows);
 }
 
-/** Renders one BENCHMARK_RESULTS.md for several GPUs' results: an overview, then a section per GPU. */
-export function renderMultiGpuMarkdown(runs: ResultsFile[]): string {
+/**
+ * Renders one BENCHMARK_RESULTS.md for several GPUs' results: an overview, then a section per GPU, each
+ * with its history section when `history` (device slug → rendered section) has one.
+ */
+export function renderMultiGpuMarkdown(runs: ResultsFile[], history: ReadonlyMap<string, string> = new Map()): string {
   const [only] = runs;
-  if (runs.length === 1 && only) return renderBenchmarkMarkdown(only);
+  if (runs.length === 1 && only) return renderBenchmarkMarkdown(only, history.get(only.device.slug));
   return [
     '# fusebench results',
     '',
@@ -162,6 +166,6 @@ export function renderMultiGpuMarkdown(runs: ResultsFile[]): string {
     '',
     acrossGpus(runs),
     '',
-    ...runs.flatMap((r) => [h(2, name(r.device.name)), '', gpuBody(r, 3)]),
+    ...runs.flatMap((r) => [h(2, name(r.device.name)), '', gpuBody(r, 3, history.get(r.device.slug))]),
   ].join('\n');
 }

@@ -5,7 +5,20 @@
  */
 import type { CaseResult, GateResult, MeasuredCase } from '../results.ts';
 import { type Inline, NOTE_CHARS, md, name, note, ours, text, trusted } from './escape.ts';
-import { decisionChange, flopRate, gbs, markdownTable, mb, ms, pct, sci, speedup, times } from './format.ts';
+import {
+  decisionChange,
+  flopRate,
+  gbs,
+  injectionLabel,
+  markdownTable,
+  mb,
+  ms,
+  pct,
+  sci,
+  speedup,
+  times,
+} from './format.ts';
+import { gatedOnBatched, methodLabel, timingOf } from './judged-timing.ts';
 import { verdictLabel } from './verdict.ts';
 
 type Measured = MeasuredCase;
@@ -32,15 +45,55 @@ function gateRows(g: GateResult): Inline[][] {
   ];
 }
 
+/** How the section is drawn: the run's settings the rows refer to. */
+export interface CaseSectionOptions {
+  /** The run's minimum number of pairs (results.settings.minPairs). */
+  minPairs: number;
+}
+
+/**
+ * The samples row. When the run took longer than its budget it says why honestly: with no more pairs
+ * than the minimum, the minimum itself outran the budget (a slow shape); otherwise the last round and
+ * the interval checks ran past it.
+ */
+function samplesRow(t: Measured['timing'], minPairs: number): Inline[] {
+  const wall = `${(t.wallMs / 1000).toFixed(1)} s`;
+  const budget = `${(t.budgetMs / 1000).toFixed(1)} s`;
+  const kept = `${t.unfused.n} pairs kept of ${t.pairsTaken}`;
+  if (t.wallMs <= t.budgetMs) return ours(['Samples', kept, `stop: ${t.stopReason}`, `${wall} of ${budget} budget`]);
+  if (t.pairsTaken <= minPairs) {
+    return ours(['Samples', kept, `the ${minPairs}-pair minimum outran the ${budget} budget`, `took ${wall}`]);
+  }
+  const over = pct(t.wallMs / t.budgetMs - 1);
+  return ours(['Samples', kept, `stop: ${t.stopReason}`, `${wall}: ${over} past the ${budget} budget`]);
+}
+
+/** The batched timing beside the per-call one, naming the method and whether the gate judged it. */
+function batchedRow(c: Measured): Inline[] {
+  const b = timingOf(c, 'batched');
+  return ours([
+    `Median time, ${methodLabel(b)}`,
+    ms(b.unfusedMedianMs),
+    ms(b.fusedMedianMs),
+    `${speedup(b.speedup)} (95% CI)${gatedOnBatched(c) ? '; **the gate judged this**' : '; reported beside the per-call time, which the gate judged'}`,
+  ]);
+}
+
 // Every row but the sampled-elements note and the extra error names is our own formatting of numbers.
-function measuredRows(c: Measured): Inline[][] {
+function measuredRows(c: Measured, options: CaseSectionOptions): Inline[][] {
   const t = c.timing;
   const u = c.traffic.unfused;
   const f = c.traffic.fused;
   const nu = c.numerics;
   const clocks = c.clocks;
   return [
-    ours(['**Median time**', ms(t.unfused.median), ms(t.fused.median), `**${speedup(c.speedup)}** (95% CI)`]),
+    ours([
+      c.batched ? '**Median time**, one call per sample' : '**Median time**',
+      ms(t.unfused.median),
+      ms(t.fused.median),
+      `**${speedup(c.speedup)}** (95% CI)`,
+    ]),
+    ...(c.batched ? [batchedRow(c)] : []),
     ours([
       'Time spread (p10–p90)',
       `${ms(t.unfused.p10)} – ${ms(t.unfused.p90)}`,
@@ -95,18 +148,23 @@ function measuredRows(c: Measured): Inline[][] {
           ]),
         ]
       : []),
-    ours([
-      'Samples',
-      `${t.unfused.n} pairs kept of ${t.pairsTaken}`,
-      `stop: ${t.stopReason}`,
-      `${(t.wallMs / 1000).toFixed(1)} s of ${(t.budgetMs / 1000).toFixed(1)} s budget`,
-    ]),
+    samplesRow(t, options.minPairs),
+    ...(c.injection
+      ? [
+          ours([
+            'Injected regression (--inject)',
+            '',
+            injectionLabel(c.injection),
+            'the fused kernel slowed on purpose',
+          ]),
+        ]
+      : []),
     ...(c.gate ? gateRows(c.gate) : []),
   ];
 }
 
 /** The section of one case and shape, its title at heading `level`. */
-export function renderCaseSection(c: CaseResult, level: number): string {
+export function renderCaseSection(c: CaseResult, level: number, options: CaseSectionOptions): string {
   const title = md`${trusted('#'.repeat(level))} ${name(c.title)} — ${name(c.shape.label)} (${name(c.shape.description)})`;
   if (c.status !== 'measured' || !c.timing || !c.speedup) {
     return `${title}\n\n${md`**${c.status.toUpperCase()}**: ${note(c.reason ?? 'no reason recorded')}`}\n`;
@@ -122,5 +180,5 @@ export function renderCaseSection(c: CaseResult, level: number): string {
   const notes = c.gate ? [c.gate.message, ...c.gate.fingerprintNotes].filter((s) => s.length > 0) : [];
   // The gate's message and the fingerprint notes together, cut as one (there may be any number of notes).
   const gateNote = notes.length > 0 ? `\n${md`> Gate: ${text(notes.join(' · '), 2 * NOTE_CHARS)}`}\n` : '';
-  return `${title}\n\n${markdownTable(header, measuredRows(c as Measured))}\n${gateNote}`;
+  return `${title}\n\n${markdownTable(header, measuredRows(c as Measured, options))}\n${gateNote}`;
 }

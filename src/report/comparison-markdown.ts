@@ -4,9 +4,10 @@
  * the rows that need a reviewer's eye. Pure.
  */
 import type { ResultsFile } from '../results.ts';
+import type { CaseComparison } from '../compare/compare-runs.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
 import { type Markdown, join, md, name, note, ours, trusted } from './escape.ts';
-import { markdownTable, signedPct, speedup, times } from './format.ts';
+import { decisionChange, markdownTable, signedPct, speedup, times } from './format.ts';
 import { countVerdicts, countsLine, verdictLabel } from './verdict.ts';
 
 /** How one GPU's comparison is drawn. */
@@ -43,6 +44,17 @@ function baseCell(b: ComparisonRow['base']): string {
   return b === null ? '—' : times(b);
 }
 
+/**
+ * The decision against the base run: its verdict and the speedup's change with its 99% interval, plus the
+ * fused time's when that decision is the worse one: "🔴 SLOWER −20.4% [−21.4%, −19.5%]".
+ */
+export function versusBaseCell(c: CaseComparison): string {
+  const sp = c.speedup;
+  const ft = c.fusedTime;
+  const time = ft && ft.verdict !== sp.verdict && ft.verdict === c.verdict ? `; time ${decisionChange(ft)}` : '';
+  return `${verdictLabel(c.verdict)} ${decisionChange(sp)}${time}${c.method === 'batched' ? ' (batched)' : ''}`;
+}
+
 function verdictCell(r: ComparisonRow): string {
   const label = verdictLabel(r.verdict);
   return r.vsBaseline === undefined ? label : `${label} (${signedPct(r.vsBaseline)})`;
@@ -58,7 +70,7 @@ export function comparisonTable(rows: ComparisonRow[], withBase: boolean): strin
     const baseline = r.baseline === undefined ? '—' : times(r.baseline);
     // Title and shape come from the results file (escaped by the table); the rest is our own formatting.
     if (!withBase) return [r.title, r.shape, ...ours([current, baseline, verdictCell(r)])];
-    const delta = r.current && typeof r.base === 'number' ? signedPct(r.current.estimate / r.base) : '—';
+    const delta = r.vsBase ? versusBaseCell(r.vsBase) : '—';
     return [r.title, r.shape, ...ours([baseCell(r.base), current, delta, baseline, verdictCell(r)])];
   });
   return markdownTable(ours(header), body);

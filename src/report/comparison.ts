@@ -1,8 +1,12 @@
 /**
  * A run compared with its base run and its stored baseline: one row per case and shape, worst
- * verdict first. Pure; the PR comment and the Actions job summary both render these rows.
+ * verdict first. The change from the base run is the gate's decision of this run's samples against
+ * the base run's (src/compare/compare-runs.ts, the same as `npm run compare`), never a bare ratio of
+ * two point estimates. Pure; the PR comment and the Actions job summary both render these rows.
  */
+import { type CaseComparison, compareCase } from '../compare/compare-runs.ts';
 import type { CaseResult, ResultsFile } from '../results.ts';
+import { asMeasured } from './judged-timing.ts';
 import { type RowVerdict, caseVerdict, verdictRank } from './verdict.ts';
 
 /** The base branch's run for the same GPU, or why there is none. */
@@ -18,6 +22,8 @@ export interface ComparisonRow {
   current: { estimate: number; lo: number; hi: number } | undefined;
   /** The base run's speedup: a number, 'absent' (a new case), or null (in the base but not measured there). */
   base: number | 'absent' | null;
+  /** The decision of this run against the base run, when the case was measured in both. */
+  vsBase: CaseComparison | undefined;
   /** The stored baseline's speedup, from the gate. */
   baseline: number | undefined;
   /** current / baseline, when both are known. */
@@ -30,6 +36,12 @@ function baseSpeedup(c: CaseResult, base: ResultsFile | null): ComparisonRow['ba
   const b = base?.cases.find((x) => x.key === c.key);
   if (!b) return 'absent';
   return b.status === 'measured' && b.speedup ? b.speedup.estimate : null;
+}
+
+function versusBase(c: CaseResult, base: ResultsFile | null): CaseComparison | undefined {
+  const head = asMeasured(c);
+  const b = asMeasured(base?.cases.find((x) => x.key === c.key));
+  return base && head && b ? compareCase(b, head, base) : undefined;
 }
 
 function noteOf(c: CaseResult): string | undefined {
@@ -50,6 +62,7 @@ export function compareRuns(results: ResultsFile, base: ResultsFile | null): Com
       verdict: caseVerdict(c),
       current: current && { estimate: current.estimate, lo: current.lo, hi: current.hi },
       base: baseSpeedup(c, base),
+      vsBase: versusBase(c, base),
       baseline,
       vsBaseline: current && baseline ? current.estimate / baseline : undefined,
       note: noteOf(c),

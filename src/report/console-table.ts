@@ -1,6 +1,12 @@
-/** The table `npm run perf` prints: one row per case and shape. */
+/**
+ * The table `npm run perf` prints: one row per case and shape, narrow enough for a terminal. What does not
+ * fit a cell goes on its own line under the table (console-summary.ts): why a case did not run, batched
+ * timing, an injected regression. Verdicts are coloured only when asked (color.ts decides). Pure.
+ */
 import type { ResultsFile } from '../results.ts';
+import { padTable, paintVerdict } from './color.ts';
 import { ms, pct, sci, signedPct, speedup, throughput, times } from './format.ts';
+import { gatedOnBatched } from './judged-timing.ts';
 import { caseVerdict } from './verdict.ts';
 
 /** Column headers of the console table. */
@@ -21,15 +27,15 @@ function verdictCell(c: ResultsFile['cases'][number]): string {
   const g = c.gate;
   const sp = g?.speedup ? ` speedup ${signedPct(Math.exp(g.speedup.diff.estimate))}` : '';
   const ft = g?.fusedTime ? `, time ${signedPct(Math.exp(-g.fusedTime.diff.estimate))}` : '';
-  const notes = `${g?.remeasured ? ' (re-measured)' : ''}${g && !g.gating && g.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}`;
+  const notes = `${g?.remeasured ? ' (re-measured)' : ''}${g && !g.gating && g.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}${gatedOnBatched(c) ? ' (batched)' : ''}`;
   return `${caseVerdict(c)}${sp}${ft}${notes}`;
 }
 
-/** The rows of the console table, as strings. */
+/** The rows of the console table, as strings; a case that did not run has only its verdict (its reason goes under the table). */
 export function consoleRows(results: ResultsFile): string[][] {
   return results.cases.map((c) => {
     if (c.status !== 'measured' || !c.timing || !c.speedup) {
-      return [c.case, c.shape.label, c.status.toUpperCase(), '', c.reason ?? '', '', '', '', ''];
+      return [c.case, c.shape.label, '', '', '', '', '', '', caseVerdict(c)];
     }
     const err = Math.max(c.numerics?.unfused.maxAbsError ?? 0, c.numerics?.fused.maxAbsError ?? 0);
     return [
@@ -46,14 +52,14 @@ export function consoleRows(results: ResultsFile): string[][] {
   });
 }
 
-/** Pads columns to a plain-text table. */
-export function renderConsoleTable(results: ResultsFile): string {
+/** Pads columns to a plain-text table; with `color`, the verdict column is coloured by verdict. */
+export function renderConsoleTable(results: ResultsFile, color = false): string {
   const rows = [CONSOLE_HEADER, ...consoleRows(results)];
+  const verdictColumn = CONSOLE_HEADER.length - 1;
+  const lines = padTable(rows, (r, c, s) => {
+    const result = results.cases[r - 1];
+    return r > 0 && c === verdictColumn && result ? paintVerdict(s, caseVerdict(result), color) : s;
+  });
   const widths = CONSOLE_HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]) =>
-    r
-      .map((v, i) => v.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return [fmt(CONSOLE_HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(fmt)].join('\n');
+  return [lines[0] ?? '', widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n');
 }

@@ -83,3 +83,11 @@ export function decisionChange(d: {
   const [a, b] = [Math.exp(s * d.diff.lo), Math.exp(s * d.diff.hi)].sort((x, y) => x - y);
   return `${signedPct(Math.exp(s * d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
 }
+
+/** An injected regression as reports show it: "asked 3%, measured 3.1%" or "4 extra read passes". */
+export function injectionLabel(
+  inj: { kind: 'passes'; passes: number } | { kind: 'percent'; askedPct: number; measuredPct: number },
+): string {
+  if (inj.kind === 'passes') return `${inj.passes} extra read pass${inj.passes === 1 ? '' : 'es'}`;
+  return `asked ${Number(inj.askedPct.toFixed(2))}%, measured ${inj.measuredPct.toFixed(1)}%`;
+}

@@ -4,6 +4,7 @@
  * find and update one comment in place, and it stays under GitHub's comment size limit by leaving
  * out the mildest rows first (see renderPrComment). Pure.
  */
+import { COMPARE_DEFAULT_DELTA } from '../compare/compare-runs.ts';
 import type { ResultsFile } from '../results.ts';
 import { type BaseRun, type ComparisonRow, compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
@@ -31,8 +32,9 @@ export interface PrCommentOptions {
 
 const FOOTER =
   '<sub>Speedup = median(unfused) / median(fused) time, with a paired-bootstrap 95% interval. ' +
-  'Δ vs base compares with the base branch’s latest perf run on the same GPU; the verdict compares with the ' +
-  'stored baseline (`baselines/<gpu>.json`), noise-aware.</sub>';
+  'Δ vs base is the gate’s decision of this run against the base branch’s latest perf run on the same GPU ' +
+  `(the change in speedup with its 99% bootstrap interval; δ is the case’s gate δ on this GPU, from its baselines’ between-run noise, or ±${(100 * COMPARE_DEFAULT_DELTA).toFixed(1)}% without one, as \`npm run compare\` decides it); the verdict ` +
+  'compares with the stored baseline (`baselines/<gpu>.json`), noise-aware.</sub>';
 
 interface Ranked {
   gpu: number;

@@ -189,4 +189,24 @@ describe('the perf reporter', () => {
     expect(readFileSync(summary, 'utf8')).toContain('## fusebench on NVIDIA H200');
     vi.restoreAllMocks();
   });
+
+  test('writes the Bencher and github-action-benchmark exports beside the results, which name the commit and branch', () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    const out = tmp();
+    const options = parsePerfArgs(['--out-dir', out], { seed: 1 }) as NonNullable<ReturnType<typeof parsePerfArgs>>;
+    const env = { FUSEBENCH_COMMIT: '3f6141c8923b', GITHUB_REF_NAME: 'main' };
+    const reporter = new PerfReporter(options, '0.1.0', { sink: fakeSink().sink, env });
+    const tests = mixed.cases.map((result) => {
+      const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
+      return { meta: () => ({ fusebench: meta }) };
+    });
+    reporter.onTestRunEnd([{ children: { allTests: () => tests } }] as unknown as TestModule[]);
+    const measured = mixed.cases.filter((c) => c.status === 'measured').map((c) => c.key);
+    expect(Object.keys(JSON.parse(readFileSync(join(out, 'bencher.json'), 'utf8')))).toEqual(measured);
+    const action = JSON.parse(readFileSync(join(out, 'benchmark-action.json'), 'utf8')) as { name: string }[];
+    expect(action.map((e) => e.name)).toEqual(measured);
+    expect(reporter.writeFailures).toEqual([]);
+    expect(readResults(join(out, 'fusebench-results.json')).source).toEqual({ commit: '3f6141c8923b', branch: 'main' });
+    vi.restoreAllMocks();
+  });
 });

@@ -11,12 +11,32 @@ const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));
 const h200 = readResults(join(fixtures, 'h200-results.json'));
 
-/** The base branch's run: the same cases, each speedup divided by `factor` (so PR/base = factor). */
+/**
+ * The base branch's run: the same cases with every fused time multiplied by `factor` (samples, medians),
+ * so each speedup is divided by it: PR/base = factor, as the samples the decision resamples say too.
+ */
 function baseOf(r: ResultsFile, factor: number, drop: string[] = []): ResultsFile {
   const b = structuredClone(r);
   b.cases = b.cases.filter((c) => !drop.includes(c.shape.label));
-  for (const c of b.cases) if (c.speedup) c.speedup = { ...c.speedup, estimate: c.speedup.estimate / factor };
+  for (const c of b.cases) {
+    if (c.speedup) {
+      const s = c.speedup;
+      c.speedup = { ...s, estimate: s.estimate / factor, lo: s.lo / factor, hi: s.hi / factor };
+    }
+    if (c.timing) {
+      c.timing.samples.fused = c.timing.samples.fused.map((x) => x * factor);
+      c.timing.fused = { ...c.timing.fused, median: c.timing.fused.median * factor };
+    }
+  }
   return b;
+}
+
+/** "🔴 SLOWER −20.0% [−22.9%, −17.1%]": the verdict, the change and its interval, which must contain it. */
+function versusBase(cell: string | undefined): { label: string; change: number; lo: number; hi: number } {
+  const pct = (s: string) => Number(s.replace('−', '-').replace('±', '').replace('%', ''));
+  const m = /^(\S+ \w+) ([−+±][\d.]+%) \[([−+±][\d.]+%), ([−+±][\d.]+%)\]/.exec(cell ?? '');
+  if (!m) throw new Error(`not a decision against the base run: ${cell}`);
+  return { label: m[1] as string, change: pct(m[2] as string), lo: pct(m[3] as string), hi: pct(m[4] as string) };
 }
 
 /** A run with `n` case×shape rows, cycling through the mixed fixture's verdicts, with long titles. */
@@ -45,7 +65,7 @@ describe('the PR comment against a base run', () => {
     expect(md).toContain('Measured on **NVIDIA H200** (cuda; driver 580.159.04; CUDA 13.0; compute capability 9.0)');
   });
 
-  test('has base speedup, PR speedup, Δ, baseline and verdict for each case and shape', () => {
+  test('has base speedup, PR speedup, the decision against the base run, baseline and verdict for each case and shape', () => {
     expect(markdownTables(md)[0]?.header).toEqual([
       'Case',
       'Shape',
@@ -55,15 +75,31 @@ describe('the PR comment against a base run', () => {
       'Baseline',
       'Verdict vs baseline',
     ]);
-    expect(rowOf(md, '32x512x768')).toEqual([
-      'GELU + scale',
-      '32x512x768',
-      '1.90x',
-      '1.52x [1.50, 1.53]',
-      '−20.0%',
-      '1.91x',
-      '🔴 SLOWER (−20.4%)',
-    ]);
+    const row = rowOf(md, '32x512x768');
+    expect(row?.slice(0, 4)).toEqual(['GELU + scale', '32x512x768', '1.90x', '1.52x [1.50, 1.53]']);
+    expect(row?.slice(5)).toEqual(['1.91x', '🔴 SLOWER (−20.4%)']);
+    // Δ vs base is the gate's decision on the samples: −20% with a 99% interval around it, wholly below −2%.
+    const d = versusBase(row?.[4]);
+    expect(d.label).toBe('🔴 SLOWER');
+    expect(d.change).toBe(-20);
+    expect(d.lo).toBeLessThanOrEqual(-20);
+    expect(d.hi).toBeGreaterThanOrEqual(-20);
+    expect(d.hi).toBeLessThan(-2);
+  });
+
+  test('a run the same as its base is SAME against it where the samples are tight enough, AMBIGUOUS where not', () => {
+    const same = renderPrComment([{ results: mixed, base: { results: baseOf(mixed, 1) } }]);
+    // 16M kept all its 30 pairs (tight); 1K kept 40 of 16,946 in the fixture, too few for a ±2% call.
+    expect(versusBase(rowOf(same, '1K')?.[4]).label).toBe('🟡 AMBIGUOUS');
+    const d = versusBase(rowOf(same, '16M')?.[4]);
+    expect(d.label).toBe('⚪ SAME');
+    expect(d.lo).toBeGreaterThanOrEqual(-2);
+    expect(d.hi).toBeLessThanOrEqual(2);
+  });
+
+  test('a faster run is FASTER against its base, on the fused time too', () => {
+    const faster = renderPrComment([{ results: mixed, base: { results: baseOf(mixed, 1.25) } }]);
+    expect(versusBase(rowOf(faster, '32x512x768')?.[4])).toMatchObject({ label: '🟢 FASTER', change: 25 });
   });
 
   test('a case missing from the base run is new; one not measured there has no delta', () => {

@@ -86,12 +86,12 @@ describe('the workflows', () => {
     expect(w.concurrency !== undefined || jobs.some((j) => j.concurrency !== undefined)).toBe(true);
   });
 
-  test.each(files)('%s grants write access only to the jobs that propose, comment or unlabel', (f) => {
+  test.each(files)('%s grants write access only to the jobs that propose, comment, unlabel or append history', (f) => {
     const w = workflow(f);
     expect(JSON.stringify(w.permissions ?? {})).not.toContain('write');
     for (const [name, job] of Object.entries(w.jobs) as [string, { permissions?: unknown }][]) {
       if (JSON.stringify(job.permissions ?? {}).includes('write'))
-        expect(['propose', 'comment', 'unlabel']).toContain(name);
+        expect(['propose', 'comment', 'unlabel', 'history']).toContain(name);
     }
   });
 
@@ -156,6 +156,69 @@ describe('the workflows', () => {
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed job is free-form YAML.
 type Job = any;
+
+describe('the perf-history branch', () => {
+  const w = workflow('perf.yml');
+  const job = w.jobs.history;
+  const steps = job.steps as Job[];
+  const onDefaultBranch = "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)";
+  /** A bash array expanded whole, `"${name[@]}"`. */
+  const all = (name: string) => `"\${${name}[@]}"`;
+
+  test('the history job runs only for pushes to the default branch, never for pull_request_target, on a hosted runner', () => {
+    expect(job.if).toContain("github.event_name == 'push'");
+    expect(job.if).toContain(onDefaultBranch);
+    expect(job.if).not.toContain('pull_request');
+    expect(job['runs-on']).toBe('ubuntu-latest');
+    expect(selfHosted(job)).toBe(false);
+    expect(job.needs).toBe('measure');
+    expect(job.concurrency).toEqual({ group: 'perf-history', 'cancel-in-progress': false });
+  });
+
+  test('only it may write contents, and only contents; it checks out the pushed commit without credentials', () => {
+    expect(job.permissions).toEqual({ contents: 'write' });
+    for (const [name, other] of Object.entries(w.jobs) as [string, Job][]) {
+      if (name !== 'history' && name !== 'propose')
+        expect(JSON.stringify(other.permissions ?? {})).not.toContain('write');
+    }
+    const checkouts = steps.filter((s) => String(s.uses).startsWith('actions/checkout@'));
+    expect(checkouts).toHaveLength(1);
+    expect(checkouts[0].with).toEqual({ 'persist-credentials': false });
+  });
+
+  test('the write token reaches only the git steps, never a step that runs npm or node', () => {
+    const withToken = steps.filter((s) => JSON.stringify(s.env ?? {}).includes('github.token'));
+    expect(withToken.map((s) => s.name)).toEqual([
+      'Check out the perf-history branch (or start it, orphan)',
+      'Commit and push the history',
+    ]);
+    for (const s of withToken) expect(String(s.run)).not.toMatch(/\b(npm|npx|node)\b/);
+    const append = steps.find((s) => String(s.run).includes('npm run history'));
+    expect(append.env).toBeUndefined();
+    expect(append.run).toContain(`npm run history -- append --dir history-branch/history ${all('files')}`);
+    expect(JSON.stringify(job)).not.toMatch(/secrets\./);
+  });
+
+  test('appends to history/<device-slug>.jsonl on perf-history, creating the branch as an orphan, and pushes without force', () => {
+    const script = steps.map((s) => String(s.run ?? '')).join('\n');
+    expect(script).toContain('git worktree add --orphan -b perf-history history-branch');
+    expect(script).toContain('git -c "http.extraheader=$auth" push origin HEAD:refs/heads/perf-history');
+    expect(script).not.toMatch(/push[^\n]*(--force|-f\b)/);
+  });
+
+  test('merge waits for the history job and passes the branch’s files with --history; propose commits the charts', () => {
+    const merge = w.jobs.merge;
+    expect(merge.needs).toEqual(['measure', 'history']);
+    const script = (merge.steps as Job[]).map((s) => String(s.run ?? '')).join('\n');
+    expect(script).toContain('fetch --no-tags --depth=1 origin perf-history');
+    expect(script).toContain('for h in perf-history/history/*.jsonl; do history+=(--history "$h"); done');
+    expect(script).toContain(
+      `npm run merge -- --out-dir merged --run-url "$RUN_URL" ${all('history')} ${all('files')}`,
+    );
+    expect(JSON.stringify(merge.permissions ?? {})).not.toContain('write');
+    expect(JSON.stringify(w.jobs.propose.steps)).toContain('cp -r merged/benchmark-history benchmark-history');
+  });
+});
 
 /** The events of a workflow's `on:` (a string, a list or a map). */
 function events(w: { on: unknown }): string[] {

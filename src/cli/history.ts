@@ -1,0 +1,134 @@
+/**
+ * `npm run history`: the per-device history of perf runs (JSON Lines, see src/history/).
+ *   npm run history -- <history.jsonl> [--last N] [--out <file.md>]
+ *     prints each case's speedup per commit, or with --out writes the charts BENCHMARK_RESULTS.md shows
+ *     (Markdown, and one SVG per case in <file>-charts/ beside it);
+ *   npm run history -- append --dir <folder> <results.json>...
+ *     appends each run to <folder>/<device-slug>.jsonl (what perf.yml does on the perf-history branch).
+ * A broken line in a history file is named (file:line and why) on stderr and skipped, never lost. Only
+ * this entry point sets the exit code.
+ */
+import { basename, dirname, extname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { appendHistory, historyFileFor, readHistory } from '../history/history-file.ts';
+import { renderHistorySection } from '../history/history-markdown.ts';
+import { historyRecord } from '../history/history-record.ts';
+import { DEFAULT_HISTORY_COMMITS, caseHistories, shortCommit } from '../history/history-series.ts';
+import { UsageError } from '../options.ts';
+import { padTable } from '../report/color.ts';
+import { md, name } from '../report/escape.ts';
+import { readResults } from '../results.ts';
+
+const HELP = `Usage:
+  npm run history -- <history.jsonl> [--last N] [--out <file.md>]
+      each case's speedup over the last N commits (default ${DEFAULT_HISTORY_COMMITS}); with --out, Markdown and
+      one SVG chart per case in <file>-charts/ beside it
+  npm run history -- append --dir <folder> <results.json>...
+      append each run to <folder>/<device-slug>.jsonl (atomically; earlier lines are kept as they are)`;
+
+function positiveInteger(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v <= 0)
+    throw new UsageError(`Expected a positive integer for --${flag} but received '${raw}'`);
+  return v;
+}
+
+function append(dir: string | undefined, files: string[]): void {
+  if (!dir || files.length === 0) throw new UsageError(`Expected --dir and at least one results file\n\n${HELP}`);
+  for (const f of files) {
+    const results = readResults(f);
+    const file = historyFileFor(dir, results.device.slug);
+    const record = historyRecord(results);
+    for (const p of appendHistory(file, record)) console.warn(`fusebench: ${p} (kept in the file as it is)`);
+    console.log(`appended ${results.device.name} at ${record.commit} (${f}) to ${file}`);
+  }
+}
+
+/** The plain-text view: a table per case, a row per commit, a column per shape. */
+function printText(file: string, last: number): void {
+  const { records, problems } = readHistory(file);
+  for (const p of problems) console.warn(`fusebench: ${p}`);
+  const histories = caseHistories(
+    records.map((r) => r.record),
+    last,
+  );
+  if (histories.length === 0) {
+    console.log(`${file}: no measured run to show`);
+    return;
+  }
+  for (const h of histories) {
+    const rows = [
+      ['commit', 'date', ...h.series.map((s) => s.shape)],
+      ...h.commits.map((c, i) => [
+        shortCommit(c),
+        (h.dates[i] ?? '').slice(0, 10),
+        ...h.series.map((s) => {
+          const p = s.points.find((x) => x.index === i);
+          return p ? `${p.estimate.toFixed(2)}x${p.verdict === 'SLOWER' ? ' SLOWER' : ''}` : '—';
+        }),
+      ]),
+    ];
+    console.log(`\n${h.case} (speedup, oldest first)`);
+    for (const line of padTable(rows)) console.log(line);
+  }
+}
+
+function writeMarkdown(file: string, last: number, out: string): void {
+  const { records, problems } = readHistory(file);
+  for (const p of problems) console.warn(`fusebench: ${p}`);
+  const charts = `${basename(out, extname(out))}-charts`;
+  const { markdown, images } = renderHistorySection(
+    records.map((r) => r.record),
+    { last, imageDir: charts },
+  );
+  const device = records.at(-1)?.record.device.name ?? basename(file);
+  writeFileAtomic(out, `${md`# fusebench history: ${name(device)}`}\n\n${markdown || 'No measured run yet.\n'}`);
+  for (const img of images) writeFileAtomic(join(dirname(out), img.path), img.svg);
+  console.log(
+    `wrote ${out}${images.length > 0 ? ` and ${images.length} chart${images.length === 1 ? '' : 's'} in ${join(dirname(out), charts)}` : ''}`,
+  );
+}
+
+async function main(): Promise<void> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (positionals[0] === 'append') {
+    append(values.dir, positionals.slice(1));
+    return;
+  }
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new UsageError(`Expected one history file\n\n${HELP}`);
+  const last = positiveInteger('last', values.last, DEFAULT_HISTORY_COMMITS);
+  if (values.out) writeMarkdown(file, last, values.out);
+  else printText(file, last);
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      last: { type: 'string' },
+      out: { type: 'string' },
+      dir: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? `fusebench: ${e.message}` : e);
+  process.exitCode = e instanceof UsageError ? 2 : 1;
+});

@@ -1,0 +1,171 @@
+/**
+ * Two runs of one device model compared with the gate's own statistics (src/gate/decision.ts): the
+ * base run's result for a case becomes a baseline entry (its samples, speedup and fused median) and
+ * the head run's paired samples are decided against it, speedup and fused time, on the 99% bootstrap
+ * interval of D = log(head) − log(base). `npm run compare` and the PR comment's "Δ vs base" column
+ * both use this, so they always agree. Without a δ given, each case is judged with the δ its gate used on
+ * this GPU (the between-run noise of its baselines, per metric), as two runs differ by that shift too. Pure.
+ */
+import { type BaselineEntry, entryKey } from '../gate/baseline-file.ts';
+import { decide } from '../gate/decision.ts';
+import { worst } from '../gate/gate.ts';
+import { DELTA_FLOOR } from '../gate/tolerance.ts';
+import { type JudgedTiming, type TimingMethod, asMeasured, gatedOnBatched, timingOf } from '../report/judged-timing.ts';
+import type { CaseResult, Decision, MeasuredCase, ResultsFile, Verdict } from '../results.ts';
+
+/** δ of a comparison for a case whose head run has no δ from a measured baseline: the gate's floor. */
+export const COMPARE_DEFAULT_DELTA = DELTA_FLOOR;
+
+/** The δ of each metric of one case. */
+export interface CaseDeltas {
+  speedup: number;
+  fusedTime: number;
+}
+
+/**
+ * δ of one case: the one given (both metrics); otherwise the δ of each metric the head run's gate used
+ * against a measured baseline of this device model (its recorded between-run noise), else the floor.
+ */
+export function caseDeltas(head: MeasuredCase, given: number | undefined): CaseDeltas {
+  if (given !== undefined) return { speedup: given, fusedTime: given };
+  const g = head.gate?.baselineSource === 'measured' ? head.gate : undefined;
+  const speedup = g?.speedup?.delta ?? COMPARE_DEFAULT_DELTA;
+  return { speedup, fusedTime: g?.fusedTime?.delta ?? speedup };
+}
+
+/** One case, shape and dtype measured in both runs. */
+export interface CaseComparison {
+  key: string;
+  case: string;
+  title: string;
+  shape: string;
+  /** Which samples were compared. */
+  method: TimingMethod;
+  /** Calls between events per sample, when batched. */
+  callsPerSample: number | undefined;
+  /** Set when one run was gated on batched timing but the other has no batched samples (compared per call). */
+  methodNote: string | undefined;
+  /** The worse of the two decisions. */
+  verdict: Verdict;
+  speedup: Decision;
+  fusedTime: Decision | undefined;
+}
+
+/** A key present in both runs but not measured in both. */
+export interface NotCompared {
+  key: string;
+  base: CaseResult['status'];
+  head: CaseResult['status'];
+}
+
+/** The comparison of two runs. */
+export interface RunComparison {
+  /** The δ given for every case, or undefined when each case has its own (caseDeltas). */
+  delta: number | undefined;
+  device: { name: string; slug: string };
+  compared: CaseComparison[];
+  /** Keys only in the head run. */
+  added: string[];
+  /** Keys only in the base run. */
+  removed: string[];
+  notCompared: NotCompared[];
+}
+
+const keyOf = (c: CaseResult) => entryKey(c.case, c.shape.label, c.dtype);
+
+/** A run's result for one case as the baseline entry the gate would decide against. */
+export function baselineEntryOf(c: MeasuredCase, t: JudgedTiming, run: ResultsFile, delta: number): BaselineEntry {
+  return {
+    case: c.case,
+    shape: { label: c.shape.label, dims: c.shape.dims },
+    dtype: c.dtype,
+    unfusedMedianMs: t.unfusedMedianMs,
+    fusedMedianMs: t.fusedMedianMs,
+    speedup: { ...t.speedup },
+    sampleCount: t.pairs,
+    samples: { unfused: [...t.samples.unfused], fused: [...t.samples.fused] },
+    tolerance: delta,
+    gating: true,
+    provenance: { kind: 'measured', date: run.createdAt, commit: run.source?.commit ?? 'unknown' },
+  };
+}
+
+/**
+ * Which samples to compare: batched when either run's gate judged batched timing and both have batched
+ * samples; otherwise one call per sample, with a note when the batched samples of one side are missing.
+ */
+function chooseMethod(base: MeasuredCase, head: MeasuredCase): { method: TimingMethod; note: string | undefined } {
+  const wanted = gatedOnBatched(base) || gatedOnBatched(head);
+  if (!wanted) return { method: 'per-call', note: undefined };
+  if (base.batched && head.batched) return { method: 'batched', note: undefined };
+  const missing = base.batched ? 'head' : 'base';
+  return {
+    method: 'per-call',
+    note: `gated on batched timing, but the ${missing} run has no batched samples: compared per call`,
+  };
+}
+
+/** Decides one case of the head run against the same case of the base run (both measured). */
+export function compareCase(
+  base: MeasuredCase,
+  head: MeasuredCase,
+  baseRun: ResultsFile,
+  given?: number,
+): CaseComparison {
+  const { method, note } = chooseMethod(base, head);
+  const b = timingOf(base, method);
+  const h = timingOf(head, method);
+  const delta = caseDeltas(head, given);
+  const entry = baselineEntryOf(base, b, baseRun, delta.speedup);
+  const [speedup, fusedTime] = decide(h.samples, entry, { delta: delta.speedup, fusedTimeDelta: delta.fusedTime }) as [
+    Decision,
+    Decision | undefined,
+  ];
+  return {
+    key: keyOf(head),
+    case: head.case,
+    title: head.title,
+    shape: head.shape.label,
+    method,
+    callsPerSample: h.callsPerSample,
+    methodNote: note,
+    verdict: worst([speedup.verdict, ...(fusedTime ? [fusedTime.verdict] : [])]),
+    speedup,
+    fusedTime,
+  };
+}
+
+/**
+ * Compares every key in both runs that was measured in both, in the head run's order; lists the keys
+ * only one run has and those not measured in both. The runs must be of one device model (the caller
+ * checks: see load-pair.ts).
+ */
+export function compareResults(base: ResultsFile, head: ResultsFile, delta?: number): RunComparison {
+  const baseByKey = new Map(base.cases.map((c) => [keyOf(c), c]));
+  const headKeys = new Set(head.cases.map(keyOf));
+  const compared: CaseComparison[] = [];
+  const notCompared: NotCompared[] = [];
+  for (const h of head.cases) {
+    const b = baseByKey.get(keyOf(h));
+    if (!b) continue;
+    const bm = asMeasured(b);
+    const hm = asMeasured(h);
+    if (bm && hm) compared.push(compareCase(bm, hm, base, delta));
+    else notCompared.push({ key: keyOf(h), base: b.status, head: h.status });
+  }
+  return {
+    delta,
+    device: { name: head.device.name, slug: head.device.slug },
+    compared,
+    added: head.cases.map(keyOf).filter((k) => !baseByKey.has(k)),
+    removed: base.cases.map(keyOf).filter((k) => !headKeys.has(k)),
+    notCompared,
+  };
+}
+
+/** Verdict counts of a comparison, worst first. */
+export function comparisonCounts(cmp: RunComparison): Record<Verdict, number> {
+  const n: Record<Verdict, number> = { SLOWER: 0, AMBIGUOUS: 0, FASTER: 0, SAME: 0 };
+  for (const c of cmp.compared) n[c.verdict]++;
+  return n;
+}

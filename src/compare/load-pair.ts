@@ -1,0 +1,76 @@
+/**
+ * Reads the two results files `npm run compare` is given and refuses a pair that cannot be compared,
+ * naming the file and what differs: another results schema version, another device model, or no case
+ * measured in both.
+ */
+import { readFileSync } from 'node:fs';
+import { entryKey } from '../gate/baseline-file.ts';
+import { asMeasured } from '../report/judged-timing.ts';
+import { type ResultsFile, resultsFileSchema, validateFile } from '../results.ts';
+
+/** A results file and the path it was read from. */
+export interface NamedRun {
+  file: string;
+  results: ResultsFile;
+}
+
+/** A pair of results files that cannot be compared; the message names the file and what differs. */
+export class IncomparableError extends Error {}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+const versionOf = (data: unknown): unknown =>
+  typeof data === 'object' && data !== null ? (data as { schemaVersion?: unknown }).schemaVersion : undefined;
+
+/**
+ * Why two parsed results files cannot be compared, or undefined when they can: their schema versions
+ * differ (checked before validation, so the message says which file has which), their device models
+ * differ (device.slug), or no case/shape/dtype was measured in both.
+ */
+export function incomparable(base: NamedRun, head: NamedRun): string | undefined {
+  const bd = base.results.device;
+  const hd = head.results.device;
+  if (bd.slug !== hd.slug) {
+    return `${head.file} was measured on ${hd.name} (device.slug ${hd.slug}) but ${base.file} on ${bd.name} (device.slug ${bd.slug}): compare two runs of the same device model`;
+  }
+  const measured = (r: ResultsFile) =>
+    new Set(r.cases.filter((c) => asMeasured(c)).map((c) => entryKey(c.case, c.shape.label, c.dtype)));
+  const b = measured(base.results);
+  const h = measured(head.results);
+  if (![...h].some((k) => b.has(k))) {
+    const list = (s: Set<string>) =>
+      s.size === 0 ? 'none' : [...s].slice(0, 5).join(', ') + (s.size > 5 ? ', …' : '');
+    return `${base.file} and ${head.file} have no case/shape/dtype measured in both (${base.file}: ${list(b)}; ${head.file}: ${list(h)})`;
+  }
+  return undefined;
+}
+
+/** Reads base and head, refusing a pair that cannot be compared (IncomparableError) or a broken file (Error). */
+export function loadPair(baseFile: string, headFile: string): { base: NamedRun; head: NamedRun } {
+  const rawBase = readJson(baseFile);
+  const rawHead = readJson(headFile);
+  const vb = versionOf(rawBase);
+  const vh = versionOf(rawHead);
+  if (vb !== vh) {
+    throw new IncomparableError(
+      `${headFile} has results schemaVersion ${JSON.stringify(vh) ?? 'missing'} but ${baseFile} has ${JSON.stringify(vb) ?? 'missing'}: compare files written by the same fusebench schema (re-run the older one with this fusebench)`,
+    );
+  }
+  const base = { file: baseFile, results: validateFile(resultsFileSchema, rawBase, baseFile) };
+  const head = { file: headFile, results: validateFile(resultsFileSchema, rawHead, headFile) };
+  const why = incomparable(base, head);
+  if (why) throw new IncomparableError(why);
+  return { base, head };
+}

@@ -1,0 +1,101 @@
+/**
+ * History files: JSON Lines, one record per run (history-record.ts), appended in run order. Reading
+ * never gives up on a file: a line that is not JSON or not a record is named (file:line and why) and
+ * skipped, and the rest is read. Appending never loses a line either: the file's bytes are kept as
+ * they are, broken lines included, the new record goes after them, and the whole is written
+ * atomically (a reader sees the file before or after the append, never half of it).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-write.ts';
+import { fieldPath } from '../results.ts';
+import { type HistoryRecord, historyRecordSchema } from './history-record.ts';
+
+/** A history file's readable records (with their line numbers) and a message per line that was skipped. */
+export interface HistoryRead {
+  records: { line: number; record: HistoryRecord }[];
+  /** "history/nvidia-h200.jsonl:7: not valid JSON (Unexpected end of JSON input); skipped". */
+  problems: string[];
+}
+
+/** Parses history text; `file` only names the lines in messages. Empty lines are allowed. */
+export function parseHistory(text: string, file: string): HistoryRead {
+  const records: HistoryRead['records'] = [];
+  const problems: string[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = i + 1;
+    const content = raw.trim();
+    if (content === '') return;
+    let data: unknown;
+    try {
+      data = JSON.parse(content);
+    } catch (e) {
+      problems.push(`${file}:${line}: not valid JSON (${(e as Error).message}); skipped`);
+      return;
+    }
+    const parsed = historyRecordSchema.safeParse(data);
+    if (!parsed.success) {
+      const issues = parsed.error.issues
+        .slice(0, 3)
+        .map((x) => `${fieldPath(x.path)}: ${x.message}`)
+        .join('; ');
+      problems.push(`${file}:${line}: not a history record (${issues}); skipped`);
+      return;
+    }
+    records.push({ line, record: parsed.data });
+  });
+  return { records, problems };
+}
+
+/** Reads a history file; a missing file is an empty history, an unreadable one an error naming it. */
+export function readHistory(file: string): HistoryRead {
+  if (!existsSync(file)) return { records: [], problems: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
+  }
+  return parseHistory(text, file);
+}
+
+/** `text` with `record` appended as one line; a last line without its newline (a cut write) keeps its own line. */
+export function appendedText(text: string, record: HistoryRecord): string {
+  const head = text === '' || text.endsWith('\n') ? text : `${text}\n`;
+  return `${head}${JSON.stringify(record)}\n`;
+}
+
+/**
+ * Appends one record to a history file (created with its folder when missing), atomically; returns the
+ * problems of the lines already there, which are kept as they are.
+ */
+export function appendHistory(file: string, record: HistoryRecord): string[] {
+  let text = '';
+  if (existsSync(file)) {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new Error(`Cannot read ${file} to append to it: ${(e as Error).message}`);
+    }
+  }
+  writeFileAtomic(file, appendedText(text, record));
+  return parseHistory(text, file).problems;
+}
+
+/** Device slugs as fusebench writes them: lower-case letters, digits, dots and dashes (never a path). */
+const SLUG = /^[a-z0-9][a-z0-9.-]{0,199}$/;
+
+/** Whether a device slug is a plain name, safe as a file or folder name. */
+export function isPlainSlug(slug: string): boolean {
+  return SLUG.test(slug) && !slug.includes('..');
+}
+
+/** The history file of a device in `dir`: `<dir>/<slug>.jsonl`; a slug that is not a plain name is refused. */
+export function historyFileFor(dir: string, slug: string): string {
+  if (!isPlainSlug(slug)) {
+    throw new Error(
+      `device.slug ${JSON.stringify(slug)} is not a plain device slug (lower-case letters, digits, '.', '-'); refusing to use it as a file name`,
+    );
+  }
+  return join(dir, `${slug}.jsonl`);
+}

@@ -1,0 +1,82 @@
+/**
+ * One line of a device's history file (JSON Lines, `history/<device-slug>.jsonl` on the perf-history
+ * branch): a compact record of one run, with its date, commit, branch, device, and per case/shape/dtype
+ * key the speedup with its interval, the fused median and the verdict. The schema doubles as the type;
+ * `v` is its version, so an older fusebench can say a line is newer than it reads.
+ */
+import { z } from 'zod';
+import { entryKey } from '../gate/baseline-file.ts';
+import { asMeasured, judgedTiming } from '../report/judged-timing.ts';
+import { type RowVerdict, VERDICT_ORDER, caseVerdict } from '../report/verdict.ts';
+import type { ResultsFile } from '../results.ts';
+
+/** The version of a history record this fusebench writes and reads. */
+export const HISTORY_RECORD_VERSION = 1;
+
+const caseRecordSchema = z.object({
+  case: z.string(),
+  shape: z.string(),
+  /** The gate's verdict, or why there is none (NO_BASELINE, SKIPPED, FAILED, ERRORED). */
+  verdict: z.enum(VERDICT_ORDER as [RowVerdict, ...RowVerdict[]]),
+  /** Speedup estimate and its 95% interval: [estimate, lo, hi]; absent when not measured. */
+  speedup: z.tuple([z.number(), z.number(), z.number()]).optional(),
+  /** Median time of one fused call, milliseconds. */
+  fusedMs: z.number().optional(),
+  /** Set when the gate judged batched timing (these numbers are the batched ones). */
+  batched: z.literal(true).optional(),
+});
+
+/** One line of a history file: a run's date, commit, branch, device and per-key results. */
+export const historyRecordSchema = z.object({
+  v: z
+    .number()
+    .int()
+    .refine((v) => v === HISTORY_RECORD_VERSION, {
+      error: (i) =>
+        typeof i.input === 'number' && i.input > HISTORY_RECORD_VERSION
+          ? `written by a newer fusebench (history record ${String(i.input)}; this one reads ${HISTORY_RECORD_VERSION}): update fusebench to read it`
+          : `expected history record version ${HISTORY_RECORD_VERSION}; got ${String(i.input)}`,
+    }),
+  date: z.string(),
+  commit: z.string(),
+  branch: z.string().optional(),
+  device: z.object({ name: z.string(), slug: z.string() }),
+  cases: z.record(z.string(), caseRecordSchema),
+});
+
+/** One run in a history file. */
+export type HistoryRecord = z.infer<typeof historyRecordSchema>;
+/** One case/shape/dtype of a run in a history file. */
+export type HistoryCase = z.infer<typeof caseRecordSchema>;
+
+/** Five significant digits: the records stay short, and the charts need no more. */
+const round = (x: number) => Number(x.toPrecision(5));
+
+/** The history record of a run: the commit and branch from its `source` ("unknown" when it has none). */
+export function historyRecord(results: ResultsFile): HistoryRecord {
+  const cases: Record<string, HistoryCase> = {};
+  for (const c of results.cases) {
+    const m = asMeasured(c);
+    const t = m && judgedTiming(m);
+    cases[entryKey(c.case, c.shape.label, c.dtype)] = {
+      case: c.case,
+      shape: c.shape.label,
+      verdict: caseVerdict(c),
+      ...(t
+        ? {
+            speedup: [round(t.speedup.estimate), round(t.speedup.lo), round(t.speedup.hi)] as [number, number, number],
+            fusedMs: round(t.fusedMedianMs),
+            ...(t.method === 'batched' ? { batched: true as const } : {}),
+          }
+        : {}),
+    };
+  }
+  return {
+    v: HISTORY_RECORD_VERSION,
+    date: results.createdAt,
+    commit: results.source?.commit ?? 'unknown',
+    ...(results.source?.branch ? { branch: results.source.branch } : {}),
+    device: { name: results.device.name, slug: results.device.slug },
+    cases,
+  };
+}

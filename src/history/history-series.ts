@@ -1,0 +1,81 @@
+/**
+ * What a history chart shows: for each case, the last N commits in run order (a commit measured twice
+ * counts once, with its latest run) and one series per shape, with a point only where that shape was
+ * measured at that commit. Pure.
+ */
+import type { RowVerdict } from '../report/verdict.ts';
+import type { HistoryRecord } from './history-record.ts';
+
+/** How many commits a history chart shows unless told otherwise. */
+export const DEFAULT_HISTORY_COMMITS = 20;
+
+/** One measured point: the commit's position on the x axis and the speedup with its interval. */
+export interface HistoryPoint {
+  /** Position among the chart's commits, 0 = oldest. */
+  index: number;
+  estimate: number;
+  lo: number;
+  hi: number;
+  verdict: RowVerdict;
+}
+
+/** One shape's points, oldest first; commits where it was not measured have no point. */
+export interface HistorySeries {
+  shape: string;
+  points: HistoryPoint[];
+}
+
+/** One case's chart: the commits on the x axis and a series per shape measured at any of them. */
+export interface CaseHistory {
+  case: string;
+  /** Commit ids in order, oldest first (full ids; shortCommit() labels them). */
+  commits: string[];
+  /** The date of each commit's run. */
+  dates: string[];
+  series: HistorySeries[];
+}
+
+/** A commit id as an axis label: its first 7 characters, with `+` when it was measured dirty. */
+export function shortCommit(commit: string): string {
+  const dirty = commit.endsWith('+dirty');
+  const sha = dirty ? commit.slice(0, -'+dirty'.length) : commit;
+  return `${sha.slice(0, 7)}${dirty ? '+' : ''}`;
+}
+
+/** The runs to chart: the last run of each commit, in the order of those runs, the last `last` of them. */
+export function lastCommits(records: HistoryRecord[], last = DEFAULT_HISTORY_COMMITS): HistoryRecord[] {
+  const latest = new Map<string, number>();
+  records.forEach((r, i) => {
+    latest.set(r.commit, i);
+  });
+  const kept = records.filter((r, i) => latest.get(r.commit) === i);
+  return kept.slice(Math.max(0, kept.length - last));
+}
+
+/** One chart per case measured at any of the last `last` commits, cases and shapes in order of appearance. */
+export function caseHistories(records: HistoryRecord[], last = DEFAULT_HISTORY_COMMITS): CaseHistory[] {
+  const runs = lastCommits(records, last);
+  const shapesByCase = new Map<string, string[]>();
+  for (const r of runs) {
+    for (const c of Object.values(r.cases)) {
+      if (!c.speedup) continue;
+      const shapes = shapesByCase.get(c.case) ?? [];
+      if (!shapes.includes(c.shape)) shapes.push(c.shape);
+      shapesByCase.set(c.case, shapes);
+    }
+  }
+  return [...shapesByCase].map(([name, shapes]) => ({
+    case: name,
+    commits: runs.map((r) => r.commit),
+    dates: runs.map((r) => r.date),
+    series: shapes.map((shape) => ({
+      shape,
+      points: runs.flatMap((r, index) => {
+        const c = Object.values(r.cases).find((x) => x.case === name && x.shape === shape && x.speedup);
+        if (!c?.speedup) return [];
+        const [estimate, lo, hi] = c.speedup;
+        return [{ index, estimate, lo, hi, verdict: c.verdict }];
+      }),
+    })),
+  }));
+}

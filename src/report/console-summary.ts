@@ -1,0 +1,95 @@
+/**
+ * What `npm run perf` prints after its table: a line per case that needs more than a cell (why it did
+ * not run, its batched timing, an injected regression), the closing verdict counts, and, once per run,
+ * the hint to record a baseline when the device has none. Every string from a result is cut to one
+ * line. Pure: the reporter prints what this returns.
+ */
+import type { CaseResult, ResultsFile } from '../results.ts';
+import { paintVerdict } from './color.ts';
+import { NOTE_CHARS, plain } from './escape.ts';
+import { injectionLabel, ms, speedup } from './format.ts';
+import { gatedOnBatched, methodLabel, timingOf } from './judged-timing.ts';
+import { type RowVerdict, caseVerdict } from './verdict.ts';
+import { renderConsoleTable } from './console-table.ts';
+
+const who = (c: CaseResult) => `${plain(c.case)} ${plain(c.shape.label)}`;
+
+/** The batched timing of a case beside its per-call one, and which of the two the gate judged. */
+function batchedNote(c: CaseResult): string | undefined {
+  if (c.status !== 'measured' || !c.timing || !c.speedup || !c.batched) return undefined;
+  const t = timingOf({ ...c, timing: c.timing, speedup: c.speedup }, 'batched');
+  const judged = gatedOnBatched(c) ? 'the gate judged the batched timing' : 'the gate judged the per-call timing';
+  return `${who(c)}: ${methodLabel(t)}: unfused ${ms(t.unfusedMedianMs)}, fused ${ms(t.fusedMedianMs)} per call, speedup ${speedup(t.speedup)}; ${judged}`;
+}
+
+/** The lines under the table: reasons of cases that did not run, batched timing, injected regressions. */
+export function consoleNotes(results: ResultsFile): string[] {
+  return results.cases.flatMap((c) => {
+    const lines: string[] = [];
+    if (c.status !== 'measured') {
+      lines.push(`${who(c)}: ${c.status.toUpperCase()}: ${plain(c.reason ?? 'no reason recorded', NOTE_CHARS)}`);
+    }
+    const b = batchedNote(c);
+    if (b) lines.push(b);
+    if (c.injection) lines.push(`${who(c)}: injected regression: ${injectionLabel(c.injection)}`);
+    return lines;
+  });
+}
+
+/** Counts of every row verdict, failed and errored apart. */
+export function rowVerdictCounts(results: ResultsFile): Record<RowVerdict, number> {
+  const n: Record<RowVerdict, number> = {
+    SLOWER: 0,
+    FASTER: 0,
+    SAME: 0,
+    AMBIGUOUS: 0,
+    NO_BASELINE: 0,
+    SKIPPED: 0,
+    FAILED: 0,
+    ERRORED: 0,
+  };
+  for (const c of results.cases) n[caseVerdict(c)]++;
+  return n;
+}
+
+/**
+ * "SLOWER 1 · FASTER 0 · SAME 3 · AMBIGUOUS 0 · SKIPPED 1", then FAILED, ERRORED and NO BASELINE when
+ * not zero; with `color`, each non-zero count in its verdict's colour.
+ */
+export function consoleCountsLine(results: ResultsFile, color = false): string {
+  const n = rowVerdictCounts(results);
+  const always: RowVerdict[] = ['SLOWER', 'FASTER', 'SAME', 'AMBIGUOUS', 'SKIPPED'];
+  const ifAny: RowVerdict[] = ['FAILED', 'ERRORED', 'NO_BASELINE'];
+  return [...always, ...ifAny.filter((v) => n[v] > 0)]
+    .map((v) => {
+      const part = `${v.replace('_', ' ')} ${n[v]}`;
+      return n[v] > 0 ? paintVerdict(part, v, color) : part;
+    })
+    .join(' · ');
+}
+
+/**
+ * Once per run: "no baseline for NVIDIA H200 (4 shapes, baselines/nvidia-h200.json has no entry); record
+ * one with `npm run perf -- --backend cuda --update-baselines`"; undefined when every measured shape had one.
+ */
+export function noBaselineHint(results: ResultsFile): string | undefined {
+  const missing = results.cases.filter((c) => c.gate?.status === 'NO_BASELINE');
+  if (missing.length === 0) return undefined;
+  const file = missing.find((c) => c.gate?.baselineFile)?.gate?.baselineFile;
+  const where = file ? `${plain(file)} has no entry for them` : 'no baseline file';
+  const shapes = `${missing.length} shape${missing.length === 1 ? '' : 's'}`;
+  return `no baseline for ${plain(results.device.name)} (${shapes}; ${where}): the run only reports. Record one with \`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
+}
+
+/** Everything the reporter prints after the run's header: the table, the notes, the counts and the hint. */
+export function renderRunConsole(results: ResultsFile, color = false): string {
+  const notes = consoleNotes(results);
+  const hint = noBaselineHint(results);
+  return [
+    renderConsoleTable(results, color),
+    ...(notes.length > 0 ? ['', ...notes] : []),
+    '',
+    consoleCountsLine(results, color),
+    ...(hint ? [hint] : []),
+  ].join('\n');
+}

@@ -1,0 +1,313 @@
+// The per-device history: records made from real runs, JSON Lines that survive broken lines, the charts
+// drawn from the right points, and the CLIs that append, render and merge it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { appendHistory, historyFileFor, parseHistory, readHistory } from '../../src/history/history-file.ts';
+import { renderHistorySection } from '../../src/history/history-markdown.ts';
+import { type HistoryRecord, historyRecord } from '../../src/history/history-record.ts';
+import { caseHistories, lastCommits, shortCommit } from '../../src/history/history-series.ts';
+import { chartScales, renderHistorySvg, yAxisOf } from '../../src/history/history-svg.ts';
+import { type ResultsFile, readResults } from '../../src/results.ts';
+import { currentBranch, runSource } from '../../src/source.ts';
+import { hostile } from './hostile-results.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const fixtures = join(root, 'suites', 'fixtures');
+const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));
+const run = readResults(join(fixtures, 'h200-gate-run.json'));
+const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-history-'));
+
+/** The gate run as measured at `commit`, each speedup (estimate and interval) multiplied by `factor`. */
+function at(commit: string, factor = 1, drop: string[] = []): HistoryRecord {
+  const r: ResultsFile = structuredClone(run);
+  r.source = { commit, branch: 'main' };
+  r.cases = r.cases.filter((c) => !drop.includes(c.shape.label));
+  for (const c of r.cases) {
+    if (c.speedup) {
+      const s = c.speedup;
+      c.speedup = { ...s, estimate: s.estimate * factor, lo: s.lo * factor, hi: s.hi * factor };
+    }
+  }
+  return historyRecord(r);
+}
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('a history record', () => {
+  test('is one compact line per run: date, commit, branch, device, and per key speedup, fused median and verdict', () => {
+    const r = structuredClone(mixed);
+    r.source = { commit: 'abc123def456', branch: 'main' };
+    const rec = historyRecord(r);
+    expect(rec).toMatchObject({
+      v: 1,
+      date: mixed.createdAt,
+      commit: 'abc123def456',
+      branch: 'main',
+      device: { name: 'NVIDIA H200', slug: 'nvidia-h200' },
+    });
+    const c = mixed.cases.find((x) => x.key === 'gelu_scale/32x512x768/fp32');
+    expect(rec.cases['gelu_scale/32x512x768/fp32']).toEqual({
+      case: 'gelu_scale',
+      shape: '32x512x768',
+      verdict: 'SLOWER',
+      speedup: [1.52, Number(c?.speedup?.lo.toPrecision(5)), Number(c?.speedup?.hi.toPrecision(5))],
+      fusedMs: Number(c?.timing?.fused.median.toPrecision(5)),
+    });
+    expect(rec.cases['gelu_scale/256M/fp32']).toEqual({ case: 'gelu_scale', shape: '256M', verdict: 'SKIPPED' });
+    expect(JSON.stringify(rec)).not.toContain('\n');
+  });
+
+  test('a run without a source says its commit is unknown and names no branch', () => {
+    const rec = historyRecord(mixed);
+    expect(rec.commit).toBe('unknown');
+    expect(rec.branch).toBeUndefined();
+  });
+});
+
+describe('a history file', () => {
+  test('with broken lines: each is named (file:line and why) and skipped, the others are read', () => {
+    const good = JSON.stringify(at('aaaaaaa1'));
+    const wrongField = JSON.stringify({ ...at('aaaaaaa2'), commit: 42 });
+    const newer = JSON.stringify({ ...at('aaaaaaa3'), v: 2 });
+    const text = [good, '{"v": 1, "date": "2026-11-', '', wrongField, newer, JSON.stringify(at('aaaaaaa4'))].join('\n');
+    const { records, problems } = parseHistory(text, 'history/nvidia-h200.jsonl');
+    expect(records.map((r) => [r.line, r.record.commit])).toEqual([
+      [1, 'aaaaaaa1'],
+      [6, 'aaaaaaa4'],
+    ]);
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(/^history\/nvidia-h200\.jsonl:2: not valid JSON \(.+\); skipped$/);
+    expect(problems[1]).toMatch(
+      /^history\/nvidia-h200\.jsonl:4: not a history record \(commit: .*string.*\); skipped$/,
+    );
+    expect(problems[2]).toContain('history/nvidia-h200.jsonl:5: not a history record (v: written by a newer fusebench');
+  });
+
+  test('appending keeps every byte that was there, broken lines included, and puts the record on its own line', () => {
+    const dir = tmp();
+    const file = join(dir, 'history', 'nvidia-h200.jsonl');
+    expect(appendHistory(file, at('aaaaaaa1'))).toEqual([]);
+    const cut = `${readFileSync(file, 'utf8')}{"v": 1, "date": "2026-11-`; // a write cut short, no newline
+    writeFileSync(file, cut);
+    const problems = appendHistory(file, at('aaaaaaa2'));
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^${file}:2: not valid JSON`))]);
+    const after = readFileSync(file, 'utf8');
+    expect(after.startsWith(`${cut}\n`)).toBe(true);
+    expect(readHistory(file).records.map((r) => r.record.commit)).toEqual(['aaaaaaa1', 'aaaaaaa2']);
+    // Written through a temporary file and a rename: nothing is left beside it.
+    expect(readdirSync(join(dir, 'history'))).toEqual(['nvidia-h200.jsonl']);
+  });
+
+  test('a missing file is an empty history; a device slug that is not a plain name is refused as a file name', () => {
+    expect(readHistory(join(tmp(), 'none.jsonl'))).toEqual({ records: [], problems: [] });
+    expect(historyFileFor('history', 'nvidia-h200')).toBe(join('history', 'nvidia-h200.jsonl'));
+    expect(() => historyFileFor('history', '../../etc/passwd')).toThrow(
+      'device.slug "../../etc/passwd" is not a plain device slug',
+    );
+  });
+});
+
+describe('the charted series', () => {
+  test('the last N commits in run order, a commit measured twice counted once with its latest run', () => {
+    const records = [at('c1'), at('c2'), at('c3', 0.5), at('c2', 2), at('c4')];
+    expect(lastCommits(records, 3).map((r) => r.commit)).toEqual(['c3', 'c2', 'c4']);
+    const [gelu] = caseHistories(records, 3).filter((h) => h.case === 'gelu_scale');
+    const oneK = gelu?.series.find((s) => s.shape === '1K');
+    expect(oneK?.points.map((p) => p.index)).toEqual([0, 1, 2]);
+    expect(oneK?.points[1]?.estimate).toBeCloseTo(2 * 1.6723, 3);
+  });
+
+  test('a shape not measured at a commit has no point there', () => {
+    const records = [at('c1'), at('c2', 1, ['1M']), at('c3')];
+    const gelu = caseHistories(records).find((h) => h.case === 'gelu_scale');
+    expect(gelu?.series.find((s) => s.shape === '1M')?.points.map((p) => p.index)).toEqual([0, 2]);
+    expect(gelu?.series.find((s) => s.shape === '16M')?.points.map((p) => p.index)).toEqual([0, 1, 2]);
+  });
+
+  test('short commit ids: seven characters, + for a dirty tree', () => {
+    expect(shortCommit('3f6141c8923b')).toBe('3f6141c');
+    expect(shortCommit('3f6141c8923b+dirty')).toBe('3f6141c+');
+  });
+});
+
+/** The circles of an SVG: their attributes. */
+function circles(svg: string): { commit: string; speedup: number; cx: number; cy: number }[] {
+  return [...svg.matchAll(/<circle data-commit="([^"]*)" data-speedup="([^"]*)" cx="([^"]*)" cy="([^"]*)"/g)].map(
+    (m) => ({ commit: m[1] ?? '', speedup: Number(m[2]), cx: Number(m[3]), cy: Number(m[4]) }),
+  );
+}
+
+describe('the history chart (SVG)', () => {
+  const records = [at('c1aaaaaa'), at('c2aaaaaa', 0.9, ['1M']), at('c3aaaaaa', 1.1)];
+  const gelu = caseHistories(records).find((h) => h.case === 'gelu_scale');
+  if (!gelu) throw new Error('gelu_scale is in the gate run');
+  const svg = renderHistorySvg(gelu, 'NVIDIA H200');
+
+  test('draws a point at each measured commit, where the scales put its speedup', () => {
+    const { x, y } = chartScales(gelu);
+    const drawn = circles(svg);
+    const expected = gelu.series.flatMap((s) => s.points);
+    expect(drawn).toHaveLength(expected.length);
+    for (const [i, p] of expected.entries()) {
+      const c = drawn[i];
+      expect(c?.commit).toBe(shortCommit(gelu.commits[p.index] ?? ''));
+      expect(c?.speedup).toBeCloseTo(p.estimate, 3);
+      expect(c?.cx).toBeCloseTo(x(p.index), 1);
+      expect(c?.cy).toBeCloseTo(y(p.estimate), 1);
+    }
+    // A bigger speedup is drawn higher: 1K at c3 (×1.1) above 1K at c2 (×0.9).
+    const oneK = circles(svg.split('<g class="series"').find((s) => s.startsWith(' data-shape="1K"')) ?? '');
+    const cy = (commit: string) => oneK.find((c) => c.commit === commit)?.cy ?? Number.NaN;
+    expect(cy('c3aaaaa')).toBeLessThan(cy('c2aaaaa'));
+  });
+
+  test('breaks a line where a shape was not measured, and names each shape in a legend', () => {
+    const series = svg.split('<g class="series"').slice(1);
+    const oneM = series.find((s) => s.startsWith(' data-shape="1M"')) ?? '';
+    expect(oneM).not.toContain('<polyline'); // points at commits 0 and 2 only: no segment joins them
+    expect(circles(oneM)).toHaveLength(2);
+    const sixteenM = series.find((s) => s.startsWith(' data-shape="16M"')) ?? '';
+    expect(sixteenM.match(/<polyline/g)).toHaveLength(1);
+    for (const s of gelu.series) expect(svg).toContain(`<g class="legend" data-shape="${s.shape}">`);
+  });
+
+  test('labels the x axis with the short commit ids in order', () => {
+    const labels = [...svg.matchAll(/<text class="x-tick"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(labels).toEqual(['c1aaaaa', 'c2aaaaa', 'c3aaaaa']);
+  });
+
+  test('scales the y axis to the data: its ticks span every interval and no more than a step beyond', () => {
+    const values = gelu.series.flatMap((s) => s.points.flatMap((p) => [p.lo, p.hi]));
+    const axis = yAxisOf(gelu);
+    expect(axis.min).toBeLessThanOrEqual(Math.min(...values));
+    expect(axis.max).toBeGreaterThanOrEqual(Math.max(...values));
+    expect(axis.max).toBeLessThan(Math.max(...values) * 1.5);
+    const ticks = [...svg.matchAll(/<text class="y-tick"[^>]*>([\d.]+)x<\/text>/g)].map((m) => Number(m[1]));
+    expect(ticks).toEqual(axis.ticks);
+  });
+
+  test('one commit: one visible point in the middle, on an axis around it', () => {
+    const one = caseHistories([at('c1aaaaaa')]).find((h) => h.case === 'bias_gelu');
+    if (!one) throw new Error('bias_gelu is in the gate run');
+    const s = renderHistorySvg(one, 'NVIDIA H200');
+    const [only] = circles(s);
+    expect(circles(s)).toHaveLength(1);
+    expect(s).not.toContain('<polyline');
+    expect(only?.cx).toBeCloseTo(chartScales(one).x(0), 1);
+    const axis = yAxisOf(one);
+    expect(axis.min).toBeLessThan(only?.speedup ?? 0);
+    expect(axis.max).toBeGreaterThan(only?.speedup ?? 0);
+    // A flat history stays flat: the axis spans at least 10% of the value, not the noise.
+    expect(axis.max - axis.min).toBeGreaterThanOrEqual(0.1 * (only?.speedup ?? 0));
+  });
+
+  test('escapes every string from the history file', () => {
+    const evil = at('c1aaaaaa');
+    for (const c of Object.values(evil.cases)) c.shape = hostile('shape');
+    const [h] = caseHistories([evil]);
+    const s = renderHistorySvg(h ?? gelu, hostile('device'));
+    expect(s).not.toMatch(/<img|<details|<script|<summary|<!--/);
+  });
+});
+
+describe('the history section', () => {
+  test('links one chart per case from the image folder, with escaped alt text and a line per shape', () => {
+    const { markdown, images } = renderHistorySection([at('c1aaaaaa'), at('c2aaaaaa', 0.5)], {
+      imageDir: 'benchmark-history/nvidia-h200',
+    });
+    expect(images.map((i) => i.path)).toEqual([
+      'benchmark-history/nvidia-h200/bias_gelu.svg',
+      'benchmark-history/nvidia-h200/scale_mask_softmax.svg',
+      'benchmark-history/nvidia-h200/gelu_scale.svg',
+      'benchmark-history/nvidia-h200/residual_layernorm.svg',
+    ]);
+    expect(markdown).toContain(
+      '![gelu\\_scale speedup over the last 2 commits](benchmark-history/nvidia-h200/gelu_scale.svg)',
+    );
+    expect(markdown).toMatch(/\*\*1K\*\*: 2 of 2 commits, 0\.84x to 1\.67x; latest 0\.84x at c2aaaaa/);
+  });
+
+  test('nothing measured: no section and no image', () => {
+    const none = structuredClone(run);
+    none.cases = [];
+    expect(renderHistorySection([historyRecord(none)], { imageDir: 'x' })).toEqual({ markdown: '', images: [] });
+  });
+});
+
+describe('npm run history and npm run merge --history', () => {
+  function historyOf(dir: string): string {
+    const files = [1, 2, 3].map((i) => {
+      const r: ResultsFile = structuredClone(run);
+      r.source = { commit: `${i}${'0'.repeat(11)}`, branch: 'main' };
+      const f = join(dir, `run${i}.json`);
+      writeFileSync(f, JSON.stringify(r));
+      return f;
+    });
+    const r = cli(['src/cli/history.ts', 'append', '--dir', join(dir, 'history'), ...files]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`to ${join(dir, 'history', 'nvidia-h200.jsonl')}`);
+    return join(dir, 'history', 'nvidia-h200.jsonl');
+  }
+
+  test('append, then render: a broken line is named on stderr and skipped, the charts are written', () => {
+    const dir = tmp();
+    const file = historyOf(dir);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}not json\n`);
+    const text = cli(['src/cli/history.ts', file, '--last', '2']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toContain(`${file}:4: not valid JSON`);
+    expect(text.stdout).toMatch(/gelu_scale \(speedup, oldest first\)\ncommit +date +1M/);
+    expect(text.stdout).not.toContain('1000000'); // --last 2: the first commit is left out
+    const out = join(dir, 'report', 'history.md');
+    const md = cli(['src/cli/history.ts', file, '--out', out]);
+    expect(md.code, md.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('](history-charts/gelu_scale.svg)');
+    expect(readFileSync(join(dir, 'report', 'history-charts', 'gelu_scale.svg'), 'utf8')).toMatch(/^<svg /);
+    expect(readFileSync(file, 'utf8')).toContain('not json\n'); // reading never rewrites the file
+    expect(cli(['src/cli/history.ts', file, '--last', '0']).stderr).toContain(
+      "Expected a positive integer for --last but received '0'",
+    );
+  });
+
+  test('merge --history puts each GPU’s charts into BENCHMARK_RESULTS.md and writes the SVGs beside it', () => {
+    const dir = tmp();
+    const file = historyOf(dir);
+    const out = join(dir, 'merged');
+    const r = cli(['src/cli/merge.ts', '--out-dir', out, '--history', file, join(fixtures, 'h200-gate-run.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    const md = readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8');
+    expect(md).toMatch(/^## History$/m);
+    expect(md).toContain('](benchmark-history/nvidia-h200/gelu_scale.svg)');
+    expect(existsSync(join(out, 'benchmark-history', 'nvidia-h200', 'gelu_scale.svg'))).toBe(true);
+  });
+});
+
+describe('the source of a run', () => {
+  test('the commit and branch come from the environment first', () => {
+    expect(runSource(root, { FUSEBENCH_COMMIT: 'abc', GITHUB_REF_NAME: 'main' })).toEqual({
+      commit: 'abc',
+      branch: 'main',
+    });
+    expect(currentBranch(root, { FUSEBENCH_BRANCH: 'feature', GITHUB_REF_NAME: 'main' })).toBe('feature');
+  });
+
+  test('else git: the current branch, and none on a detached HEAD or outside a repository', () => {
+    const dir = tmp();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+    git('init', '-q', '-b', 'perf-work');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'x');
+    expect(currentBranch(dir, {})).toBe('perf-work');
+    git('checkout', '-q', '--detach');
+    expect(currentBranch(dir, {})).toBeUndefined();
+    expect(currentBranch(tmp(), {})).toBeUndefined();
+  });
+});

@@ -1,0 +1,173 @@
+// What a perf run prints and what its BENCHMARK_RESULTS.md says about batched timing, injections, budgets
+// and baselines: colours only for a terminal, reasons under the table, one count line, one hint.
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
+import { colorEnabled } from '../../src/report/color.ts';
+import { consoleCountsLine, consoleNotes, noBaselineHint, renderRunConsole } from '../../src/report/console-summary.ts';
+import { renderConsoleTable } from '../../src/report/console-table.ts';
+import { renderSpeedupCharts } from '../../src/report/speedup-chart.ts';
+import { type CaseResult, type ResultsFile, readResults } from '../../src/results.ts';
+import { tableProblems } from './markdown-check.ts';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures');
+const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));
+const ESC = '\u001b[';
+
+/** The mixed fixture with gelu_scale 1K gated on batched timing and 3% injected (calibrated to 3.1%). */
+function batchedAndInjected(): ResultsFile {
+  const r = structuredClone(mixed);
+  const c = r.cases.find((x) => x.key === 'gelu_scale/1K/fp32') as CaseResult;
+  const t = c.timing as NonNullable<CaseResult['timing']>;
+  c.batched = {
+    callsPerSample: 64,
+    unfused: { ...t.unfused, median: 0.0021 },
+    fused: { ...t.fused, median: 0.0013 },
+    speedup: { estimate: 1.615, lo: 1.6, hi: 1.63, confidence: 0.95 },
+    samples: { unfused: t.samples.unfused.map((x) => x / 2), fused: t.samples.fused.map((x) => x / 2) },
+  };
+  c.gatedOn = 'batched';
+  c.injection = { kind: 'percent', askedPct: 3, measuredPct: 3.1 };
+  const p = r.cases.find((x) => x.key === 'gelu_scale/1M/fp32') as CaseResult;
+  p.injection = { kind: 'passes', passes: 4 };
+  return r;
+}
+
+describe('colour', () => {
+  test.each([
+    [true, {}, true],
+    [false, {}, false],
+    [true, { NO_COLOR: '1' }, false],
+    [true, { NO_COLOR: '' }, true],
+    [undefined, {}, false],
+  ])('a stream with isTTY %s and env %j: colour %s', (isTTY, env, expected) => {
+    expect(colorEnabled({ isTTY }, env)).toBe(expected);
+  });
+
+  test('the table and the counts carry escape codes only when colour is on', () => {
+    expect(renderRunConsole(mixed, false)).not.toContain(ESC);
+    const coloured = renderConsoleTable(mixed, true);
+    expect(coloured).toContain(`${ESC}31mSLOWER speedup −20.4%`);
+    expect(coloured).toContain(`${ESC}32mFASTER`);
+    expect(consoleCountsLine(mixed, true)).toContain(`${ESC}31mSLOWER 1${ESC}39m`);
+  });
+});
+
+describe('the console table', () => {
+  const table = renderConsoleTable(mixed);
+  const lines = table.split('\n');
+
+  test('a case that did not run shows its verdict in the table and its reason on a line under it', () => {
+    const skipped = lines.find((l) => l.startsWith('gelu_scale') && / 256M /.test(l));
+    expect(skipped).toMatch(/ SKIPPED$/);
+    expect(table).not.toContain('--max-elements');
+    const notes = consoleNotes(mixed);
+    expect(notes.find((n) => n.startsWith('gelu_scale 256M: SKIPPED: '))).toContain('--max-elements');
+    expect(notes.find((n) => n.startsWith('gelu_scale 4K: ERRORED: '))).toContain('cudaErrorLaunchOutOfResources');
+  });
+
+  test('stays as narrow as its measured rows: no reason widens a column', () => {
+    const measuredOnly = structuredClone(mixed);
+    measuredOnly.cases = measuredOnly.cases.filter((c) => c.status === 'measured');
+    const width = (t: string) => Math.max(...t.split('\n').map((l) => l.length));
+    expect(width(table)).toBeLessThanOrEqual(width(renderConsoleTable(measuredOnly)));
+  });
+
+  test('ends with one count line of every verdict, failed, errored and no-baseline only when there are some', () => {
+    expect(consoleCountsLine(mixed)).toBe(
+      'SLOWER 1 · FASTER 1 · SAME 1 · AMBIGUOUS 1 · SKIPPED 1 · FAILED 1 · ERRORED 1 · NO BASELINE 1',
+    );
+    const clean = structuredClone(mixed);
+    clean.cases = clean.cases.filter((c) => c.gate && c.gate.status !== 'NO_BASELINE');
+    expect(consoleCountsLine(clean)).toBe('SLOWER 1 · FASTER 1 · SAME 1 · AMBIGUOUS 1 · SKIPPED 0');
+  });
+
+  test('prints the no-baseline hint once per run, however many shapes lack one', () => {
+    const none = structuredClone(mixed);
+    for (const c of none.cases) {
+      if (c.gate) c.gate = { ...c.gate, status: 'NO_BASELINE', speedup: undefined, fusedTime: undefined };
+    }
+    const text = renderRunConsole(none);
+    expect(text.match(/no baseline for NVIDIA H200/g)).toHaveLength(1);
+    expect(noBaselineHint(none)).toBe(
+      'no baseline for NVIDIA H200 (5 shapes; baselines/nvidia-h200.json has no entry for them): the run only reports. Record one with `npm run perf -- --backend cuda --update-baselines`',
+    );
+    expect(noBaselineHint(readResults(join(fixtures, 'h200-gate-run.json')))).toBeUndefined();
+  });
+
+  test('shows batched timing and injections under the table, and marks the verdict the gate took on batched timing', () => {
+    const r = batchedAndInjected();
+    const row = renderConsoleTable(r)
+      .split('\n')
+      .find((l) => l.startsWith('gelu_scale') && / 1K /.test(l));
+    expect(row).toMatch(/SAME speedup \+0\.4%.* \(batched\)$/);
+    const notes = consoleNotes(r);
+    expect(notes).toContain(
+      'gelu_scale 1K: batched, 64 calls between events: unfused 0.002100 ms, fused 0.001300 ms per call, speedup 1.61x [1.60, 1.63]; the gate judged the batched timing',
+    );
+    expect(notes).toContain('gelu_scale 1K: injected regression: asked 3%, measured 3.1%');
+    expect(notes).toContain('gelu_scale 1M: injected regression: 4 extra read passes');
+  });
+});
+
+describe('BENCHMARK_RESULTS.md per case', () => {
+  const section = (md: string, label: string) =>
+    md.split(/^### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
+
+  test('the batched timing sits beside the per-call time, with its method and the one the gate judged', () => {
+    const md = renderBenchmarkMarkdown(batchedAndInjected());
+    const s = section(md, '1K');
+    expect(s).toContain('| **Median time**, one call per sample |');
+    expect(s).toContain(
+      '| Median time, batched, 64 calls between events | 0.002100 ms | 0.001300 ms | 1.61x [1.60, 1.63] (95% CI); **the gate judged this** |',
+    );
+    expect(s).toContain('| Injected regression (--inject) |  | asked 3%, measured 3.1% |');
+    expect(section(md, '1M')).toContain('| 4 extra read passes |');
+    expect(tableProblems(md)).toEqual([]);
+  });
+
+  test('a shape whose 30-pair minimum took longer than the budget says so, not "stop: budget"', () => {
+    const r = structuredClone(mixed);
+    const c = r.cases.find((x) => x.key === 'gelu_scale/16M/fp32') as CaseResult;
+    Object.assign(c.timing as object, { wallMs: 11_300, budgetMs: 1000, pairsTaken: 30, stopReason: 'budget' });
+    const s = section(renderBenchmarkMarkdown(r), '16M');
+    expect(s).toContain(
+      '| Samples | 30 pairs kept of 30 | the 30-pair minimum outran the 1.0 s budget | took 11.3 s |',
+    );
+    expect(s).not.toContain('stop: budget');
+  });
+
+  test('a run past its budget with more than the minimum says by how much', () => {
+    const s = section(renderBenchmarkMarkdown(mixed), '1K');
+    expect(s).toContain('| Samples | 16946 pairs kept of 16946 | stop: budget | 3.3 s: 10% past the 3.0 s budget |');
+  });
+});
+
+describe('the speedup chart', () => {
+  /** One attention-like case: one shape, 2.9x measured, a 2.95x baseline, a theoretical 17x. */
+  function oneShape(): ResultsFile {
+    const r = structuredClone(mixed);
+    const c = structuredClone(r.cases.find((x) => x.key === 'gelu_scale/32x512x768/fp32')) as CaseResult;
+    c.case = 'attention';
+    c.title = 'Attention';
+    c.speedup = { estimate: 2.9, lo: 2.88, hi: 2.92, confidence: 0.95 };
+    c.traffic = { ...c.traffic, theoreticalSpeedup: 17 };
+    if (c.gate?.speedup) c.gate.speedup = { ...c.gate.speedup, baseline: 2.95 };
+    r.cases = [c];
+    return r;
+  }
+
+  test('with one shape, draws the baseline as a line across the chart, around the one bar', () => {
+    const chart = renderSpeedupCharts(oneShape());
+    expect(chart).toContain('    x-axis ["\u200b", "32x512x768", "\u200b\u200b"]');
+    expect(chart).toContain('    bar [0, 2.9, 0]');
+    expect(chart).toContain('    line [2.95, 2.95, 2.95]');
+    expect(chart).toContain('Line: the stored baseline, 2.95x.');
+  });
+
+  test('scales the y axis to the measured and baseline speedups, not to the theoretical one', () => {
+    const chart = renderSpeedupCharts(oneShape());
+    expect(chart).toContain('    y-axis "Speedup (x)" 0 --> 3.5');
+    expect(chart).toContain('Theoretical speedup from memory traffic: 17.00x.');
+  });
+});
