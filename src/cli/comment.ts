@@ -3,12 +3,12 @@
  * the PR comment of one GPU's results against the base branch's results and the stored baseline.
  * Only this entry point sets the exit code.
  */
-import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { UsageError } from '../options.ts';
 import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
 import { readResults } from '../results.ts';
+import { parseCommandLine, runCommand } from './command-line.ts';
 
 const HELP = `Usage: npm run comment -- --results <file> [--base <file>] --out <comment.md> [--run-url <url>]
   --results <file>   this run's fusebench-results.json
@@ -16,17 +16,18 @@ const HELP = `Usage: npm run comment -- --results <file> [--base <file>] --out <
   --out <file>       where the comment's Markdown goes
   --run-url <url>    link to the workflow run, shown in the comment`;
 
+const OPTIONS = {
+  results: { type: 'string' },
+  base: { type: 'string' },
+  out: { type: 'string' },
+  'run-url': { type: 'string' },
+} as const;
+
 async function main(): Promise<void> {
-  let values: ReturnType<typeof parse>['values'];
-  try {
-    values = parse(process.argv.slice(2)).values;
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
-  }
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
+  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
+  if (!parsed) return;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'\n\n${HELP}`);
   if (!values.results || !values.out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
   const results = readResults(values.results);
   const bases = values.base ? [loadBaseRun(values.base)] : [];
@@ -38,22 +39,4 @@ async function main(): Promise<void> {
   console.log(`wrote ${values.out}`);
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      results: { type: 'string' },
-      base: { type: 'string' },
-      out: { type: 'string' },
-      'run-url': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exitCode = e instanceof UsageError ? 2 : 1;
-});
+runCommand(main);

@@ -5,13 +5,13 @@
  * file that cannot be read, or files that differ in device model or schema version; the message says which).
  * Only this entry point sets the exit code.
  */
-import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { renderCompareConsole, renderCompareMarkdown } from '../compare/compare-report.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
 import { UsageError } from '../options.ts';
 import { colorEnabled } from '../report/color.ts';
+import { parseCommandLine, runCommand } from './command-line.ts';
 
 const HELP = `Usage: npm run compare -- <base.json> <head.json> [--delta <f>] [--markdown <file>]
   <base.json>        the run to compare against (a fusebench-results.json)
@@ -21,17 +21,14 @@ const HELP = `Usage: npm run compare -- <base.json> <head.json> [--delta <f>] [-
   --markdown <file>  also write the comparison as Markdown
 Exit status: the number of SLOWER cases (at most 100); 2, with the reason on stderr, when it cannot compare.`;
 
+const OPTIONS = {
+  delta: { type: 'string' },
+  markdown: { type: 'string' },
+} as const;
+
 async function main(): Promise<void> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(process.argv.slice(2));
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
-  }
-  if (parsed.values.help) {
-    console.log(HELP);
-    return;
-  }
+  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
+  if (!parsed) return;
   const [baseFile, headFile, ...extra] = parsed.positionals;
   if (!baseFile || !headFile || extra.length > 0) {
     throw new UsageError(`Expected two results files, base then head; got ${parsed.positionals.length}\n\n${HELP}`);
@@ -58,21 +55,5 @@ function parseDelta(raw: string | undefined): number | undefined {
   return v;
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      delta: { type: 'string' },
-      markdown: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? `fusebench: ${e.message}` : e);
-  // Nothing was compared: 2, as for a usage error (1 would read as one SLOWER case).
-  process.exitCode = 2;
-});
+// Nothing was compared: 2, as for a usage error (1 would read as one SLOWER case).
+runCommand(main, () => 2);

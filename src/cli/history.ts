@@ -9,7 +9,6 @@
  * this entry point sets the exit code.
  */
 import { basename, dirname, extname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { appendHistory, historyFileFor, readHistory } from '../history/history-file.ts';
 import { renderHistorySection } from '../history/history-markdown.ts';
@@ -19,6 +18,7 @@ import { UsageError } from '../options.ts';
 import { padTable } from '../report/color.ts';
 import { md, name } from '../report/escape.ts';
 import { readResults } from '../results.ts';
+import { parseCommandLine, runCommand } from './command-line.ts';
 
 const HELP = `Usage:
   npm run history -- <history.jsonl> [--last N] [--out <file.md>]
@@ -91,18 +91,16 @@ function writeMarkdown(file: string, last: number, out: string): void {
   );
 }
 
+const OPTIONS = {
+  last: { type: 'string' },
+  out: { type: 'string' },
+  dir: { type: 'string' },
+} as const;
+
 async function main(): Promise<void> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(process.argv.slice(2));
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
-  }
+  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
+  if (!parsed) return;
   const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
   if (positionals[0] === 'append') {
     append(values.dir, positionals.slice(1));
     return;
@@ -114,21 +112,4 @@ async function main(): Promise<void> {
   else printText(file, last);
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      last: { type: 'string' },
-      out: { type: 'string' },
-      dir: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? `fusebench: ${e.message}` : e);
-  process.exitCode = e instanceof UsageError ? 2 : 1;
-});
+runCommand(main);

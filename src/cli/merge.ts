@@ -6,7 +6,6 @@
  * point sets the exit code.
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { isPlainSlug, readHistory } from '../history/history-file.ts';
 import { renderHistorySection } from '../history/history-markdown.ts';
@@ -16,6 +15,7 @@ import { renderMultiGpuMarkdown } from '../report/benchmark-markdown.ts';
 import { loadBaseRun, pairWithBases, readGpuResults } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
 import type { ResultsFile } from '../results.ts';
+import { parseCommandLine, runCommand } from './command-line.ts';
 
 // The files merge writes into --out-dir.
 const MERGED_MARKDOWN = 'BENCHMARK_RESULTS.md';
@@ -31,18 +31,17 @@ const HELP = `Usage: npm run merge -- --out-dir <dir> [--base <file>]... [--hist
   --out-dir <dir>    where ${MERGED_MARKDOWN} and ${MERGED_COMMENT} are written
   --run-url <url>    link to the workflow run, shown in the comment`;
 
+const OPTIONS = {
+  base: { type: 'string', multiple: true },
+  history: { type: 'string', multiple: true },
+  'out-dir': { type: 'string' },
+  'run-url': { type: 'string' },
+} as const;
+
 async function main(): Promise<void> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(process.argv.slice(2));
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
-  }
+  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
+  if (!parsed) return;
   const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
   if (!values['out-dir'] || positionals.length === 0) {
     throw new UsageError(`Expected --out-dir and at least one results file\n\n${HELP}`);
   }
@@ -87,22 +86,4 @@ function historySections(runs: ResultsFile[], files: string[], outDir: string): 
   return sections;
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      base: { type: 'string', multiple: true },
-      history: { type: 'string', multiple: true },
-      'out-dir': { type: 'string' },
-      'run-url': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exitCode = e instanceof UsageError ? 2 : 1;
-});
+runCommand(main);

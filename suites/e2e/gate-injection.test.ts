@@ -3,7 +3,7 @@
 // A shared CI machine's absolute times wander with its load, so these runs use δ = 50% and an
 // injection that makes the fused kernel several times slower: the point is the wiring, the
 // statistics are proved in gate-simulation/gate-detection.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';

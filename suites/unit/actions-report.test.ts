@@ -11,7 +11,7 @@ import { parsePerfArgs } from '../../src/options.ts';
 import type { PerfMeta } from '../../src/perf-meta.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { readResults } from '../../src/results.ts';
-import { TAIL, hostileResults, injections } from './hostile-results.ts';
+import { hostileResults, injections, TAIL } from './hostile-results.ts';
 import { tableProblems } from './markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');

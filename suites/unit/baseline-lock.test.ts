@@ -2,7 +2,7 @@
 // lock fails with its holder named, a dead holder's lock is taken over, and a write interrupted by
 // SIGTERM or SIGKILL leaves the old file or the new one and no temporary file behind.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,8 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { lockPath } from '../../src/gate/baseline-lock.ts';
 import { recordBaselines } from '../../src/gate/record-baselines.ts';
-import type { ResultsFile } from '../../src/results.ts';
-import { measuredCase } from './measured-case.ts';
+import { oneShapeResults } from './measured-case.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const WRITER = join(import.meta.dirname, 'baseline-writer.ts');
@@ -75,30 +74,7 @@ function seeded() {
   return { dir, file, pause: { ready: join(dir, 'ready'), go: join(dir, 'go') } };
 }
 
-const results = (label: string): ResultsFile => ({
-  schemaVersion: 1,
-  tool: { name: 'fusebench', version: '0.1.0' },
-  createdAt: '2026-11-23T00:00:00.000Z',
-  command: 'test',
-  backendReason: 'test',
-  settings: { budgetMs: 1000, minPairs: 30, targetHalfWidth: 0.01, seed: 1 },
-  device: {
-    backend: 'cpu',
-    name: 'Test CPU',
-    slug: 'test-cpu',
-    details: {},
-    fingerprint: {},
-    copyBandwidthGBs: 10,
-    freeMemoryBytes: 1e9,
-  },
-  cases: [
-    measuredCase(
-      label,
-      Array.from({ length: 40 }, (_, i) => 2 + 0.01 * Math.sin(i)),
-      Array.from({ length: 40 }, (_, i) => 1 + 0.01 * Math.cos(i)),
-    ),
-  ],
-});
+const results = (label: string) => oneShapeResults(label, 'test', '2026-11-23T00:00:00.000Z');
 
 describe.skipIf(!linux)('two writers at once', () => {
   test('both succeed, the second waits for the first, and no entry is lost', async () => {

@@ -10,8 +10,7 @@
 import fs, { existsSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { outcomeLines, recordBaselines } from '../../src/gate/record-baselines.ts';
-import type { ResultsFile } from '../../src/results.ts';
-import { measuredCase } from './measured-case.ts';
+import { oneShapeResults } from './measured-case.ts';
 
 const [file, label, ready, go] = process.argv.slice(2);
 if (!file || !label) throw new Error('usage: baseline-writer.ts <file> <label> [<ready> <go>]');
@@ -34,31 +33,7 @@ if (ready && go) {
   syncBuiltinESMExports();
 }
 
-const n = 40;
-const results: ResultsFile = {
-  schemaVersion: 1,
-  tool: { name: 'fusebench', version: '0.1.0' },
-  createdAt: new Date().toISOString(),
-  command: `baseline-writer ${label}`,
-  backendReason: 'test',
-  settings: { budgetMs: 1000, minPairs: 30, targetHalfWidth: 0.01, seed: 1 },
-  device: {
-    backend: 'cpu',
-    name: 'Test CPU',
-    slug: 'test-cpu',
-    details: {},
-    fingerprint: {},
-    copyBandwidthGBs: 10,
-    freeMemoryBytes: 1e9,
-  },
-  cases: [
-    measuredCase(
-      label,
-      Array.from({ length: n }, (_, i) => 2 + 0.01 * Math.sin(i)),
-      Array.from({ length: n }, (_, i) => 1 + 0.01 * Math.cos(i)),
-    ),
-  ],
-};
+const results = oneShapeResults(label, `baseline-writer ${label}`);
 
 const outcome = await recordBaselines(file, results, `commit-${label}`, {
   command: `baseline-writer ${label}`,

@@ -4,13 +4,13 @@ import { describe, expect, test } from 'vitest';
 import { collectAnnotations } from '../../src/github/actions-report.ts';
 import { renderBenchmarkMarkdown, renderMultiGpuMarkdown } from '../../src/report/benchmark-markdown.ts';
 import {
-  NAME_CHARS,
-  NOTE_CHARS,
   codeBlock,
   codeSpan,
   link,
   md,
   mermaidLabel,
+  NAME_CHARS,
+  NOTE_CHARS,
   plain,
   text,
   trusted,
@@ -18,7 +18,7 @@ import {
 import { markdownTable } from '../../src/report/format.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { renderPrComment } from '../../src/report/pr-comment.ts';
-import { TAIL, codeBlocks, hostile, hostileResults, injections } from './hostile-results.ts';
+import { codeBlocks, hostile, hostileResults, injections, TAIL } from './hostile-results.ts';
 import { markdownTables, tableProblems } from './markdown-check.ts';
 
 const ZWSP = '\u200b';

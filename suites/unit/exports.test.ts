@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import type { JSONSchema } from 'zod/v4/core';
-import { renderBenchmarkActionJson } from '../../src/export/benchmark-action.ts';
 import { renderBencherJson } from '../../src/export/bencher.ts';
-import { RESULTS_JSON_SCHEMA_FILE, renderResultsJsonSchema } from '../../src/results-json-schema.ts';
+import { renderBenchmarkActionJson } from '../../src/export/benchmark-action.ts';
 import { type CaseResult, readResults } from '../../src/results.ts';
+import { RESULTS_JSON_SCHEMA_FILE, renderResultsJsonSchema } from '../../src/results-json-schema.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');

@@ -6,8 +6,8 @@ import { classify } from '../../src/gate/decision.ts';
 import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
 import { updateBaselines } from '../../src/gate/update.ts';
 import type { CaseResult, ResultsFile } from '../../src/results.ts';
-import { batchCalls } from '../../src/run-case.ts';
 import { normal, uniform } from '../../src/rng.ts';
+import { batchCalls } from '../../src/run-case.ts';
 import { measuredCase } from './measured-case.ts';
 
 const CASES = await loadCases();

@@ -1,7 +1,7 @@
 // The per-device history: records made from real runs, JSON Lines that survive broken lines, the charts
 // drawn from the right points, and the CLIs that append, render and merge it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';

@@ -1,6 +1,6 @@
 // The sampling protocol on a simulated device: interleaving, warm-up, stopping, continuation, throttling.
 import { describe, expect, test } from 'vitest';
-import { THROTTLE_MASK, measurePairs } from '../../src/measure.ts';
+import { measurePairs, THROTTLE_MASK } from '../../src/measure.ts';
 import { REALISTIC, SimulatedDevice } from './noise-model.ts';
 
 const variants = { unfused: 'unfused', fused: 'fused' };

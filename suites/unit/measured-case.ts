@@ -1,5 +1,6 @@
-// A measured gelu_scale CaseResult built from given samples, for the gate and update-flow tests.
-import type { CaseResult } from '../../src/results.ts';
+// A measured gelu_scale CaseResult built from given samples, and a results file of one such shape on a
+// test CPU, for the gate, update-flow and baseline-lock tests.
+import type { CaseResult, ResultsFile } from '../../src/results.ts';
 import { speedupInterval, summarize } from '../../src/stats.ts';
 
 /** A measured gelu_scale result at shape `label` whose timing, summaries and speedup come from the samples. */
@@ -24,5 +25,33 @@ export function measuredCase(label: string, unfused: number[], fused: number[]):
       samples: { unfused, fused },
     },
     speedup: speedupInterval(unfused, fused, { resamples: 200 }),
+  };
+}
+
+/** A results file of one smooth 40-pair gelu_scale shape `label` (speedup about 2x) on a test CPU. */
+export function oneShapeResults(label: string, command: string, createdAt = new Date().toISOString()): ResultsFile {
+  return {
+    schemaVersion: 1,
+    tool: { name: 'fusebench', version: '0.1.0' },
+    createdAt,
+    command,
+    backendReason: 'test',
+    settings: { budgetMs: 1000, minPairs: 30, targetHalfWidth: 0.01, seed: 1 },
+    device: {
+      backend: 'cpu',
+      name: 'Test CPU',
+      slug: 'test-cpu',
+      details: {},
+      fingerprint: {},
+      copyBandwidthGBs: 10,
+      freeMemoryBytes: 1e9,
+    },
+    cases: [
+      measuredCase(
+        label,
+        Array.from({ length: 40 }, (_, i) => 2 + 0.01 * Math.sin(i)),
+        Array.from({ length: 40 }, (_, i) => 1 + 0.01 * Math.cos(i)),
+      ),
+    ],
   };
 }

@@ -3,11 +3,11 @@
 import type { BaselineEntry } from '../../src/gate/baseline-file.ts';
 import { decide } from '../../src/gate/decision.ts';
 import { worst } from '../../src/gate/gate.ts';
+import { type BaselineRun, deltaFromNoise, runNoise } from '../../src/gate/tolerance.ts';
 import { thin } from '../../src/gate/update.ts';
 import { type Measurement, measurePairs } from '../../src/measure.ts';
 import { normal, uniform } from '../../src/rng.ts';
 import { relativeHalfWidth } from '../../src/stats.ts';
-import { type BaselineRun, deltaFromNoise, runNoise } from '../../src/gate/tolerance.ts';
 
 /** Noise of one timed call. */
 export interface Noise {

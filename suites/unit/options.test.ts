@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { UsageError, parsePerfArgs } from '../../src/options.ts';
+import { parsePerfArgs, UsageError } from '../../src/options.ts';
 
 const parse = (argv: string[]) => parsePerfArgs(argv, { seed: 7 });
 
