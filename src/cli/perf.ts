@@ -3,8 +3,8 @@
  * the run before anything is measured), runs the perf suites through Vitest, and with
  * --update-baselines rewrites this device's baseline file. Only this entry point sets the exit code.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createVitest } from 'vitest/node';
 import { findCase } from '../../cases/registry.ts';
 import { resolveBackend } from '../device.ts';
@@ -39,10 +39,25 @@ async function checkInputs(options: PerfOptions): Promise<void> {
   resolveBackend(options.backend);
 }
 
+/**
+ * `mkdir -p` one level at a time: Node's recursive mkdir spins forever where mkdir fails with ENOENT under
+ * a parent that exists (as in /proc), so the error would never come.
+ */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) makeDirs(parent);
+  try {
+    mkdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+}
+
 /** Throws naming the folder unless the results can be written into it (created when missing). */
 function checkWritable(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     const probe = join(dir, `.fusebench-write-check-${process.pid}`);
     writeFileSync(probe, '');
     rmSync(probe);

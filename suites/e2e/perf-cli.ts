@@ -5,12 +5,18 @@ import { join } from 'node:path';
 /** The repository root. */
 export const ROOT = join(import.meta.dirname, '..', '..');
 
-/** Runs src/cli/perf.ts with `args`; returns its exit status and output. */
-export function runPerf(args: string[]): { status: number | null; stdout: string; stderr: string } {
+/** Runs src/cli/perf.ts with `args` (killed after `timeoutMs` when given); returns its exit status and output. */
+export function runPerf(args: string[], timeoutMs?: number): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(
     process.execPath,
     ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'src/cli/perf.ts', ...args],
-    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, GITHUB_ACTIONS: '' } },
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, GITHUB_ACTIONS: '' },
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    },
   );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -1,6 +1,6 @@
 // The noise-aware δ (src/gate/tolerance.ts) proved by simulation, with the real sampling protocol, the
 // real decision and the AMBIGUOUS re-measure: baselines recorded from two separate runs whose whole
-// timing shifts from run to run as on the large GPU shapes, δ derived from their spread (floor 2%).
+// timing shifts from run to run as on the large GPU shapes, δ derived from their spread (floor DELTA_FLOOR, 1.5%).
 // An unchanged run is almost never SLOWER, and a fused kernel 3% slower than its baseline is caught.
 import { describe, expect, test } from 'vitest';
 import { compareNoiseAware, LARGE_GPU_RUNS, LARGE_GPU_SHAPE, TRUTH } from './noise-model.ts';

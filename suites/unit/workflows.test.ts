@@ -108,6 +108,16 @@ describe('the workflows', () => {
     expect(record.jobs.record.concurrency.group).toBe(`gpu-${expr('inputs.gpu')}`);
   });
 
+  test('baselines.yml records a fresh baseline or adds a run to it, the input reaching the shell only as an env var', () => {
+    const w = workflow('baselines.yml');
+    expect(w.on.workflow_dispatch.inputs.mode).toMatchObject({ default: 'replace', options: ['replace', 'add-run'] });
+    const step = w.jobs.record.steps.find((s: { name?: string }) => s.name === 'Record the baselines');
+    expect(step.env).toEqual({ MODE: expr('inputs.mode') });
+    expect(step.run).not.toContain('${{');
+    expect(step.run).toContain('--add-baseline-run');
+    expect(step.run).toContain('--update-baselines');
+  });
+
   test('perf.yml measures pushes to main, manual runs, and pull requests only when labelled run-gpu-perf, always uploading', () => {
     const w = workflow('perf.yml');
     expect(w.on).toEqual({
