@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -53,10 +54,25 @@ function fsyncDir(dir: string): void {
   }
 }
 
+/**
+ * `mkdir -p` one level at a time: Node's recursive mkdir spins forever where mkdir fails with ENOENT under
+ * a parent that exists (as in /proc), so the error would never come.
+ */
+export function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) makeDirs(parent);
+  try {
+    mkdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+}
+
 /** Replaces `file` with `content` so a reader sees the old file or the new one, never half of either. */
 export function writeFileAtomic(file: string, content: string): void {
   const dir = dirname(file);
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let mode: number | undefined;
   try {

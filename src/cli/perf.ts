@@ -3,10 +3,11 @@
  * the run before anything is measured), runs the perf suites through Vitest, and with
  * --update-baselines rewrites this device's baseline file. Only this entry point sets the exit code.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createVitest } from 'vitest/node';
 import { findCase } from '../../cases/registry.ts';
+import { makeDirs } from '../atomic-write.ts';
 import { resolveBackend } from '../device.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
@@ -37,21 +38,6 @@ async function checkInputs(options: PerfOptions): Promise<void> {
   checkWritable(options.outDir);
   // Resolved once here, so a missing GPU is one clear message, not an error in every test.
   resolveBackend(options.backend);
-}
-
-/**
- * `mkdir -p` one level at a time: Node's recursive mkdir spins forever where mkdir fails with ENOENT under
- * a parent that exists (as in /proc), so the error would never come.
- */
-function makeDirs(dir: string): void {
-  if (existsSync(dir)) return;
-  const parent = dirname(dir);
-  if (parent !== dir) makeDirs(parent);
-  try {
-    mkdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
 }
 
 /** Throws naming the folder unless the results can be written into it (created when missing). */

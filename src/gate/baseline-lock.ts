@@ -5,20 +5,11 @@
  * writer polls until the lock is free or its wait runs out, then fails naming the holder and how to
  * clear a stale lock. A lock whose process is dead on this host is taken over with a warning.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { makeDirs } from '../atomic-write.ts';
 import { removeOnSignal } from '../signal-cleanup.ts';
 
 /** Who holds a lock. */
@@ -182,7 +173,7 @@ export async function withBaselineLock<T>(file: string, fn: () => T, options: Ba
     command: options.command ?? process.argv.join(' '),
   };
   // The first baseline of a device may be the first file of its folder.
-  mkdirSync(dirname(file), { recursive: true });
+  makeDirs(dirname(file));
   const start = Date.now();
   let announced = false;
   let forget: (() => void) | null;

@@ -16,7 +16,8 @@ function run(cli: 'comment' | 'merge', args: string[]) {
   const r = spawnSync(
     process.execPath,
     ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', `src/cli/${cli}.ts`, ...args],
-    { cwd: root, encoding: 'utf8' },
+    // Killed after a minute: a write that never returns fails the test instead of hanging the suite.
+    { cwd: root, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' },
   );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -113,4 +114,17 @@ describe('npm run merge', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${join(dir, 'cut.json')} is not valid JSON`);
   });
+
+  // writeFileAtomic makes folders one level at a time: Node's recursive mkdir spins forever on ENOENT
+  // under an existing parent such as /proc, so this merge never returned.
+  test.runIf(process.platform === 'linux')(
+    'an --out-dir that cannot be made is an error naming it',
+    () => {
+      const out = `/proc/fusebench-merge-${process.pid}`;
+      const r = run('merge', ['--out-dir', out, h200]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`mkdir '${out}'`);
+    },
+    90_000,
+  );
 });
