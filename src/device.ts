@@ -12,7 +12,7 @@ import {
 } from './native.ts';
 import type { BackendChoice } from './options.ts';
 import type { BackendName } from './case/types.ts';
-import { quantileOf } from './stats.ts';
+import { summarize } from './stats.ts';
 
 /** What a device is, as written into results and compared against baselines. */
 export interface DeviceDescription {
@@ -93,9 +93,8 @@ export interface CopyBandwidth {
   byMethod: Record<CopyMethod, number>;
 }
 
-/** Timed copies per size and method, and the quantile of their times the ceiling is taken at. */
+/** Timed copies per size and method. */
 const COPY_SAMPLES = 50;
-const COPY_QUANTILE = 0.1;
 
 /**
  * Measures copy bandwidth: 50 timed copies of each size in `sizes` (bytes), by the runtime's copy
@@ -112,7 +111,7 @@ export function measureCopyBandwidth(backend: BackendName, sizes: readonly numbe
     Math.max(
       ...sizes.map((bytes) => {
         const n = Math.floor(bytes / 4);
-        return (2 * n * 4) / (quantileOf(copyTimes(backend, n, COPY_SAMPLES, method), COPY_QUANTILE) / 1e3) / 1e9;
+        return (2 * n * 4) / (summarize(copyTimes(backend, n, COPY_SAMPLES, method)).p10 / 1e3) / 1e9;
       }),
     );
   const byMethod = { runtime: best('runtime'), kernel: best('kernel') };

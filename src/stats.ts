@@ -36,12 +36,6 @@ export function median(xs: readonly number[]): number {
   return ssMedian(xs as number[]);
 }
 
-/** The q-quantile of a non-empty array (0 ≤ q ≤ 1). */
-export function quantileOf(xs: readonly number[], q: number): number {
-  if (xs.length === 0) throw new Error('quantile of no samples');
-  return quantile(xs as number[], q);
-}
-
 /** Robust summary of a non-empty sample. */
 export function summarize(xs: readonly number[]): SampleSummary {
   const arr = xs as number[];
