@@ -6,6 +6,7 @@
  * time each. A baseline recorded from one run has no between-run estimate and keeps the former default
  * of 5%; an entry can set δ by hand.
  */
+import { sampleStandardDeviation } from 'simple-statistics';
 
 /**
  * δ's floor: differences below it are never called SLOWER or FASTER. 1.5%: at the noise of the large GPU
@@ -67,13 +68,9 @@ export function runNoise(runs: readonly BaselineRun[]): Noise {
   const halfWidths = runs.map((r) => r.halfWidth).sort((a, b) => a - b);
   const withinRun = halfWidths[halfWidths.length >> 1] ?? 0;
   if (runs.length < 2) return { withinRun, betweenRuns: null, runs: runs.length };
-  const sd = (xs: number[]) => {
-    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-    return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
-  };
   const betweenRuns = {
-    speedup: sd(runs.map((r) => Math.log(r.speedup))),
-    fusedTime: sd(runs.map((r) => Math.log(r.fusedMedianMs))),
+    speedup: sampleStandardDeviation(runs.map((r) => Math.log(r.speedup))),
+    fusedTime: sampleStandardDeviation(runs.map((r) => Math.log(r.fusedMedianMs))),
   };
   return { withinRun, betweenRuns, runs: runs.length };
 }
