@@ -32,6 +32,7 @@ export function loadCases(): Promise<CaseDef[]> {
 export async function findCase(name: string): Promise<CaseDef> {
   const cases = await loadCases();
   const c = cases.find((x) => x.name === name);
-  if (!c) throw new Error(`Unknown case '${name}'; expected one of: ${cases.map((x) => x.name).join(', ')}`);
+  if (!c)
+    throw new Error(`Unknown case '${name}'; expected one of: ${[...new Set(cases.map((x) => x.name))].join(', ')}`);
   return c;
 }

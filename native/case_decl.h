@@ -12,6 +12,10 @@
 //             {{"hidden <= 2^30", "the CUDA kernels index a row with 32-bit ints", [](const A& a) { ... }}}};
 //   }
 //   FB_REGISTER_CASE(declare);
+//
+// A case stored in every precision declares a template, `template <class T> CaseDecl<Args<T>> declare()`,
+// and registers it once per element type with FB_REGISTER_CASE_DTYPES(declare): fp32, bf16 and fp16
+// (kernels/common/dtype.h). Precision is data on the declaration, never a copy of the case.
 #pragma once
 #include <functional>
 #include <memory>
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "case_registry.h"
+#include "common/dtype.h"
 
 namespace fusebench {
 
@@ -38,20 +43,34 @@ struct Param {
   double value;
 };
 
+// How elements of type E are stored (a buffer's element type follows its member's pointer type).
+template <class E>
+constexpr Elem elem_of() {
+  if constexpr (std::is_same_v<E, float>) return Elem::F32;
+  else if constexpr (std::is_same_v<E, bf16>) return Elem::BF16;
+  else if constexpr (std::is_same_v<E, fp16>) return Elem::F16;
+  else {
+    static_assert(std::is_same_v<E, unsigned>, "a buffer holds float, bf16, fp16 or unsigned elements");
+    return Elem::U32;
+  }
+}
+
 template <class Args>
 struct Buffer {
   std::string name;
-  std::function<void(Args&, float*)> bind;
+  std::function<void(Args&, void*)> bind;
   Role role;
   size_t (*count)(const Args&);
+  Elem elem;
 
-  // `member` is a pointer member of Args or of a base of Args (const float*, float*, unsigned*, ...).
+  // `member` is a pointer member of Args or of a base of Args (const T*, T*, unsigned*, ...).
   template <class M, class C>
   Buffer(const char* n, M C::*member, Role r, size_t (*c)(const Args&))
       : name(n),
-        bind([member](Args& a, float* p) { a.*member = static_cast<M>(static_cast<void*>(p)); }),
+        bind([member](Args& a, void* p) { a.*member = static_cast<M>(p); }),
         role(r),
-        count(c) {
+        count(c),
+        elem(elem_of<std::remove_cv_t<std::remove_pointer_t<M>>>()) {
     static_assert(std::is_base_of_v<C, Args> && std::is_pointer_v<M>, "a buffer binds a pointer member of the args");
   }
 };
@@ -93,22 +112,22 @@ Args args_of(const CaseDecl<Args>& d, const std::vector<int64_t>& dims) {
 
 }  // namespace detail
 
-// The type-erased registration of a declaration.
+// The type-erased registration of a declaration in precision `dtype`.
 template <class Args>
-CaseSpec erase(CaseDecl<Args> decl) {
+CaseSpec erase(CaseDecl<Args> decl, const char* dtype) {
   auto d = std::make_shared<const CaseDecl<Args>>(std::move(decl));
   CaseSpec s;
   s.name = d->name;
+  s.dtype = dtype;
   for (const auto& x : d->dims) s.dims.emplace_back(x.name);
   for (const auto& p : d->params) s.params.push_back({p.name, p.value});
   for (const auto& v : d->variants)
     s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs, v.shared_memory});
   for (const auto& l : d->limits) s.limits.push_back({l.rule, l.why});
-  s.dtypes = {"fp32"};
   s.buffers = [d](const std::vector<int64_t>& dims) {
     const Args a = detail::args_of(*d, dims);
     std::vector<BufferSpec> out;
-    for (const auto& b : d->buffers) out.push_back({b.name, b.count(a), b.role});
+    for (const auto& b : d->buffers) out.push_back({b.name, b.count(a), b.role, b.elem});
     return out;
   };
   s.broken_limit = [d](const std::vector<int64_t>& dims) {
@@ -117,7 +136,7 @@ CaseSpec erase(CaseDecl<Args> decl) {
       if (!d->limits[i].ok(a)) return static_cast<int>(i);
     return -1;
   };
-  s.bind = [d](const std::vector<int64_t>& dims, const std::vector<double>& params, const std::vector<float*>& buffers) {
+  s.bind = [d](const std::vector<int64_t>& dims, const std::vector<double>& params, const std::vector<void*>& buffers) {
     Args a = detail::args_of(*d, dims);
     for (size_t i = 0; i < d->params.size(); ++i) a.*(d->params[i].member) = static_cast<float>(params.at(i));
     for (size_t i = 0; i < d->buffers.size(); ++i) d->buffers[i].bind(a, buffers.at(i));
@@ -147,6 +166,13 @@ CaseSpec erase(CaseDecl<Args> decl) {
 #define FB_CUDA(fn) nullptr
 #endif
 
-// Registers the declaration that `fn()` returns, once, when the addon is loaded.
+// Registers the declaration that `fn()` returns, once, when the addon is loaded (fp32 only).
 #define FB_REGISTER_CASE(fn) \
-  [[maybe_unused]] static const bool fb_registered_##fn = ::fusebench::register_case(::fusebench::erase(fn()))
+  [[maybe_unused]] static const bool fb_registered_##fn = ::fusebench::register_case(::fusebench::erase(fn(), "fp32"))
+
+// Registers the declaration template `fn<T>()` once per precision: fp32, bf16, fp16.
+#define FB_REGISTER_CASE_DTYPES(fn)                                                                              \
+  [[maybe_unused]] static const bool fb_registered_##fn =                                                       \
+      ::fusebench::register_case(::fusebench::erase(fn<float>(), ::fusebench::dtype_name<float>())) &&                                    \
+      ::fusebench::register_case(::fusebench::erase(fn<::fusebench::bf16>(), ::fusebench::dtype_name<::fusebench::bf16>())) &&                        \
+      ::fusebench::register_case(::fusebench::erase(fn<::fusebench::fp16>(), ::fusebench::dtype_name<::fusebench::fp16>()))

@@ -29,24 +29,40 @@ std::string dim_names(const CaseSpec& spec) {
 
 }  // namespace
 
+size_t elem_bytes(Elem e) { return e == Elem::BF16 || e == Elem::F16 ? 2 : 4; }
+
+const char* elem_name(Elem e) {
+  switch (e) {
+    case Elem::F32: return "fp32";
+    case Elem::BF16: return "bf16";
+    case Elem::F16: return "fp16";
+    case Elem::U32: return "u32";
+  }
+  return "?";
+}
+
 bool register_case(CaseSpec spec) {
   auto& cases = registry();
   for (const auto& c : cases)
-    if (c.name == spec.name) throw std::logic_error("case '" + spec.name + "' is registered twice");
-  const auto at = std::lower_bound(cases.begin(), cases.end(), spec.name,
-                                   [](const CaseSpec& c, const std::string& n) { return c.name < n; });
+    if (c.name == spec.name && c.dtype == spec.dtype)
+      throw std::logic_error("case '" + spec.name + "' is registered twice in " + spec.dtype);
+  const auto at = std::upper_bound(cases.begin(), cases.end(), spec.name,
+                                   [](const std::string& n, const CaseSpec& c) { return n < c.name; });
   cases.insert(at, std::move(spec));
   return true;
 }
 
 const std::vector<CaseSpec>& all_cases() { return registry(); }
 
-const CaseSpec& find_case(const std::string& name) {
-  std::string valid;
-  for (const auto& c : all_cases()) {
-    if (c.name == name) return c;
-    valid += (valid.empty() ? "" : ", ") + c.name;
+const CaseSpec& find_case(const std::string& name, const std::string& dtype) {
+  std::string valid, dtypes, last;
+  for (const auto& c : all_cases()) {  // sorted by name: a case's precisions are adjacent
+    if (c.name == name && c.dtype == dtype) return c;
+    if (c.name == name) dtypes += (dtypes.empty() ? "" : ", ") + c.dtype;
+    if (c.name != last) valid += (valid.empty() ? "" : ", ") + c.name;
+    last = c.name;
   }
+  if (!dtypes.empty()) throw std::invalid_argument(name + " has no " + dtype + " registration; it has: " + dtypes);
   throw std::invalid_argument("unknown case '" + name + "'; the addon has: " + valid);
 }
 

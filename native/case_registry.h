@@ -17,11 +17,20 @@ enum class Role { Input, Output, Scratch };
 /** What a variant's CUDA path needs beyond the CUDA runtime. */
 enum class Needs { Nothing, Cublas };
 
+// How a buffer's elements are stored: a float type, or raw 32-bit words (counters, never uploaded).
+enum class Elem { F32, BF16, F16, U32 };
+
 struct BufferSpec {
   std::string name;
   size_t count;  // elements
   Role role;
+  Elem elem;
 };
+
+// Bytes of one element of `e`.
+size_t elem_bytes(Elem e);
+// "fp32", "bf16", "fp16" or "u32".
+const char* elem_name(Elem e);
 
 struct ParamSpec {
   std::string name;
@@ -45,29 +54,30 @@ struct LimitSpec {
 // workspace, so a timed call does no argument marshalling before its first launch.
 using BoundCase = std::function<void(BackendKind backend, size_t variant, const LaunchContext& ctx)>;
 
-// A registered case, type-erased (case_decl.h builds it from a typed declaration).
+// A registered case in one precision, type-erased (case_decl.h builds it from a typed declaration).
 struct CaseSpec {
   std::string name;
+  std::string dtype;  // "fp32", "bf16" or "fp16": the precision of its tensors (kernels/common/dtype.h)
   std::vector<std::string> dims;
   std::vector<ParamSpec> params;
   std::vector<VariantSpec> variants;
   std::vector<LimitSpec> limits;
-  std::vector<std::string> dtypes;
   std::function<std::vector<BufferSpec>(const std::vector<int64_t>& dims)> buffers;
   // Index of the first limit the dims break, or -1 when they break none.
   std::function<int(const std::vector<int64_t>& dims)> broken_limit;
   // Binds the case to dims, params and buffers (in the order of `buffers(dims)`).
   std::function<BoundCase(const std::vector<int64_t>& dims, const std::vector<double>& params,
-                          const std::vector<float*>& buffers)>
+                          const std::vector<void*>& buffers)>
       bind;
 };
 
-// Adds a case to the registry (at static initialization); throws on a duplicate name. Returns true.
+// Adds a case in one precision to the registry (at static initialization); throws on a duplicate name
+// and precision. Returns true.
 bool register_case(CaseSpec spec);
-// Every registered case, sorted by name.
+// Every registered case in every precision, sorted by name, then in registration order.
 const std::vector<CaseSpec>& all_cases();
-// Throws naming the valid cases when `name` is unknown.
-const CaseSpec& find_case(const std::string& name);
+// Throws naming the valid cases when `name` is unknown, or its precisions when it lacks `dtype`.
+const CaseSpec& find_case(const std::string& name, const std::string& dtype);
 // Throws a clear error when `dims` has the wrong count, a non-positive dimension, or breaks a limit:
 // "<case>: shape [5, 7, 6] (m 5, n 7, k 6) breaks the limit k % 4 == 0: <why>".
 void check_shape(const CaseSpec& spec, const std::vector<int64_t>& dims);

@@ -117,7 +117,7 @@ class CudaBackend final : public Backend {
     }
   }
   void poison(float* ptr, size_t count) override {
-    // 0xFFFFFFFF is a quiet NaN in IEEE-754 binary32.
+    // All ones: a NaN as binary32 and as each 16-bit half of a word (bf16 and fp16 buffers).
     FB_CUDA_CHECK(cudaMemsetAsync(ptr, 0xFF, count * sizeof(float), stream_.get()));
     FB_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   }

@@ -19,7 +19,7 @@ std::vector<double> numbers_arg(const Napi::CallbackInfo& info, size_t i, const 
 std::vector<int64_t> dims_arg(const Napi::CallbackInfo& info, size_t i);
 // info[i] as a backend name, 'cpu' or 'cuda'.
 BackendKind backend_arg(const Napi::CallbackInfo& info, size_t i);
-// [{name, count, role}] of a case's buffers.
+// [{name, count, role, elem}] of a case's buffers.
 Napi::Array buffer_list(Napi::Env env, const std::vector<BufferSpec>& buffers);
 
 }  // namespace fusebench::js

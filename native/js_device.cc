@@ -124,7 +124,7 @@ Napi::Value cases(const Napi::CallbackInfo& info) {
   return objects(env, all_cases(), [&](Napi::Object& c, const CaseSpec& s) {
     c.Set("name", s.name);
     c.Set("dims", strings(env, s.dims));
-    c.Set("dtypes", strings(env, s.dtypes));
+    c.Set("dtype", s.dtype);
     c.Set("params", objects(env, s.params, [](Napi::Object& o, const ParamSpec& p) {
             o.Set("name", p.name);
             o.Set("value", p.value);
@@ -144,13 +144,13 @@ Napi::Value cases(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value check_shape(const Napi::CallbackInfo& info) {
-  fusebench::check_shape(find_case(string_arg(info, 0, "caseName")), dims_arg(info, 1));
+  fusebench::check_shape(find_case(string_arg(info, 0, "caseName"), string_arg(info, 1, "dtype")), dims_arg(info, 2));
   return info.Env().Undefined();
 }
 
 Napi::Value case_buffers(const Napi::CallbackInfo& info) {
-  const CaseSpec& spec = find_case(string_arg(info, 0, "caseName"));
-  const std::vector<int64_t> dims = dims_arg(info, 1);
+  const CaseSpec& spec = find_case(string_arg(info, 0, "caseName"), string_arg(info, 1, "dtype"));
+  const std::vector<int64_t> dims = dims_arg(info, 2);
   fusebench::check_shape(spec, dims);
   return buffer_list(info.Env(), spec.buffers(dims));
 }

@@ -1,4 +1,4 @@
-// The JS face of Workspace: `new Workspace(backend, caseName, dims, params, inject)`.
+// The JS face of Workspace: `new Workspace(backend, caseName, dtype, dims, params, options)`.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -28,14 +28,15 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
 
   explicit JsWorkspace(const Napi::CallbackInfo& info) : Napi::ObjectWrap<JsWorkspace>(info) {
     const Napi::Env env = info.Env();
-    if (info.Length() < 5 || !info[0].IsString() || !info[1].IsString() || !info[2].IsArray() || !info[3].IsArray() ||
-        !info[4].IsObject())
-      throw Napi::TypeError::New(env, "Expected (backend: string, caseName: string, dims: number[], params: number[], "
-                                      "options: {variant: number, passes: number, spin: number, maxBlocks: number})");
+    if (info.Length() < 6 || !info[0].IsString() || !info[1].IsString() || !info[2].IsString() || !info[3].IsArray() ||
+        !info[4].IsArray() || !info[5].IsObject())
+      throw Napi::TypeError::New(env, "Expected (backend: string, caseName: string, dtype: string, dims: number[], "
+                                      "params: number[], options: {variant: number, passes: number, spin: number, "
+                                      "maxBlocks: number})");
     const BackendKind kind = backend_arg(info, 0);
-    const std::vector<int64_t> dims = dims_arg(info, 2);
-    const std::vector<double> params = numbers_arg(info, 3, "params");
-    const auto opts = info[4].As<Napi::Object>();
+    const std::vector<int64_t> dims = dims_arg(info, 3);
+    const std::vector<double> params = numbers_arg(info, 4, "params");
+    const auto opts = info[5].As<Napi::Object>();
     // Whole numbers within [lo, hi]; TypeScript checks the meaning, this only refuses what a C++ int cannot hold.
     auto int_field = [&](const char* name, int64_t lo, int64_t hi) {
       const Napi::Value v = opts.Get(name);
@@ -52,8 +53,8 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     inject.spin = static_cast<uint64_t>(int_field("spin", 0, kMaxSpin));
     WorkspaceOptions options;
     options.max_blocks = static_cast<size_t>(int_field("maxBlocks", 0, int64_t{1} << 31));
-    ws_ = std::make_unique<Workspace>(get_backend(kind), find_case(info[1].As<Napi::String>().Utf8Value()), dims,
-                                      params, inject, options);
+    const CaseSpec& spec = find_case(info[1].As<Napi::String>().Utf8Value(), info[2].As<Napi::String>().Utf8Value());
+    ws_ = std::make_unique<Workspace>(get_backend(kind), spec, dims, params, inject, options);
   }
 
  private:

@@ -1,7 +1,9 @@
 #include "workspace.h"
 
+#include <cstdint>
 #include <stdexcept>
 
+#include "common/dtype.h"
 #include "common/read_pass.h"
 
 namespace fusebench {
@@ -20,8 +22,8 @@ Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std
                                 std::to_string(params_.size()));
   specs_ = spec_.buffers(dims_);
   try {
-    for (const auto& b : specs_) ptrs_.push_back(backend_->alloc(b.count));
-    bound_ = spec_.bind(dims_, params_, ptrs_);
+    for (size_t i = 0; i < specs_.size(); ++i) ptrs_.push_back(backend_->alloc(words(i)));
+    bound_ = spec_.bind(dims_, params_, std::vector<void*>(ptrs_.begin(), ptrs_.end()));
   } catch (...) {
     for (float* p : ptrs_) backend_->release(p);
     throw;
@@ -38,25 +40,54 @@ size_t Workspace::index_of(const std::string& name) const {
   throw std::invalid_argument(spec_.name + " has no buffer '" + name + "'");
 }
 
+size_t Workspace::words(size_t i) const { return (specs_[i].count * elem_bytes(specs_[i].elem) + 3) / 4; }
+
+namespace {
+
+// The 16-bit patterns of `n` floats in a half type, padded to whole 32-bit words.
+template <class H>
+std::vector<uint16_t> to_half(const float* data, size_t n) {
+  std::vector<uint16_t> bits(n + n % 2, 0);
+  for (size_t k = 0; k < n; ++k) bits[k] = from_float<H>(data[k]).bits;
+  return bits;
+}
+
+template <class H>
+void from_half(const std::vector<uint16_t>& bits, float* data, size_t n) {
+  for (size_t k = 0; k < n; ++k) data[k] = to_float(H{bits[k]});
+}
+
+}  // namespace
+
 void Workspace::upload(const std::string& name, const float* data, size_t count) {
   const size_t i = index_of(name);
-  if (count != specs_[i].count)
-    throw std::invalid_argument(spec_.name + ": buffer '" + name + "' holds " + std::to_string(specs_[i].count) +
-                                " floats but " + std::to_string(count) + " were given");
-  backend_->upload(ptrs_[i], data, count);
+  const BufferSpec& b = specs_[i];
+  if (count != b.count)
+    throw std::invalid_argument(spec_.name + ": buffer '" + name + "' holds " + std::to_string(b.count) + " elements but " +
+                                std::to_string(count) + " were given");
+  if (b.elem == Elem::F32) return backend_->upload(ptrs_[i], data, count);
+  if (b.elem == Elem::U32)
+    throw std::invalid_argument(spec_.name + ": buffer '" + name + "' holds 32-bit counters, not floats");
+  const auto bits = b.elem == Elem::BF16 ? to_half<bf16>(data, count) : to_half<fp16>(data, count);
+  backend_->upload(ptrs_[i], reinterpret_cast<const float*>(bits.data()), words(i));
 }
 
 void Workspace::download(const std::string& name, float* data, size_t count) {
   const size_t i = index_of(name);
-  if (count != specs_[i].count)
-    throw std::invalid_argument(spec_.name + ": buffer '" + name + "' holds " + std::to_string(specs_[i].count) +
-                                " floats but the destination has room for " + std::to_string(count));
-  backend_->download(data, ptrs_[i], count);
+  const BufferSpec& b = specs_[i];
+  if (count != b.count)
+    throw std::invalid_argument(spec_.name + ": buffer '" + name + "' holds " + std::to_string(b.count) +
+                                " elements but the destination has room for " + std::to_string(count));
+  if (b.elem == Elem::F32 || b.elem == Elem::U32) return backend_->download(data, ptrs_[i], count);
+  std::vector<uint16_t> bits(2 * words(i));
+  backend_->download(reinterpret_cast<float*>(bits.data()), ptrs_[i], words(i));
+  if (b.elem == Elem::BF16) from_half<bf16>(bits, data, count);
+  else from_half<fp16>(bits, data, count);
 }
 
 void Workspace::poison(const std::string& name) {
   const size_t i = index_of(name);
-  backend_->poison(ptrs_[i], specs_[i].count);
+  backend_->poison(ptrs_[i], words(i));
 }
 
 void Workspace::launch(int variant) {
@@ -69,10 +100,10 @@ void Workspace::launch(int variant) {
   const bool cpu = backend_->kind() == BackendKind::Cpu;
   for (int p = 0; p < injection_.passes; ++p) {
     if (cpu) {
-      kernels::read_pass_cpu(ptrs_[0], specs_[0].count);
+      kernels::read_pass_cpu(ptrs_[0], words(0));
     } else {
 #ifdef FUSEBENCH_WITH_CUDA
-      kernels::read_pass_cuda(ptrs_[0], specs_[0].count, backend_->sink(), ctx);
+      kernels::read_pass_cuda(ptrs_[0], words(0), backend_->sink(), ctx);
 #endif
     }
   }

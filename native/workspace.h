@@ -32,7 +32,9 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   const std::vector<BufferSpec>& buffers() const { return specs_; }
+  // Stores `count` floats in the buffer's element type (bf16/fp16: rounded to nearest even).
   void upload(const std::string& name, const float* data, size_t count);
+  // Reads the buffer back as floats (bf16/fp16 widened exactly).
   void download(const std::string& name, float* data, size_t count);
   void poison(const std::string& name);
   // Runs a variant once and waits for it.
@@ -47,6 +49,8 @@ class Workspace {
 
  private:
   size_t index_of(const std::string& name) const;
+  // The float-sized words the backend allocates for buffer i (its bytes, rounded up to 4).
+  size_t words(size_t i) const;
   void launch(int variant);
 
   std::shared_ptr<Backend> backend_;
@@ -56,7 +60,7 @@ class Workspace {
   Injection injection_;
   WorkspaceOptions options_;
   std::vector<BufferSpec> specs_;
-  std::vector<float*> ptrs_;
+  std::vector<float*> ptrs_;  // float-sized words; a buffer's elements are of its spec's type
   BoundCase bound_;
 };
 

@@ -33,33 +33,36 @@ interface RawAddon {
   };
   nvmlSample(pciBusId: string): ClockSample | null;
   cases(): NativeCase[];
-  checkShape(caseName: string, dims: number[]): void;
-  caseBuffers(caseName: string, dims: number[]): NativeBuffer[];
+  checkShape(caseName: string, dtype: string, dims: number[]): void;
+  caseBuffers(caseName: string, dtype: string, dims: number[]): NativeBuffer[];
   copyTimes(backend: string, countAndSamples: [number, number], method: CopyMethod): number[];
   constants(): NativeConstants;
   Workspace: new (
     backend: string,
     caseName: string,
+    dtype: string,
     dims: number[],
     params: number[],
     options: { variant: number; passes: number; spin: number; maxBlocks: number },
   ) => RawWorkspace;
 }
 
-/** One buffer of a case at a shape: its name, element count and role. */
+/** One buffer of a case at a shape: its name, element count, role and element type. */
 export interface NativeBuffer {
   name: string;
   count: number;
   role: 'input' | 'output' | 'scratch';
+  /** How its elements are stored: a float type, or u32 (counters, never uploaded). */
+  elem: 'fp32' | 'bf16' | 'fp16' | 'u32';
 }
 
-/** A case as its native registration declares it (cases/<name>/<name>_case.cc). */
+/** A case in one precision as its native registration declares it (cases/<name>/<name>_case.cc). */
 export interface NativeCase {
   name: string;
+  /** The precision of this registration (a case registered in several has one entry per precision). */
+  dtype: string;
   /** Dimension names, in the order shapes give them. */
   dims: string[];
-  /** Precisions the case is registered for. */
-  dtypes: string[];
   /** Runtime parameters and the value every run passes. */
   params: { name: string; value: number }[];
   /** Variants: whether each has a CPU and (in this build) a CUDA implementation, and what its CUDA path needs. */
@@ -152,19 +155,19 @@ export function nvmlSample(pciBusId: string): ClockSample | null {
   return load().nvmlSample(pciBusId);
 }
 
-/** Every case the addon registers, sorted by name. */
+/** Every case the addon registers in every precision, sorted by name. */
 export function nativeCases(): NativeCase[] {
   return load().cases();
 }
 
 /** Throws a clear error when `dims` breaks a limit of the native case (naming the shape and the limit). */
-export function checkShape(caseName: string, dims: number[]): void {
-  load().checkShape(caseName, dims);
+export function checkShape(caseName: string, dtype: string, dims: number[]): void {
+  load().checkShape(caseName, dtype, dims);
 }
 
 /** The buffers a case allocates at `dims` (after the shape check), without allocating them. */
-export function caseBuffers(caseName: string, dims: number[]): NativeBuffer[] {
-  return load().caseBuffers(caseName, dims);
+export function caseBuffers(caseName: string, dtype: string, dims: number[]): NativeBuffer[] {
+  return load().caseBuffers(caseName, dtype, dims);
 }
 
 /** Milliseconds of `samples` copies of `count` floats within the device, caches flushed before each. */
@@ -187,6 +190,7 @@ export class Workspace {
   constructor(
     backend: 'cpu' | 'cuda',
     caseName: string,
+    dtype: string,
     dims: number[],
     params: number[],
     inject: { variant: string; passes: number; spin?: number } | undefined,
@@ -203,11 +207,11 @@ export class Workspace {
     }
     const spec = load()
       .cases()
-      .find((c) => c.name === caseName);
-    if (!spec) throw new Error(`The native addon has no case '${caseName}'`);
+      .find((c) => c.name === caseName && c.dtype === dtype);
+    if (!spec) throw new Error(`The native addon has no case '${caseName}' in ${dtype}`);
     this.#variants = spec.variants.map((v) => v.name);
     const injectIndex = inject ? this.#variants.indexOf(inject.variant) : -1;
-    this.#raw = new (load().Workspace)(backend, caseName, dims, params, {
+    this.#raw = new (load().Workspace)(backend, caseName, dtype, dims, params, {
       variant: injectIndex,
       passes: inject?.passes ?? 0,
       spin: inject?.spin ?? 0,
@@ -219,15 +223,15 @@ export class Workspace {
   buffers(): ReturnType<RawWorkspace['buffers']> {
     return this.#raw.buffers();
   }
-  /** Copies host data into a buffer; the length must match. */
+  /** Copies host data into a buffer, stored in its element type (bf16/fp16: rounded to nearest even); the length must match. */
   upload(name: string, data: Float32Array): void {
     this.#raw.upload(name, data);
   }
-  /** Copies a buffer back to the host. */
+  /** Copies a buffer back to the host, widened to float32. */
   download(name: string): Float32Array {
     return this.#raw.download(name);
   }
-  /** Fills a buffer with NaN. */
+  /** Fills a buffer with NaN (all-ones bits, a NaN in every float type). */
   poison(name: string): void {
     this.#raw.poison(name);
   }

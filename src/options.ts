@@ -1,5 +1,6 @@
 /** Options of a perf run, parsed from the command line (`npm run perf -- --backend cuda ...`). */
 import { parseArgs } from 'node:util';
+import { DTYPES, type Dtype, isDtype } from './dtype.ts';
 import { freshSeed } from './rng.ts';
 
 export const BACKEND_CHOICES = ['auto', 'cpu', 'cuda'] as const;
@@ -20,6 +21,8 @@ export interface PerfOptions {
   seed: number;
   /** Only these cases (all when empty). */
   cases: string[];
+  /** Only these precisions (all when empty; a precision the device cannot run is skipped with the reason). */
+  dtypes: Dtype[];
   /** Skip shapes with more elements than this (reported as skipped). */
   maxElements: number | undefined;
   /** Where BENCHMARK_RESULTS.md and fusebench-results.json are written. */
@@ -62,6 +65,8 @@ const HELP = `Usage: npm run perf -- [options]
   --target-half-width <f>     stop when the speedup's 95% CI half-width is below f (default 0.01)
   --seed <n>                  seed of the random inputs (default: fresh each run, printed)
   --case <name>               only this case (repeatable)
+  --dtype <${DTYPES.join('|')}>     only this precision (repeatable or comma-separated; default: all, those
+                              the device cannot run skipped with the reason)
   --max-elements <n>          skip shapes with more elements
   --out-dir <dir>             where BENCHMARK_RESULTS.md and fusebench-results.json go (default ${DEFAULT_OUT_DIR})
   --baselines-dir <dir>       per-device baseline files (default baselines)
@@ -127,6 +132,7 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
     warmupPairs: 5,
     seed,
     cases: v.case ?? [],
+    dtypes: parseDtypes(v.dtype ?? []),
     maxElements: positiveNumber('max-elements', v['max-elements'], true),
     outDir: v['out-dir'] ?? DEFAULT_OUT_DIR,
     command: `npm run perf${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
@@ -137,6 +143,15 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
     delta,
     inject: parseInject(v.inject),
   };
+}
+
+function parseDtypes(raw: string[]): Dtype[] {
+  const names = raw.flatMap((r) => r.split(',')).map((n) => n.trim());
+  for (const n of names) {
+    if (!isDtype(n))
+      throw new UsageError(`Unknown precision '${n}' for --dtype; valid precisions: ${DTYPES.join(', ')}`);
+  }
+  return [...new Set(names as Dtype[])];
 }
 
 function parseInject(raw: string | undefined): Injection | undefined {
@@ -188,6 +203,7 @@ function parse(argv: string[]) {
       'target-half-width': { type: 'string' },
       seed: { type: 'string' },
       case: { type: 'string', multiple: true },
+      dtype: { type: 'string', multiple: true },
       'max-elements': { type: 'string' },
       'out-dir': { type: 'string' },
       'baselines-dir': { type: 'string' },

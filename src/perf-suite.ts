@@ -66,7 +66,7 @@ export function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly 
   return { ...result, gate: verdict };
 }
 
-/** Registers the perf tests of every case, in the order given (a case --case excludes is skipped as a whole). */
+/** Registers the perf tests of every case, in the order given (a case --case or --dtype excludes is skipped as a whole). */
 export function definePerfSuites(cases: readonly CaseDef[]): void {
   const names = cases.map((c) => c.name);
   for (const def of cases) definePerfSuite(def, names);
@@ -74,10 +74,12 @@ export function definePerfSuites(cases: readonly CaseDef[]): void {
 
 function definePerfSuite(def: CaseDef, knownCases: readonly string[]): void {
   const opts = perfOptions();
-  const excluded = opts.cases.length > 0 && !opts.cases.includes(def.name);
-  describe.skipIf(excluded)(def.title, () => {
+  const excluded =
+    (opts.cases.length > 0 && !opts.cases.includes(def.name)) ||
+    (opts.dtypes.length > 0 && !opts.dtypes.includes(def.dtype));
+  describe.skipIf(excluded)(`${def.title} (${def.dtype})`, () => {
     for (const shape of def.shapes(runBackend().backend)) {
-      test(`${def.name} ${shape.label}`, (ctx) => {
+      test(`${def.name} ${shape.label} ${def.dtype}`, (ctx) => {
         runBaselines(knownCases); // a broken baseline file stops the run before anything is measured
         const record = (result: CaseResult) => {
           ctx.task.meta.fusebench = {

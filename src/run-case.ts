@@ -92,7 +92,10 @@ export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], varian
 export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): CaseResult {
   const result = resultSkeleton(def, shape);
   def.validate(shape.dims);
-  const unavailable = def.unavailableReason(device.description.backend, device.description);
+  const unavailable = def.unavailableReason(device.description.backend, {
+    ...device.description,
+    computeCapability: device.description.fingerprint?.computeCapability,
+  });
   if (unavailable) return { ...result, reason: unavailable };
   if (s.maxElements !== undefined && def.elements(shape.dims) > s.maxElements) {
     return { ...result, reason: `more than --max-elements ${s.maxElements} elements` };
@@ -109,6 +112,7 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
     ws = new Workspace(
       device.description.backend,
       def.nativeCase,
+      def.dtype,
       shape.dims,
       [...def.params],
       s.inject ? { variant: def.variants.fused, passes: 'passes' in s.inject ? s.inject.passes : 0 } : undefined,

@@ -72,11 +72,11 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
   // seq 4,096, unfused 3.7e-7 and fused 5.3e-7 at the CUDA shape (3 seeds): ×25 below atol. A real defect is ≥ 1e-3 (the tests
   // plant them): a causal mask off by one moves o by ≈ |v_{i+1} − o|/(i + 2), ~4e-3 at seq 300; a score
   // scale 1% off by ~1e-2.
-  tolerance: { atol: 2e-5, rtol: 1e-5 },
-  traffic: ({ batch, heads, seq, d }) => ({
-    unfused: { bytes: 4 * unfusedAttentionFloats(batch, heads, seq), launches: 5 },
+  tolerance: { fp32: { atol: 2e-5, rtol: 1e-5 } },
+  traffic: ({ batch, heads, seq, d }, e) => ({
+    unfused: { bytes: e * unfusedAttentionFloats(batch, heads, seq), launches: 5 },
     // read q, k, v; write o (the K/V tiles each query tile re-reads come from L2).
-    fused: { bytes: 4 * 4 * batch * heads * seq * d, launches: 1 },
+    fused: { bytes: e * 4 * batch * heads * seq * d, launches: 1 },
   }),
   // Useful work of causal attention: 2·64 flops for q_i·k_j and 2·64 for p_ij·v_j over the unmasked
   // pairs j ≤ i only, 4·64·seq(seq + 1)/2 per (batch, head). The unfused twin's dense GEMMs compute

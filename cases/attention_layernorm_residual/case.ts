@@ -85,20 +85,20 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
   // [1, 2, 96, 64], 9.2e-7 at [4, 12, 512, 64]; H200 (both variants) ≤ 1.1e-6 at small shapes,
   // unfused 7.0e-7 and fused 1.1e-6 at the CUDA shape (3 seeds): ×18 below atol. A real defect is ≥ 1e-2 (the tests plant them): the neighbouring
   // position's residual moves y by ~1, γ left out by ~0.1.
-  tolerance: { atol: 2e-5, rtol: 1e-5 },
-  traffic: ({ batch, heads, seq, d }) => {
+  tolerance: { fp32: { atol: 2e-5, rtol: 1e-5 } },
+  traffic: ({ batch, heads, seq, d }, e) => {
     const rc = batch * seq * heads * d; // batch·seq rows of heads·64, as many floats as q
     const c = heads * d;
     return {
       // The attention's five launches, then merge (read o; write merged), add (read x, merged; write h),
       // LayerNorm (read h, γ, β; write y).
       unfused: {
-        bytes: 4 * (unfusedAttentionFloats(batch, heads, seq) + 2 * rc + 3 * rc + (2 * rc + 2 * c)),
+        bytes: e * (unfusedAttentionFloats(batch, heads, seq) + 2 * rc + 3 * rc + (2 * rc + 2 * c)),
         launches: 8,
       },
       // Read q, k, v, x, γ, β; write y; plus the merged rows staged through y (each head's slice written,
       // then read back by the row tile's last block). Two launches: the tile counters' memset and the kernel.
-      fused: { bytes: 4 * (3 * rc + rc + 2 * c + rc + 2 * rc), launches: 2 },
+      fused: { bytes: e * (3 * rc + rc + 2 * c + rc + 2 * rc), launches: 2 },
     };
   },
   // As attention's: the useful causal flops (the residual and LayerNorm are O(seq), not counted).

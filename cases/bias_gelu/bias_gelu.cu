@@ -15,13 +15,17 @@ struct AddGeluOp {
 
 }  // namespace
 
-void bias_gelu_unfused_cuda(const BiasGeluArgs& a, const LaunchContext& ctx) {
+template <class T>
+void bias_gelu_unfused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx) {
   cuda::bias_add(a.x, a.b, a.tmp, a.rows, a.cols, ctx);
   cuda::gelu(a.tmp, a.y, a.rows * a.cols, ctx);
 }
 
-void bias_gelu_fused_cuda(const BiasGeluArgs& a, const LaunchContext& ctx) {
+template <class T>
+void bias_gelu_fused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx) {
   cuda::launch_bias_map(a.x, a.b, a.y, a.rows, a.cols, AddGeluOp{}, ctx);
 }
+
+FB_CUDA_VARIANTS(BiasGeluArgs, bias_gelu_unfused_cuda, bias_gelu_fused_cuda)
 
 }  // namespace fusebench::kernels

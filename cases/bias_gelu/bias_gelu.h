@@ -4,24 +4,30 @@
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
+template <class T>
 struct BiasGeluArgs {
-  const float* x;  // [rows, cols]
-  const float* b;  // [cols]
-  float* tmp;      // [rows, cols] unfused intermediate: x + b
-  float* y;        // [rows, cols]
+  const T* x;  // [rows, cols]
+  const T* b;  // [cols]
+  T* tmp;  // [rows, cols] unfused intermediate: x + b
+  T* y;  // [rows, cols]
   size_t rows, cols;
 };
 
-void bias_gelu_unfused_cpu(const BiasGeluArgs& a);
-void bias_gelu_fused_cpu(const BiasGeluArgs& a);
+template <class T>
+void bias_gelu_unfused_cpu(const BiasGeluArgs<T>& a);
+template <class T>
+void bias_gelu_fused_cpu(const BiasGeluArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
-void bias_gelu_unfused_cuda(const BiasGeluArgs& a, const LaunchContext& ctx);
-void bias_gelu_fused_cuda(const BiasGeluArgs& a, const LaunchContext& ctx);
+template <class T>
+void bias_gelu_unfused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx);
+template <class T>
+void bias_gelu_fused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

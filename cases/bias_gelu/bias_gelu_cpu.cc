@@ -6,16 +6,21 @@
 
 namespace fusebench::kernels {
 
-void bias_gelu_unfused_cpu(const BiasGeluArgs& a) {
+template <class T>
+void bias_gelu_unfused_cpu(const BiasGeluArgs<T>& a) {
   cpu::bias_pass(a.x, a.b, a.tmp, a.rows, a.cols);
   cpu::gelu_pass(a.tmp, a.y, a.rows * a.cols);
 }
 
-void bias_gelu_fused_cpu(const BiasGeluArgs& a) {
+template <class T>
+void bias_gelu_fused_cpu(const BiasGeluArgs<T>& a) {
   for (size_t row = 0; row < a.rows; ++row) {
     const size_t off = row * a.cols;
-    for (size_t c = 0; c < a.cols; ++c) a.y[off + c] = gelu_tanh(a.x[off + c] + a.b[c]);
+    for (size_t c = 0; c < a.cols; ++c)
+      a.y[off + c] = from_float<T>(gelu_tanh(to_float(a.x[off + c]) + to_float(a.b[c])));
   }
 }
+
+FB_CPU_VARIANTS(BiasGeluArgs, bias_gelu_unfused_cpu, bias_gelu_fused_cpu)
 
 }  // namespace fusebench::kernels

@@ -27,13 +27,15 @@ describe('backend errors', () => {
   });
 
   test.runIf(cudaUsable)('a failing CUDA call becomes a JS error naming the call', () => {
-    expect(() => new Workspace('cuda', 'gelu_scale', [2 ** 45], [...geluScale.params], undefined)).toThrow(
+    expect(() => new Workspace('cuda', 'gelu_scale', 'fp32', [2 ** 45], [...geluScale.params], undefined)).toThrow(
       /cudaMalloc.*cudaErrorMemoryAllocation/,
     );
   });
 
   test('an impossible CPU allocation is an error, not an abort', () => {
-    expect(() => new Workspace('cpu', 'gelu_scale', [2 ** 50], [...geluScale.params], undefined)).toThrow(/allocation/);
+    expect(() => new Workspace('cpu', 'gelu_scale', 'fp32', [2 ** 50], [...geluScale.params], undefined)).toThrow(
+      /allocation/,
+    );
   });
 
   test('a non-positive dimension is refused before any allocation, naming the shape', () => {

@@ -16,13 +16,17 @@ struct GeluScaleOp {
 
 }  // namespace
 
-void gelu_scale_unfused_cuda(const GeluScaleArgs& a, const LaunchContext& ctx) {
+template <class T>
+void gelu_scale_unfused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx) {
   cuda::gelu(a.x, a.tmp, a.n, ctx);
   cuda::scale(a.tmp, a.y, a.n, a.scale, ctx);
 }
 
-void gelu_scale_fused_cuda(const GeluScaleArgs& a, const LaunchContext& ctx) {
+template <class T>
+void gelu_scale_fused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx) {
   cuda::launch_map(a.x, a.y, a.n, GeluScaleOp{a.scale}, ctx, "gelu_scale");
 }
+
+FB_CUDA_VARIANTS(GeluScaleArgs, gelu_scale_unfused_cuda, gelu_scale_fused_cuda)
 
 }  // namespace fusebench::kernels

@@ -1,26 +1,33 @@
 // GELU + scale: the unfused pair (GELU writes an intermediate, scale reads it back) and the fused
-// single pass, on the CPU and, when built with CUDA, on the GPU.
+// single pass, in every precision (T = float, bf16, fp16), on the CPU and, when built with CUDA, on
+// the GPU.
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
+template <class T>
 struct GeluScaleArgs {
-  const float* x;  // [n]
-  float* tmp;      // [n] unfused intermediate: gelu(x)
-  float* y;        // [n]
+  const T* x;  // [n]
+  T* tmp;      // [n] unfused intermediate: gelu(x)
+  T* y;        // [n]
   size_t n;
   float scale;
 };
 
-void gelu_scale_unfused_cpu(const GeluScaleArgs& a);
-void gelu_scale_fused_cpu(const GeluScaleArgs& a);
+template <class T>
+void gelu_scale_unfused_cpu(const GeluScaleArgs<T>& a);
+template <class T>
+void gelu_scale_fused_cpu(const GeluScaleArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
-void gelu_scale_unfused_cuda(const GeluScaleArgs& a, const LaunchContext& ctx);
-void gelu_scale_fused_cuda(const GeluScaleArgs& a, const LaunchContext& ctx);
+template <class T>
+void gelu_scale_unfused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx);
+template <class T>
+void gelu_scale_fused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

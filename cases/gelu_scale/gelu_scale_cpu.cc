@@ -5,13 +5,17 @@
 
 namespace fusebench::kernels {
 
-void gelu_scale_unfused_cpu(const GeluScaleArgs& a) {
-  for (size_t i = 0; i < a.n; ++i) a.tmp[i] = gelu_tanh(a.x[i]);
-  for (size_t i = 0; i < a.n; ++i) a.y[i] = a.tmp[i] * a.scale;
+template <class T>
+void gelu_scale_unfused_cpu(const GeluScaleArgs<T>& a) {
+  for (size_t i = 0; i < a.n; ++i) a.tmp[i] = from_float<T>(gelu_tanh(to_float(a.x[i])));
+  for (size_t i = 0; i < a.n; ++i) a.y[i] = from_float<T>(to_float(a.tmp[i]) * a.scale);
 }
 
-void gelu_scale_fused_cpu(const GeluScaleArgs& a) {
-  for (size_t i = 0; i < a.n; ++i) a.y[i] = gelu_tanh(a.x[i]) * a.scale;
+template <class T>
+void gelu_scale_fused_cpu(const GeluScaleArgs<T>& a) {
+  for (size_t i = 0; i < a.n; ++i) a.y[i] = from_float<T>(gelu_tanh(to_float(a.x[i])) * a.scale);
 }
+
+FB_CPU_VARIANTS(GeluScaleArgs, gelu_scale_unfused_cpu, gelu_scale_fused_cpu)
 
 }  // namespace fusebench::kernels

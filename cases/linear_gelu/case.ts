@@ -60,14 +60,14 @@ export default defineCase<'m' | 'n' | 'k'>({
   // the CUDA shape (3 seeds) cuBLAS + bias + GELU 5.3e-6, fusebench's GEMM 5.5e-6, cuBLASLt 7.7e-6;
   // ≤ 1.0e-5 at k = 3,072: ×13 below atol. A real defect is ≥ 1e-2 (the tests plant them): the
   // neighbouring column's bias moves y by ~0.5, a wrong row by ~1, one k slice of 16 left out by ~0.14.
-  tolerance: { atol: 1e-4, rtol: 1e-5 },
-  traffic: ({ m, n, k }) => {
+  tolerance: { fp32: { atol: 1e-4, rtol: 1e-5 } },
+  traffic: ({ m, n, k }, e) => {
     const mn = m * n;
     return {
       // GEMM: read x, w; write t. bias: read t, b; write u. GELU: read u; write y.
-      unfused: { bytes: 4 * (m * k + n * k + mn + (mn + n + mn) + (mn + mn)), launches: 3 },
+      unfused: { bytes: e * (m * k + n * k + mn + (mn + n + mn) + (mn + mn)), launches: 3 },
       // read x, w, b; write y (both fused variants).
-      fused: { bytes: 4 * (m * k + n * k + n + mn), launches: 1 },
+      fused: { bytes: e * (m * k + n * k + n + mn), launches: 1 },
     };
   },
   flops: ({ m, n, k }) => 2 * m * n * k,

@@ -7,14 +7,18 @@
 
 namespace fusebench::kernels {
 
-void residual_layernorm_unfused_cuda(const ResidualLayerNormArgs& a, const LaunchContext& ctx) {
+template <class T>
+void residual_layernorm_unfused_cuda(const ResidualLayerNormArgs<T>& a, const LaunchContext& ctx) {
   cuda::add(a.x, a.r, a.h, a.rows * a.hidden, ctx);
   cuda::layernorm(a.h, a.gamma, a.beta, a.y, a.rows, a.hidden, a.eps, ctx);
 }
 
-void residual_layernorm_fused_cuda(const ResidualLayerNormArgs& a, const LaunchContext& ctx) {
+template <class T>
+void residual_layernorm_fused_cuda(const ResidualLayerNormArgs<T>& a, const LaunchContext& ctx) {
   cuda::launch_norm_rows<cuda::Norm::Layer, true>(
-      {a.x, a.r, a.h, a.gamma, a.beta, a.y, a.rows, static_cast<int>(a.hidden), a.eps}, ctx);
+      cuda::NormRows<T>{a.x, a.r, a.h, a.gamma, a.beta, a.y, a.rows, static_cast<int>(a.hidden), a.eps}, ctx);
 }
+
+FB_CUDA_VARIANTS(ResidualLayerNormArgs, residual_layernorm_unfused_cuda, residual_layernorm_fused_cuda)
 
 }  // namespace fusebench::kernels

@@ -4,27 +4,33 @@
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
+template <class T>
 struct ResidualLayerNormArgs {
-  const float* x;      // [rows, hidden]
-  const float* r;      // [rows, hidden], the residual
-  const float* gamma;  // [hidden]
-  const float* beta;   // [hidden]
-  float* h;            // [rows, hidden], x + r
-  float* y;            // [rows, hidden]
+  const T* x;  // [rows, hidden]
+  const T* r;  // [rows, hidden], the residual
+  const T* gamma;  // [hidden]
+  const T* beta;  // [hidden]
+  T* h;  // [rows, hidden], x + r
+  T* y;  // [rows, hidden]
   size_t rows, hidden;
   float eps;
 };
 
-void residual_layernorm_unfused_cpu(const ResidualLayerNormArgs& a);
-void residual_layernorm_fused_cpu(const ResidualLayerNormArgs& a);
+template <class T>
+void residual_layernorm_unfused_cpu(const ResidualLayerNormArgs<T>& a);
+template <class T>
+void residual_layernorm_fused_cpu(const ResidualLayerNormArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
-void residual_layernorm_unfused_cuda(const ResidualLayerNormArgs& a, const LaunchContext& ctx);
-void residual_layernorm_fused_cuda(const ResidualLayerNormArgs& a, const LaunchContext& ctx);
+template <class T>
+void residual_layernorm_unfused_cuda(const ResidualLayerNormArgs<T>& a, const LaunchContext& ctx);
+template <class T>
+void residual_layernorm_fused_cuda(const ResidualLayerNormArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

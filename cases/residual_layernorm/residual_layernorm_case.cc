@@ -7,8 +7,9 @@ namespace {
 
 using kernels::ResidualLayerNormArgs;
 
-CaseDecl<ResidualLayerNormArgs> declare() {
-  using A = ResidualLayerNormArgs;
+template <class T>
+CaseDecl<ResidualLayerNormArgs<T>> declare() {
+  using A = ResidualLayerNormArgs<T>;
   using namespace kernels;
   constexpr auto n = [](const A& a) { return a.rows * a.hidden; };
   constexpr auto hidden = [](const A& a) { return a.hidden; };
@@ -21,13 +22,13 @@ CaseDecl<ResidualLayerNormArgs> declare() {
            {"beta", &A::beta, Role::Input, hidden},
            {"h", &A::h, Role::Output, n},
            {"y", &A::y, Role::Output, n}},
-          {{"unfused", residual_layernorm_unfused_cpu, FB_CUDA(residual_layernorm_unfused_cuda)},
-           {"fused", residual_layernorm_fused_cpu, FB_CUDA(residual_layernorm_fused_cuda)}},
+          {{"unfused", residual_layernorm_unfused_cpu<T>, FB_CUDA(residual_layernorm_unfused_cuda<T>)},
+           {"fused", residual_layernorm_fused_cpu<T>, FB_CUDA(residual_layernorm_fused_cuda<T>)}},
           {{"hidden <= 2^30", "the CUDA kernels index a row with 32-bit ints, with headroom for a tile",
             [](const A& a) { return a.hidden <= (size_t{1} << 30); }}}};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

@@ -5,17 +5,21 @@
 
 namespace fusebench::kernels {
 
-void residual_layernorm_unfused_cpu(const ResidualLayerNormArgs& a) {
+template <class T>
+void residual_layernorm_unfused_cpu(const ResidualLayerNormArgs<T>& a) {
   cpu::add_pass(a.x, a.r, a.h, a.rows * a.hidden);
   cpu::layernorm_pass(a.h, a.gamma, a.beta, a.y, a.rows, a.hidden, a.eps);
 }
 
-void residual_layernorm_fused_cpu(const ResidualLayerNormArgs& a) {
+template <class T>
+void residual_layernorm_fused_cpu(const ResidualLayerNormArgs<T>& a) {
   for (size_t row = 0; row < a.rows; ++row) {
     const size_t off = row * a.hidden;
     cpu::add_pass(a.x + off, a.r + off, a.h + off, a.hidden);
     cpu::layernorm_row(a.h + off, a.gamma, a.beta, a.y + off, a.hidden, a.eps);
   }
 }
+
+FB_CPU_VARIANTS(ResidualLayerNormArgs, residual_layernorm_unfused_cpu, residual_layernorm_fused_cpu)
 
 }  // namespace fusebench::kernels

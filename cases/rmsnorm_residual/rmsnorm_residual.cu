@@ -7,14 +7,18 @@
 
 namespace fusebench::kernels {
 
-void rmsnorm_residual_unfused_cuda(const RmsNormResidualArgs& a, const LaunchContext& ctx) {
+template <class T>
+void rmsnorm_residual_unfused_cuda(const RmsNormResidualArgs<T>& a, const LaunchContext& ctx) {
   cuda::add(a.x, a.r, a.h, a.rows * a.hidden, ctx);
   cuda::rmsnorm(a.h, a.gamma, a.y, a.rows, a.hidden, a.eps, ctx);
 }
 
-void rmsnorm_residual_fused_cuda(const RmsNormResidualArgs& a, const LaunchContext& ctx) {
+template <class T>
+void rmsnorm_residual_fused_cuda(const RmsNormResidualArgs<T>& a, const LaunchContext& ctx) {
   cuda::launch_norm_rows<cuda::Norm::Rms, true>(
-      {a.x, a.r, a.h, a.gamma, nullptr, a.y, a.rows, static_cast<int>(a.hidden), a.eps}, ctx);
+      cuda::NormRows<T>{a.x, a.r, a.h, a.gamma, nullptr, a.y, a.rows, static_cast<int>(a.hidden), a.eps}, ctx);
 }
+
+FB_CUDA_VARIANTS(RmsNormResidualArgs, rmsnorm_residual_unfused_cuda, rmsnorm_residual_fused_cuda)
 
 }  // namespace fusebench::kernels

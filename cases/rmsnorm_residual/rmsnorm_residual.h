@@ -4,26 +4,32 @@
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
+template <class T>
 struct RmsNormResidualArgs {
-  const float* x;      // [rows, hidden]
-  const float* r;      // [rows, hidden], the residual
-  const float* gamma;  // [hidden]
-  float* h;            // [rows, hidden], x + r
-  float* y;            // [rows, hidden]
+  const T* x;  // [rows, hidden]
+  const T* r;  // [rows, hidden], the residual
+  const T* gamma;  // [hidden]
+  T* h;  // [rows, hidden], x + r
+  T* y;  // [rows, hidden]
   size_t rows, hidden;
   float eps;
 };
 
-void rmsnorm_residual_unfused_cpu(const RmsNormResidualArgs& a);
-void rmsnorm_residual_fused_cpu(const RmsNormResidualArgs& a);
+template <class T>
+void rmsnorm_residual_unfused_cpu(const RmsNormResidualArgs<T>& a);
+template <class T>
+void rmsnorm_residual_fused_cpu(const RmsNormResidualArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
-void rmsnorm_residual_unfused_cuda(const RmsNormResidualArgs& a, const LaunchContext& ctx);
-void rmsnorm_residual_fused_cuda(const RmsNormResidualArgs& a, const LaunchContext& ctx);
+template <class T>
+void rmsnorm_residual_unfused_cuda(const RmsNormResidualArgs<T>& a, const LaunchContext& ctx);
+template <class T>
+void rmsnorm_residual_fused_cuda(const RmsNormResidualArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

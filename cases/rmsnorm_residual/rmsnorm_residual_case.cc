@@ -7,8 +7,9 @@ namespace {
 
 using kernels::RmsNormResidualArgs;
 
-CaseDecl<RmsNormResidualArgs> declare() {
-  using A = RmsNormResidualArgs;
+template <class T>
+CaseDecl<RmsNormResidualArgs<T>> declare() {
+  using A = RmsNormResidualArgs<T>;
   using namespace kernels;
   constexpr auto n = [](const A& a) { return a.rows * a.hidden; };
   return {"rmsnorm_residual",
@@ -19,13 +20,13 @@ CaseDecl<RmsNormResidualArgs> declare() {
            {"gamma", &A::gamma, Role::Input, [](const A& a) { return a.hidden; }},
            {"h", &A::h, Role::Output, n},
            {"y", &A::y, Role::Output, n}},
-          {{"unfused", rmsnorm_residual_unfused_cpu, FB_CUDA(rmsnorm_residual_unfused_cuda)},
-           {"fused", rmsnorm_residual_fused_cpu, FB_CUDA(rmsnorm_residual_fused_cuda)}},
+          {{"unfused", rmsnorm_residual_unfused_cpu<T>, FB_CUDA(rmsnorm_residual_unfused_cuda<T>)},
+           {"fused", rmsnorm_residual_fused_cpu<T>, FB_CUDA(rmsnorm_residual_fused_cuda<T>)}},
           {{"hidden <= 2^30", "the CUDA kernels index a row with 32-bit ints, with headroom for a tile",
             [](const A& a) { return a.hidden <= (size_t{1} << 30); }}}};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

@@ -7,14 +7,18 @@
 
 namespace fusebench::kernels {
 
-void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
+template <class T>
+void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs<T>& a, const LaunchContext& ctx) {
   cuda::scale(a.s, a.scaled, a.rows() * a.seq_k, a.scale, ctx);
   cuda::causal_mask(a.scaled, a.masked, a.rows(), a.seq_q, a.seq_k, ctx);
   cuda::softmax(a.masked, a.p, a.rows(), a.seq_q, a.seq_k, ctx);
 }
 
-void scale_mask_softmax_fused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx) {
+template <class T>
+void scale_mask_softmax_fused_cuda(const ScaleMaskSoftmaxArgs<T>& a, const LaunchContext& ctx) {
   cuda::launch_softmax<true>(a.s, a.p, a.rows(), a.seq_q, a.seq_k, a.scale, ctx);
 }
+
+FB_CUDA_VARIANTS(ScaleMaskSoftmaxArgs, scale_mask_softmax_unfused_cuda, scale_mask_softmax_fused_cuda)
 
 }  // namespace fusebench::kernels

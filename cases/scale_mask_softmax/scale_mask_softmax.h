@@ -7,26 +7,32 @@
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
+template <class T>
 struct ScaleMaskSoftmaxArgs {
-  const float* s;  // [batch, heads, seq_q, seq_k] scores
-  float* scaled;   // unfused intermediate: scale·S
-  float* masked;   // unfused intermediate: scale·S + mask
-  float* p;        // probabilities
+  const T* s;  // [batch, heads, seq_q, seq_k] scores
+  T* scaled;  // unfused intermediate: scale·S
+  T* masked;  // unfused intermediate: scale·S + mask
+  T* p;  // probabilities
   size_t batch, heads, seq_q, seq_k;
   float scale;
   size_t rows() const { return batch * heads * seq_q; }
 };
 
-void scale_mask_softmax_unfused_cpu(const ScaleMaskSoftmaxArgs& a);
-void scale_mask_softmax_fused_cpu(const ScaleMaskSoftmaxArgs& a);
+template <class T>
+void scale_mask_softmax_unfused_cpu(const ScaleMaskSoftmaxArgs<T>& a);
+template <class T>
+void scale_mask_softmax_fused_cpu(const ScaleMaskSoftmaxArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
-void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx);
-void scale_mask_softmax_fused_cuda(const ScaleMaskSoftmaxArgs& a, const LaunchContext& ctx);
+template <class T>
+void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs<T>& a, const LaunchContext& ctx);
+template <class T>
+void scale_mask_softmax_fused_cuda(const ScaleMaskSoftmaxArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

@@ -7,8 +7,9 @@ namespace {
 
 using kernels::ScaleMaskSoftmaxArgs;
 
-CaseDecl<ScaleMaskSoftmaxArgs> declare() {
-  using A = ScaleMaskSoftmaxArgs;
+template <class T>
+CaseDecl<ScaleMaskSoftmaxArgs<T>> declare() {
+  using A = ScaleMaskSoftmaxArgs<T>;
   using namespace kernels;
   constexpr auto scores = [](const A& a) { return a.rows() * a.seq_k; };
   return {"scale_mask_softmax",
@@ -18,13 +19,13 @@ CaseDecl<ScaleMaskSoftmaxArgs> declare() {
            {"scaled", &A::scaled, Role::Scratch, scores},
            {"masked", &A::masked, Role::Scratch, scores},
            {"p", &A::p, Role::Output, scores}},
-          {{"unfused", scale_mask_softmax_unfused_cpu, FB_CUDA(scale_mask_softmax_unfused_cuda)},
-           {"fused", scale_mask_softmax_fused_cpu, FB_CUDA(scale_mask_softmax_fused_cuda)}},
+          {{"unfused", scale_mask_softmax_unfused_cpu<T>, FB_CUDA(scale_mask_softmax_unfused_cuda<T>)},
+           {"fused", scale_mask_softmax_fused_cpu<T>, FB_CUDA(scale_mask_softmax_fused_cuda<T>)}},
           {{"seq_q <= 2^30 and seq_k <= 2^30", "the CUDA kernels index a row with 32-bit ints, with headroom for a tile",
             [](const A& a) { return a.seq_q <= (size_t{1} << 30) && a.seq_k <= (size_t{1} << 30); }}}};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

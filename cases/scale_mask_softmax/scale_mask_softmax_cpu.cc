@@ -5,12 +5,16 @@
 
 namespace fusebench::kernels {
 
-void scale_mask_softmax_unfused_cpu(const ScaleMaskSoftmaxArgs& a) {
+template <class T>
+void scale_mask_softmax_unfused_cpu(const ScaleMaskSoftmaxArgs<T>& a) {
   cpu::scale_mask_softmax_passes(a.s, a.scaled, a.masked, a.p, a.rows(), a.seq_q, a.seq_k, a.scale);
 }
 
-void scale_mask_softmax_fused_cpu(const ScaleMaskSoftmaxArgs& a) {
+template <class T>
+void scale_mask_softmax_fused_cpu(const ScaleMaskSoftmaxArgs<T>& a) {
   cpu::scale_mask_softmax_rows(a.s, a.p, a.rows(), a.seq_q, a.seq_k, a.scale);
 }
+
+FB_CPU_VARIANTS(ScaleMaskSoftmaxArgs, scale_mask_softmax_unfused_cpu, scale_mask_softmax_fused_cpu)
 
 }  // namespace fusebench::kernels

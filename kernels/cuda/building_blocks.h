@@ -6,33 +6,44 @@
 #include <cstddef>
 
 #include "common/attention_tensors.h"
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::cuda {
 
+// The elementwise, norm and softmax blocks exist in every precision (T = float, bf16, fp16: stored in
+// T, computed in float; instantiated in their .cu files).
+
 // --- elementwise_blocks.cu -----------------------------------------------------------------------
 // out[r, c] = x[r, c] + b[c] over [rows, cols], cols < 2^31.
-void bias_add(const float* x, const float* b, float* out, size_t rows, size_t cols, const LaunchContext& ctx);
+template <class T>
+void bias_add(const T* x, const T* b, T* out, size_t rows, size_t cols, const LaunchContext& ctx);
 // out = gelu(x), tanh form.
-void gelu(const float* x, float* out, size_t n, const LaunchContext& ctx);
+template <class T>
+void gelu(const T* x, T* out, size_t n, const LaunchContext& ctx);
 // out = x + r.
-void add(const float* x, const float* r, float* out, size_t n, const LaunchContext& ctx);
+template <class T>
+void add(const T* x, const T* r, T* out, size_t n, const LaunchContext& ctx);
 // out = x·s.
-void scale(const float* x, float* out, size_t n, float s, const LaunchContext& ctx);
+template <class T>
+void scale(const T* x, T* out, size_t n, float s, const LaunchContext& ctx);
 
 // --- norm_blocks.cu ------------------------------------------------------------------------------
 // y = LayerNorm(x)·γ + β per row of [rows, hidden], hidden <= 2^30.
-void layernorm(const float* x, const float* gamma, const float* beta, float* y, size_t rows, size_t hidden, float eps,
+template <class T>
+void layernorm(const T* x, const T* gamma, const T* beta, T* y, size_t rows, size_t hidden, float eps,
                const LaunchContext& ctx);
 // y = x / √(mean(x²) + ε)·γ per row of [rows, hidden], hidden <= 2^30.
-void rmsnorm(const float* x, const float* gamma, float* y, size_t rows, size_t hidden, float eps,
-             const LaunchContext& ctx);
+template <class T>
+void rmsnorm(const T* x, const T* gamma, T* y, size_t rows, size_t hidden, float eps, const LaunchContext& ctx);
 
 // --- softmax_blocks.cu ---------------------------------------------------------------------------
 // out = in with −∞ at the masked keys of each row of [rows, seq_k] (rows = batch·heads·seq_q).
-void causal_mask(const float* in, float* out, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx);
+template <class T>
+void causal_mask(const T* in, T* out, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx);
 // p = softmax(in) per row of [rows, seq_k], in already scaled and masked; an all-masked row gives zeros.
-void softmax(const float* in, float* p, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx);
+template <class T>
+void softmax(const T* in, T* p, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx);
 
 // --- attention_blocks.cu -------------------------------------------------------------------------
 // Copies a [batch, seq, heads·64] slice (row stride `ld`, starting at column `col0`) into

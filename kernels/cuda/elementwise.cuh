@@ -1,6 +1,7 @@
-// The elementwise building block shared by fused and unfused CUDA variants: 16-byte loads and
-// stores, several independent loads in flight per thread, a grid sized from the SM count, and a
-// scalar tail so any n works (n = 1, n not a multiple of 4). Using one template for both sides
+// The elementwise building block shared by fused and unfused CUDA variants, in every precision:
+// 16-byte loads and stores (4 floats or 8 halves, widened to float for the op), several independent
+// loads in flight per thread, a grid sized from the SM count, and a scalar tail so any n works (n = 1,
+// n not a multiple of the pack). Using one template for both sides
 // keeps the comparison fair: the only difference between variants is what fusion removes.
 #pragma once
 #include <cuda_runtime.h>
@@ -12,61 +13,64 @@
 #include <string>
 
 #include "common/launch.h"
+#include "cuda/pack.cuh"
 #include "cuda_check.cuh"
 
 namespace fusebench::cuda {
 
 constexpr int kMapThreads = 256;
-// float4 loads in flight per thread before the first use, once an input is large enough that
-// threads loop (past kMaxWaves waves of blocks). Measured on an H200 at 16M elements with a
+// 16-byte loads in flight per thread before the first use, once an input is large enough that
+// threads loop (past kMaxWaves waves of blocks). Measured on an H200 at 16M floats with a
 // one-wave grid: 2 → 3876 GB/s, 4 → 3810, 8 → 3650.
 constexpr int kMapUnroll = 2;
 
-// The inputs of a map kernel: kIn arrays of n floats, passed by value to the kernel.
-template <int kIn>
+// The inputs of a map kernel: kIn arrays of n elements of T, passed by value to the kernel.
+template <class T, int kIn>
 struct MapInputs {
-  const float* p[kIn];
+  const T* p[kIn];
 };
 
-// op applied lane by lane to one float4 of each input.
-template <int kIn, typename Op>
-__device__ __forceinline__ float4 apply4(const Op& op, const float4 (&v)[kIn]) {
-  if constexpr (kIn == 1) {
-    return make_float4(op(v[0].x), op(v[0].y), op(v[0].z), op(v[0].w));
-  } else {
-    static_assert(kIn == 2, "map kernels take one or two inputs");
-    return make_float4(op(v[0].x, v[1].x), op(v[0].y, v[1].y), op(v[0].z, v[1].z), op(v[0].w, v[1].w));
+// op applied element by element, in float, to one pack of each input; the result rounded to T.
+template <class T, int kIn, typename Op>
+__device__ __forceinline__ Pack<T> apply_pack(const Op& op, const Pack<T> (&v)[kIn]) {
+  static_assert(kIn == 1 || kIn == 2, "map kernels take one or two inputs");
+  Pack<T> out;
+#pragma unroll
+  for (int j = 0; j < Pack<T>::N; ++j) {
+    if constexpr (kIn == 1) out.v[j] = from_float<T>(op(to_float(v[0].v[j])));
+    else out.v[j] = from_float<T>(op(to_float(v[0].v[j]), to_float(v[1].v[j])));
   }
+  return out;
 }
 
 // out[i] = op(in_0[i], ...): the one grid-stride loop every elementwise kernel of fusebench uses.
-template <int kIn, typename Op>
-__global__ void __launch_bounds__(kMapThreads) map_kernel(MapInputs<kIn> in, float* __restrict__ out, size_t n, Op op) {
-  const size_t n4 = n / 4;
-  auto* out4 = reinterpret_cast<float4*>(out);
-  const auto load4 = [&](size_t i, float4 (&v)[kIn]) {
+template <class T, int kIn, typename Op>
+__global__ void __launch_bounds__(kMapThreads) map_kernel(MapInputs<T, kIn> in, T* __restrict__ out, size_t n, Op op) {
+  constexpr int kN = Pack<T>::N;
+  const size_t packs = n / kN;
+  const auto load = [&](size_t i, Pack<T> (&v)[kIn]) {
 #pragma unroll
-    for (int k = 0; k < kIn; ++k) v[k] = reinterpret_cast<const float4*>(in.p[k])[i];
+    for (int k = 0; k < kIn; ++k) v[k] = load_pack(in.p[k], i);
   };
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   const size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   size_t i = tid;
-  for (; i + (kMapUnroll - 1) * stride < n4; i += kMapUnroll * stride) {
-    float4 v[kMapUnroll][kIn];
+  for (; i + (kMapUnroll - 1) * stride < packs; i += kMapUnroll * stride) {
+    Pack<T> v[kMapUnroll][kIn];
 #pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) load4(i + u * stride, v[u]);
+    for (int u = 0; u < kMapUnroll; ++u) load(i + u * stride, v[u]);
 #pragma unroll
-    for (int u = 0; u < kMapUnroll; ++u) out4[i + u * stride] = apply4<kIn>(op, v[u]);
+    for (int u = 0; u < kMapUnroll; ++u) store_pack(out, i + u * stride, apply_pack<T, kIn>(op, v[u]));
   }
-  for (; i < n4; i += stride) {
-    float4 v[kIn];
-    load4(i, v);
-    out4[i] = apply4<kIn>(op, v);
+  for (; i < packs; i += stride) {
+    Pack<T> v[kIn];
+    load(i, v);
+    store_pack(out, i, apply_pack<T, kIn>(op, v));
   }
-  const size_t t = 4 * n4 + tid;  // the last n % 4 elements
+  const size_t t = kN * packs + tid;  // the last n % kN elements
   if (t < n) {
-    if constexpr (kIn == 1) out[t] = op(in.p[0][t]);
-    else out[t] = op(in.p[0][t], in.p[1][t]);
+    if constexpr (kIn == 1) out[t] = from_float<T>(op(to_float(in.p[0][t])));
+    else out[t] = from_float<T>(op(to_float(in.p[0][t]), to_float(in.p[1][t])));
   }
 }
 
@@ -103,27 +107,28 @@ unsigned grid_for(int threads, size_t work_items, const LaunchContext& ctx) {
   return static_cast<unsigned>(blocks > 0 ? blocks : 1);
 }
 
-// Launches map_kernel over n floats; refuses misaligned buffers, which the float4 path cannot read.
-template <int kIn, typename Op>
-void launch_map_n(MapInputs<kIn> in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
+// Launches map_kernel over n elements; refuses misaligned buffers, which the 16-byte path cannot read.
+template <class T, int kIn, typename Op>
+void launch_map_n(MapInputs<T, kIn> in, T* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
   bool aligned = aligned16({out});
-  for (const float* p : in.p) aligned = aligned && aligned16({p});
+  for (const T* p : in.p) aligned = aligned && aligned16({p});
   if (!aligned) throw std::invalid_argument(std::string(name) + ": the map kernel needs 16-byte aligned buffers");
-  const unsigned grid = grid_for<map_kernel<kIn, Op>>(kMapThreads, (n + 3) / 4, ctx);
-  map_kernel<kIn, Op><<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
+  constexpr auto kernel = map_kernel<T, kIn, Op>;
+  const unsigned grid = grid_for<kernel>(kMapThreads, (n + Pack<T>::N - 1) / Pack<T>::N, ctx);
+  kernel<<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
   FB_CUDA_CHECK_LAUNCH(name);
 }
 
 // out = op(in), elementwise.
-template <typename Op>
-void launch_map(const float* in, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
-  launch_map_n<1>(MapInputs<1>{{in}}, out, n, op, ctx, name);
+template <class T, typename Op>
+void launch_map(const T* in, T* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
+  launch_map_n<T, 1>(MapInputs<T, 1>{{in}}, out, n, op, ctx, name);
 }
 
 // out = op(a, b), elementwise.
-template <typename Op>
-void launch_map2(const float* a, const float* b, float* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
-  launch_map_n<2>(MapInputs<2>{{a, b}}, out, n, op, ctx, name);
+template <class T, typename Op>
+void launch_map2(const T* a, const T* b, T* out, size_t n, Op op, const LaunchContext& ctx, const char* name) {
+  launch_map_n<T, 2>(MapInputs<T, 2>{{a, b}}, out, n, op, ctx, name);
 }
 
 }  // namespace fusebench::cuda

@@ -1,5 +1,5 @@
 // The elementwise building blocks of the unfused twins (building_blocks.h), on the map kernels of
-// elementwise.cuh and bias_map.cuh.
+// elementwise.cuh and bias_map.cuh, in every precision.
 #include "common/gelu.h"
 #include "cuda/bias_map.cuh"
 #include "cuda/building_blocks.h"
@@ -15,18 +15,32 @@ struct ScaleOp {
 
 }  // namespace
 
-void bias_add(const float* x, const float* b, float* out, size_t rows, size_t cols, const LaunchContext& ctx) {
+template <class T>
+void bias_add(const T* x, const T* b, T* out, size_t rows, size_t cols, const LaunchContext& ctx) {
   launch_bias_map(x, b, out, rows, cols, AddOp{}, ctx);
 }
 
-void gelu(const float* x, float* out, size_t n, const LaunchContext& ctx) { launch_map(x, out, n, GeluOp{}, ctx, "gelu"); }
+template <class T>
+void gelu(const T* x, T* out, size_t n, const LaunchContext& ctx) {
+  launch_map(x, out, n, GeluOp{}, ctx, "gelu");
+}
 
-void add(const float* x, const float* r, float* out, size_t n, const LaunchContext& ctx) {
+template <class T>
+void add(const T* x, const T* r, T* out, size_t n, const LaunchContext& ctx) {
   launch_map2(x, r, out, n, AddOp{}, ctx, "add");
 }
 
-void scale(const float* x, float* out, size_t n, float s, const LaunchContext& ctx) {
+template <class T>
+void scale(const T* x, T* out, size_t n, float s, const LaunchContext& ctx) {
   launch_map(x, out, n, ScaleOp{s}, ctx, "scale");
 }
+
+#define FB_INSTANTIATE(T)                                                                      \
+  template void bias_add<T>(const T*, const T*, T*, size_t, size_t, const LaunchContext&); \
+  template void gelu<T>(const T*, T*, size_t, const LaunchContext&);                       \
+  template void add<T>(const T*, const T*, T*, size_t, const LaunchContext&);              \
+  template void scale<T>(const T*, T*, size_t, float, const LaunchContext&);
+FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
+#undef FB_INSTANTIATE
 
 }  // namespace fusebench::cuda

@@ -6,7 +6,8 @@
 //   LayerNorm  y = (h − mean)·rstd·γ + β,  rstd = 1/√(mean((h − mean)²) + ε)
 //   RMSNorm    y = h·rstd·γ,               rstd = 1/√(mean(h²) + ε)
 //
-// Rows of up to 8192 floats live in registers (row_reduce.cuh's slot layout, one warp or one block
+// In every precision the row is widened to float in registers and the statistics are fp32; h and y are
+// stored in T. Rows of up to 8192 floats (16384 halves) live in registers (row_reduce.cuh's slot layout, one warp or one block
 // per row), so the LayerNorm variance is two-pass over the registers: no second read of memory, and
 // none of the cancellation of E[h²] − E[h]². Longer rows stream through the row in tiles, reading h
 // again (mostly from L2) in each pass.
@@ -26,38 +27,40 @@ enum class Norm { Layer, Rms };
 
 // The operands of one launch. With a residual, x and r are read and h = x + r written; otherwise x is
 // the row to normalize (r and h unused). β is LayerNorm's only.
+template <class T>
 struct NormRows {
-  const float* x;
-  const float* r;
-  float* h;
-  const float* gamma;
-  const float* beta;
-  float* y;
+  const T* x;
+  const T* r;
+  T* h;
+  const T* gamma;
+  const T* beta;
+  T* y;
   size_t rows;
   int n;
   float eps;
 };
 
-template <int kRowWarps, int kSlots, bool kVec, Norm kNorm, bool kResidual>
-__global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows a) {
-  using Slots = RowSlots<kRowWarps, kSlots, kVec>;
+template <class T, int kRowWarps, int kSlots, bool kVec, Norm kNorm, bool kResidual>
+__global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
+  using Slots = RowSlots<T, kRowWarps, kSlots, kVec>;
+  constexpr int kW = Slots::kW;
   const int n = a.n;
   const int t = threadIdx.x % Slots::kThreads;
   const size_t row_stride = static_cast<size_t>(gridDim.x) * Slots::kRowsPerBlock;
   size_t row = static_cast<size_t>(blockIdx.x) * Slots::kRowsPerBlock + threadIdx.x / Slots::kThreads;
   for (; row < a.rows; row += row_stride) {  // uniform across a multi-warp row group
     const size_t off = row * static_cast<size_t>(n);
-    float v[kSlots][4];  // elements past the row's end hold 0 and add nothing to the sums
+    float v[kSlots][kW];  // elements past the row's end hold 0 and add nothing to the sums
 #pragma unroll
     for (int s = 0; s < kSlots; ++s) Slots::load(a.x + off, n, s, t, 0.0f, v[s]);
     if constexpr (kResidual) {
-      float rs[kSlots][4];  // every load of the row issued before the first use
+      float rs[kSlots][kW];  // every load of the row issued before the first use
 #pragma unroll
       for (int s = 0; s < kSlots; ++s) Slots::load(a.r + off, n, s, t, 0.0f, rs[s]);
 #pragma unroll
       for (int s = 0; s < kSlots; ++s) {
 #pragma unroll
-        for (int c = 0; c < 4; ++c) v[s][c] += rs[s][c];
+        for (int c = 0; c < kW; ++c) v[s][c] += rs[s][c];
         Slots::store(a.h + off, n, s, t, v[s]);
       }
     }
@@ -67,25 +70,25 @@ __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows a) {
 #pragma unroll
       for (int s = 0; s < kSlots; ++s)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) sum += v[s][c];
+        for (int c = 0; c < kW; ++c) sum += v[s][c];
       mean = row_reduce<kRowWarps>(sum, SumOp{}) / static_cast<float>(n);
     }
     float sq = 0.0f;
 #pragma unroll
     for (int s = 0; s < kSlots; ++s)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
+      for (int c = 0; c < kW; ++c) {
         const float d = kNorm == Norm::Rms ? v[s][c] : (Slots::index(s, c, t) < n ? v[s][c] - mean : 0.0f);
         sq += d * d;
       }
     const float rstd = rsqrtf(row_reduce<kRowWarps>(sq, SumOp{}) / static_cast<float>(n) + a.eps);
 #pragma unroll
     for (int s = 0; s < kSlots; ++s) {
-      float g[4], b[4] = {}, o[4];
+      float g[kW], b[kW] = {}, o[kW];
       Slots::load(a.gamma, n, s, t, 0.0f, g);  // γ and β are read by every row: L1/L2 hits
       if constexpr (kNorm == Norm::Layer) Slots::load(a.beta, n, s, t, 0.0f, b);
 #pragma unroll
-      for (int c = 0; c < 4; ++c) o[c] = kNorm == Norm::Layer ? (v[s][c] - mean) * rstd * g[c] + b[c] : v[s][c] * rstd * g[c];
+      for (int c = 0; c < kW; ++c) o[c] = kNorm == Norm::Layer ? (v[s][c] - mean) * rstd * g[c] + b[c] : v[s][c] * rstd * g[c];
       Slots::store(a.y + off, n, s, t, o);
     }
   }
@@ -96,13 +99,14 @@ __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows a) {
 // (squares; normalize). Later passes read h again (mostly from L2); each thread reads back only the
 // elements it wrote itself in the first pass (the tiles map elements to threads the same way every
 // pass), so no fence is needed between passes.
-template <bool kVec, Norm kNorm, bool kResidual>
-__global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows a) {
+template <class T, bool kVec, Norm kNorm, bool kResidual>
+__global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows<T> a) {
   constexpr int kTileSlots = 2;  // two 16-byte loads in flight per operand and thread
-  using Tile = RowSlots<8, kTileSlots, kVec>;
+  using Tile = RowSlots<T, 8, kTileSlots, kVec>;
+  constexpr int kW = Tile::kW;
   const int n = a.n;
   const int t = threadIdx.x;
-  const float* src = kResidual ? a.h : a.x;  // what the later passes read
+  const T* src = kResidual ? a.h : a.x;  // what the later passes read
   for (size_t row = blockIdx.x; row < a.rows; row += gridDim.x) {  // uniform across the block
     const size_t off = row * static_cast<size_t>(n);
     float sum = 0.0f, sq = 0.0f;  // the first pass: the sum (LayerNorm) or the squares (RMSNorm)
@@ -111,17 +115,17 @@ __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows a) {
       const int rem = n - base;
 #pragma unroll
       for (int s = 0; s < kTileSlots; ++s) {
-        float v[4];
+        float v[kW];
         Tile::load(a.x + at, rem, s, t, 0.0f, v);
         if constexpr (kResidual) {
-          float rs[4];
+          float rs[kW];
           Tile::load(a.r + at, rem, s, t, 0.0f, rs);
 #pragma unroll
-          for (int c = 0; c < 4; ++c) v[c] += rs[c];
+          for (int c = 0; c < kW; ++c) v[c] += rs[c];
           Tile::store(a.h + at, rem, s, t, v);
         }
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < kW; ++c) {
           sum += v[c];
           sq += v[c] * v[c];
         }
@@ -135,10 +139,10 @@ __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows a) {
         const int rem = n - base;
 #pragma unroll
         for (int s = 0; s < kTileSlots; ++s) {
-          float v[4];
+          float v[kW];
           Tile::load(src + off + base, rem, s, t, 0.0f, v);
 #pragma unroll
-          for (int c = 0; c < 4; ++c) {
+          for (int c = 0; c < kW; ++c) {
             const float d = Tile::index(s, c, t) < rem ? v[c] - mean : 0.0f;
             sq += d * d;
           }
@@ -150,35 +154,35 @@ __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows a) {
       const int rem = n - base;
 #pragma unroll
       for (int s = 0; s < kTileSlots; ++s) {
-        float v[4], g[4], b[4] = {};
+        float v[kW], g[kW], b[kW] = {};
         Tile::load(src + off + base, rem, s, t, 0.0f, v);
         Tile::load(a.gamma + base, rem, s, t, 0.0f, g);
         if constexpr (kNorm == Norm::Layer) Tile::load(a.beta + base, rem, s, t, 0.0f, b);
 #pragma unroll
-        for (int c = 0; c < 4; ++c) v[c] = kNorm == Norm::Layer ? (v[c] - mean) * rstd * g[c] + b[c] : v[c] * rstd * g[c];
+        for (int c = 0; c < kW; ++c) v[c] = kNorm == Norm::Layer ? (v[c] - mean) * rstd * g[c] + b[c] : v[c] * rstd * g[c];
         Tile::store(a.y + off + base, rem, s, t, v);
       }
     }
   }
 }
 
-// Launches the norm over a.rows rows of a.n floats (n <= 2^30: the kernels index a row with ints).
-template <Norm kNorm, bool kResidual>
-void launch_norm_rows(const NormRows& a, const LaunchContext& ctx) {
+// Launches the norm over a.rows rows of a.n elements (n <= 2^30: the kernels index a row with ints).
+template <Norm kNorm, bool kResidual, class T>
+void launch_norm_rows(const NormRows<T>& a, const LaunchContext& ctx) {
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
   const auto n = static_cast<size_t>(a.n);
-  const bool vec = vector_rows_ok(n, {a.x, a.r, a.h, a.gamma, a.beta, a.y});
-  dispatch_rows(n, vec, [&](auto warps, auto slots, auto vec_tag) {
+  const bool vec = vector_rows_ok<T>(n, {a.x, a.r, a.h, a.gamma, a.beta, a.y});
+  dispatch_rows<T>(n, vec, [&](auto warps, auto slots, auto vec_tag) {
     constexpr int kRowWarps = decltype(warps)::value;
     constexpr int kSlots = decltype(slots)::value;
     constexpr bool kVec = decltype(vec_tag)::value;
     if constexpr (kSlots == 0) {
-      constexpr auto kernel = norm_stream_kernel<kVec, kNorm, kResidual>;
+      constexpr auto kernel = norm_stream_kernel<T, kVec, kNorm, kResidual>;
       const unsigned grid = row_grid<kernel>(a.rows, kRowThreads, ctx);
       kernel<<<grid, kRowThreads, 0, stream>>>(a);
       FB_CUDA_CHECK_LAUNCH("norm_stream_kernel");
     } else {
-      constexpr auto kernel = norm_rows_kernel<kRowWarps, kSlots, kVec, kNorm, kResidual>;
+      constexpr auto kernel = norm_rows_kernel<T, kRowWarps, kSlots, kVec, kNorm, kResidual>;
       const unsigned grid = row_grid<kernel>(a.rows, 32 * kRowWarps, ctx);
       kernel<<<grid, kRowThreads, 0, stream>>>(a);
       FB_CUDA_CHECK_LAUNCH("norm_rows_kernel");

@@ -1,8 +1,9 @@
 // The building blocks of the row kernels (LayerNorm, softmax), shared by their fused and unfused
 // variants so that a speedup measures what fusion removes and nothing else:
 //   - warp-shuffle reductions, extended across the warps of a block through shared memory;
-//   - the register layout of a row ("slots" of 4 floats per thread), with 16-byte accesses when
-//     the row length is a multiple of 4 and coalesced scalar accesses otherwise;
+//   - the register layout of a row ("slots" of 16 bytes per thread: 4 floats or 8 halves, widened to
+//     float), with 16-byte accesses when the row length is a multiple of the pack and coalesced scalar
+//     accesses otherwise;
 //   - the ladder that picks, from the row length, how many warps share a row and how many slots
 //     each thread holds (or the streaming kernels when a row does not fit in registers);
 //   - grid sizing from the SM count and the kernel's occupancy.
@@ -60,68 +61,82 @@ __device__ __forceinline__ float row_reduce(float v, Op op) {
   }
 }
 
-// A row spread over the kRowThreads = 32·kRowWarps threads of a row group, kSlots slots of 4
-// floats per thread, so rows of up to kCapacity floats live in registers. Element of component c
-// of slot s for the thread of rank t (0 <= t < kThreads):
-//   vector layout (kVec):  4·(s·T + t) + c   — one float4 per slot, consecutive threads adjacent;
-//   scalar layout:         (4·s + c)·T + t   — one float per access, consecutive threads adjacent.
-// Both are bijections onto [0, kCapacity); indices stay below 8192, so int is safe.
-template <int kRowWarps, int kSlots, bool kVec>
+// A row spread over the kRowThreads = 32·kRowWarps threads of a row group, kSlots slots of kW
+// elements per thread (kW = 4 floats or 8 halves: 16 bytes), so rows of up to kCapacity elements live
+// in registers, widened to float. Element of component c of slot s for the thread of rank t:
+//   vector layout (kVec):  kW·(s·T + t) + c   — one 16-byte pack per slot, consecutive threads adjacent;
+//   scalar layout:         (kW·s + c)·T + t   — one element per access, consecutive threads adjacent.
+// Both are bijections onto [0, kCapacity); indices stay below 16384, so int is safe.
+template <class T, int kRowWarps, int kSlots, bool kVec>
 struct RowSlots {
+  static constexpr int kW = Pack<T>::N;
   static constexpr int kThreads = 32 * kRowWarps;
   static constexpr int kRowsPerBlock = kRowThreads / kThreads;
-  static constexpr int kCapacity = 4 * kSlots * kThreads;
+  static constexpr int kCapacity = kW * kSlots * kThreads;
 
-  __device__ static int index(int s, int c, int t) { return kVec ? 4 * (s * kThreads + t) + c : (4 * s + c) * kThreads + t; }
+  __device__ static int index(int s, int c, int t) {
+    return kVec ? kW * (s * kThreads + t) + c : (kW * s + c) * kThreads + t;
+  }
 
-  // Loads slot s of a row of n floats; elements past the end read as `fill`. The vector layout
-  // needs n % 4 == 0 and a 16-byte-aligned row, so a float4 is wholly inside the row or wholly past it.
-  __device__ static void load(const float* __restrict__ row, int n, int s, int t, float fill, float (&v)[4]) {
+  // Loads slot s of a row of n elements; elements past the end read as `fill`. The vector layout
+  // needs n % kW == 0 and a 16-byte-aligned row, so a pack is wholly inside the row or wholly past it.
+  __device__ static void load(const T* __restrict__ row, int n, int s, int t, float fill, float (&v)[kW]) {
     if constexpr (kVec) {
       const int q = s * kThreads + t;
-      const float4 f = 4 * q < n ? reinterpret_cast<const float4*>(row)[q] : make_float4(fill, fill, fill, fill);
-      v[0] = f.x;
-      v[1] = f.y;
-      v[2] = f.z;
-      v[3] = f.w;
+      if (kW * q < n) {
+        const Pack<T> f = load_pack(row, q);
+#pragma unroll
+        for (int c = 0; c < kW; ++c) v[c] = to_float(f.v[c]);
+      } else {
+#pragma unroll
+        for (int c = 0; c < kW; ++c) v[c] = fill;
+      }
     } else {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
+      for (int c = 0; c < kW; ++c) {
         const int i = index(s, c, t);
-        v[c] = i < n ? row[i] : fill;
+        v[c] = i < n ? to_float(row[i]) : fill;
       }
     }
   }
 
-  // Stores slot s; elements past the end are not written.
-  __device__ static void store(float* __restrict__ row, int n, int s, int t, const float (&v)[4]) {
+  // Stores slot s, rounded to T; elements past the end are not written.
+  __device__ static void store(T* __restrict__ row, int n, int s, int t, const float (&v)[kW]) {
     if constexpr (kVec) {
       const int q = s * kThreads + t;
-      if (4 * q < n) reinterpret_cast<float4*>(row)[q] = make_float4(v[0], v[1], v[2], v[3]);
+      if (kW * q < n) {
+        Pack<T> f;
+#pragma unroll
+        for (int c = 0; c < kW; ++c) f.v[c] = from_float<T>(v[c]);
+        store_pack(row, q, f);
+      }
     } else {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
+      for (int c = 0; c < kW; ++c) {
         const int i = index(s, c, t);
-        if (i < n) row[i] = v[c];
+        if (i < n) row[i] = from_float<T>(v[c]);
       }
     }
   }
 };
 
-// Whether the 16-byte vector layout may be used: rows a multiple of 4 floats, operands aligned.
+// Whether the 16-byte vector layout may be used: rows a multiple of a pack, operands aligned.
+template <class T>
 inline bool vector_rows_ok(size_t row_length, std::initializer_list<const void*> pointers) {
-  return row_length % 4 == 0 && aligned16(pointers);
+  return row_length % Pack<T>::N == 0 && aligned16(pointers);
 }
 
 template <int kValue>
 using IntTag = std::integral_constant<int, kValue>;
 
 // Calls f(IntTag<kRowWarps>, IntTag<kSlots>, std::bool_constant<kVec>) with the smallest
-// configuration whose capacity holds a row of n floats: one warp per row up to 1024 floats (GPT-2's
-// 768 → 6 slots, 512 → 4), a whole block per row up to 8192. Past that kSlots is 0: the streaming
-// kernels, which keep no row in registers and read it again from global memory (mostly L2).
-template <typename F>
-void dispatch_rows(size_t n, bool vec, F&& f) {
+// configuration whose capacity holds a row of n elements of T: in fp32, one warp per row up to 1024
+// floats (GPT-2's 768 → 6 slots, 512 → 4), a whole block per row up to 8192 (halves: twice as many
+// elements in the same registers). Past that kSlots is 0: the streaming kernels, which keep no row in
+// registers and read it again from global memory (mostly L2).
+template <class T, typename F>
+void dispatch_rows(size_t elements, bool vec, F&& f) {
+  const size_t n = (elements * 4 + Pack<T>::N - 1) / Pack<T>::N;  // in 4-element slot units
   auto with_vec = [&](auto warps, auto slots) {
     if (vec) f(warps, slots, std::true_type{});
     else f(warps, slots, std::false_type{});

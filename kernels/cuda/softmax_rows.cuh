@@ -4,7 +4,8 @@
 // positions of the seq_k keys. A row with every key masked (possible when seq_q > seq_k) is all
 // zeros, never NaN. The fused kernel applies scale and mask as it loads the scores; the unfused
 // softmax reads scores already scaled and masked. Both share the row layout, reductions and
-// exponentials (row_reduce.cuh), so a speedup measures what fusion saves.
+// exponentials (row_reduce.cuh), so a speedup measures what fusion saves. Scores and probabilities are
+// stored in T; max, exponentials and sums are fp32.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -25,9 +26,11 @@ __device__ __forceinline__ long long causal_limit(size_t row, int seq_q, int seq
 
 // The unfused mask kernel: one warp per row copies the scores, −inf where masked. It reads every
 // score, masked or not, as torch.where / masked_fill do.
-template <bool kVec>
+template <class T, bool kVec>
 __global__ void __launch_bounds__(kRowThreads)
-    causal_mask_kernel(const float* __restrict__ in, float* __restrict__ out, size_t rows, int seq_q, int seq_k) {
+    causal_mask_kernel(const T* __restrict__ in, T* __restrict__ out, size_t rows, int seq_q, int seq_k) {
+  constexpr int kW = Pack<T>::N;
+  const T masked = from_float<T>(-INFINITY);
   constexpr int kWarps = kRowThreads / 32;
   const int lane = threadIdx.x % 32;
   const size_t row_stride = static_cast<size_t>(gridDim.x) * kWarps;
@@ -35,21 +38,17 @@ __global__ void __launch_bounds__(kRowThreads)
     const long long limit = causal_limit(row, seq_q, seq_k);
     const size_t off = row * static_cast<size_t>(seq_k);
     if constexpr (kVec) {
-      const auto* in4 = reinterpret_cast<const float4*>(in + off);
-      auto* out4 = reinterpret_cast<float4*>(out + off);
 #pragma unroll 4
-      for (int q = lane; q < seq_k / 4; q += 32) {  // seq_k <= 2^30: q + 32 cannot overflow
-        float4 v = in4[q];
-        const long long j = 4LL * q;
-        if (j > limit) v.x = -INFINITY;
-        if (j + 1 > limit) v.y = -INFINITY;
-        if (j + 2 > limit) v.z = -INFINITY;
-        if (j + 3 > limit) v.w = -INFINITY;
-        out4[q] = v;
+      for (int q = lane; q < seq_k / kW; q += 32) {  // seq_k <= 2^30: q + 32 cannot overflow
+        Pack<T> v = load_pack(in + off, q);
+#pragma unroll
+        for (int c = 0; c < kW; ++c)
+          if (static_cast<long long>(kW) * q + c > limit) v.v[c] = masked;
+        store_pack(out + off, q, v);
       }
     } else {
 #pragma unroll 4
-      for (int j = lane; j < seq_k; j += 32) out[off + j] = j > limit ? -INFINITY : in[off + j];
+      for (int j = lane; j < seq_k; j += 32) out[off + j] = j > limit ? masked : in[off + j];
     }
   }
 }
@@ -69,25 +68,25 @@ __device__ __forceinline__ float softmax_scale(float sum) { return sum > 0.0f ? 
 
 // Rows of up to Slots::kCapacity scores held in registers: one warp per row (kRowWarps = 1) or the
 // whole block (8). Max, exponentials, sum and normalization all work on the registers.
-template <int kRowWarps, int kSlots, bool kVec, bool kScaleMask>
+template <class T, int kRowWarps, int kSlots, bool kVec, bool kScaleMask>
 __global__ void __launch_bounds__(kRowThreads)
-    softmax_rows_kernel(const float* __restrict__ in, float* __restrict__ p, size_t rows, int seq_q, int seq_k,
-                        float scale) {
-  using Slots = RowSlots<kRowWarps, kSlots, kVec>;
+    softmax_rows_kernel(const T* __restrict__ in, T* __restrict__ p, size_t rows, int seq_q, int seq_k, float scale) {
+  using Slots = RowSlots<T, kRowWarps, kSlots, kVec>;
+  constexpr int kW = Slots::kW;
   const int t = threadIdx.x % Slots::kThreads;
   const size_t row_stride = static_cast<size_t>(gridDim.x) * Slots::kRowsPerBlock;
   size_t row = static_cast<size_t>(blockIdx.x) * Slots::kRowsPerBlock + threadIdx.x / Slots::kThreads;
   for (; row < rows; row += row_stride) {  // uniform across a multi-warp row group
     const size_t off = row * static_cast<size_t>(seq_k);
     const long long limit = kScaleMask ? causal_limit(row, seq_q, seq_k) : 0;
-    float v[kSlots][4];  // past the row's end: −inf, so exp gives 0 (and with kScaleMask: masked)
+    float v[kSlots][kW];  // past the row's end: −inf, so exp gives 0 (and with kScaleMask: masked)
 #pragma unroll
     for (int s = 0; s < kSlots; ++s) Slots::load(in + off, seq_k, s, t, -INFINITY, v[s]);
     float max = -INFINITY;
 #pragma unroll
     for (int s = 0; s < kSlots; ++s)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
+      for (int c = 0; c < kW; ++c) {
         v[s][c] = softmax_score<kScaleMask>(v[s][c], Slots::index(s, c, t), limit, scale);
         max = fmaxf(max, v[s][c]);
       }
@@ -96,7 +95,7 @@ __global__ void __launch_bounds__(kRowThreads)
 #pragma unroll
     for (int s = 0; s < kSlots; ++s)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
+      for (int c = 0; c < kW; ++c) {
         v[s][c] = expf(v[s][c] - shift);  // full-precision expf (no fast math): ≤ 2 ulp
         sum += v[s][c];
       }
@@ -104,7 +103,7 @@ __global__ void __launch_bounds__(kRowThreads)
 #pragma unroll
     for (int s = 0; s < kSlots; ++s) {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) v[s][c] *= inv;
+      for (int c = 0; c < kW; ++c) v[s][c] *= inv;
       Slots::store(p + off, seq_k, s, t, v[s]);
     }
   }
@@ -113,71 +112,70 @@ __global__ void __launch_bounds__(kRowThreads)
 // Rows longer than the register kernels hold (seq_k > 8192): one block per row, the row walked in
 // tiles of the same slot layout, three passes over the scores (max; sum of exponentials; write),
 // each reading them again (mostly from L2) and recomputing scale and mask.
-template <bool kVec, bool kScaleMask>
+template <class T, bool kVec, bool kScaleMask>
 __global__ void __launch_bounds__(kRowThreads)
-    softmax_stream_kernel(const float* __restrict__ in, float* __restrict__ p, size_t rows, int seq_q, int seq_k,
-                          float scale) {
+    softmax_stream_kernel(const T* __restrict__ in, T* __restrict__ p, size_t rows, int seq_q, int seq_k, float scale) {
   constexpr int kTileSlots = 2;  // two 16-byte loads in flight per thread
-  using Tile = RowSlots<8, kTileSlots, kVec>;
+  using Tile = RowSlots<T, 8, kTileSlots, kVec>;
+  constexpr int kW = Tile::kW;
   const int t = threadIdx.x;
   for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {  // uniform across the block
     const size_t off = row * static_cast<size_t>(seq_k);
     const long long limit = kScaleMask ? causal_limit(row, seq_q, seq_k) : 0;
     // Slot s of the tile at `base`, scaled and masked: seq_k <= 2^30, so base + kCapacity fits int.
-    auto load_tile = [&](int base, int s, float (&v)[4]) {
+    auto load_tile = [&](int base, int s, float (&v)[kW]) {
       Tile::load(in + off + base, seq_k - base, s, t, -INFINITY, v);
 #pragma unroll
-      for (int c = 0; c < 4; ++c) v[c] = softmax_score<kScaleMask>(v[c], base + Tile::index(s, c, t), limit, scale);
+      for (int c = 0; c < kW; ++c) v[c] = softmax_score<kScaleMask>(v[c], base + Tile::index(s, c, t), limit, scale);
     };
     // Every pass walks the row the same way: slot by slot, each tile scaled and masked.
     auto for_each_slot = [&](auto&& visit) {
       for (int base = 0; base < seq_k; base += Tile::kCapacity)
 #pragma unroll
         for (int s = 0; s < kTileSlots; ++s) {
-          float v[4];
+          float v[kW];
           load_tile(base, s, v);
           visit(base, s, v);
         }
     };
     float max = -INFINITY;
-    for_each_slot([&](int, int, float (&v)[4]) {
+    for_each_slot([&](int, int, float (&v)[kW]) {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) max = fmaxf(max, v[c]);
+      for (int c = 0; c < kW; ++c) max = fmaxf(max, v[c]);
     });
     const float shift = softmax_shift(row_reduce<8>(max, MaxOp{}));
     float sum = 0.0f;
-    for_each_slot([&](int, int, float (&v)[4]) {
+    for_each_slot([&](int, int, float (&v)[kW]) {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) sum += expf(v[c] - shift);
+      for (int c = 0; c < kW; ++c) sum += expf(v[c] - shift);
     });
     const float inv = softmax_scale(row_reduce<8>(sum, SumOp{}));
-    for_each_slot([&](int base, int s, float (&v)[4]) {
+    for_each_slot([&](int base, int s, float (&v)[kW]) {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) v[c] = expf(v[c] - shift) * inv;
+      for (int c = 0; c < kW; ++c) v[c] = expf(v[c] - shift) * inv;
       Tile::store(p + off + base, seq_k - base, s, t, v);
     });
   }
 }
 
 // Softmax of `in` into p; with kScaleMask, scale and causal mask are applied on the way in.
-template <bool kScaleMask>
-void launch_softmax(const float* in, float* p, size_t rows, size_t seq_q_, size_t seq_k_, float scale,
-                    const LaunchContext& ctx) {
+template <bool kScaleMask, class T>
+void launch_softmax(const T* in, T* p, size_t rows, size_t seq_q_, size_t seq_k_, float scale, const LaunchContext& ctx) {
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
   const int seq_q = static_cast<int>(seq_q_);  // <= 2^30: the cases state the limit
   const int seq_k = static_cast<int>(seq_k_);
-  const bool vec = vector_rows_ok(seq_k_, {in, p});
-  dispatch_rows(seq_k_, vec, [&](auto warps, auto slots, auto vec_tag) {
+  const bool vec = vector_rows_ok<T>(seq_k_, {in, p});
+  dispatch_rows<T>(seq_k_, vec, [&](auto warps, auto slots, auto vec_tag) {
     constexpr int kRowWarps = decltype(warps)::value;
     constexpr int kSlots = decltype(slots)::value;
     constexpr bool kVec = decltype(vec_tag)::value;
     if constexpr (kSlots == 0) {
-      constexpr auto kernel = softmax_stream_kernel<kVec, kScaleMask>;
+      constexpr auto kernel = softmax_stream_kernel<T, kVec, kScaleMask>;
       const unsigned grid = row_grid<kernel>(rows, kRowThreads, ctx);
       kernel<<<grid, kRowThreads, 0, stream>>>(in, p, rows, seq_q, seq_k, scale);
       FB_CUDA_CHECK_LAUNCH("softmax_stream_kernel");
     } else {
-      constexpr auto kernel = softmax_rows_kernel<kRowWarps, kSlots, kVec, kScaleMask>;
+      constexpr auto kernel = softmax_rows_kernel<T, kRowWarps, kSlots, kVec, kScaleMask>;
       const unsigned grid = row_grid<kernel>(rows, 32 * kRowWarps, ctx);
       kernel<<<grid, kRowThreads, 0, stream>>>(in, p, rows, seq_q, seq_k, scale);
       FB_CUDA_CHECK_LAUNCH("softmax_rows_kernel");
@@ -185,9 +183,9 @@ void launch_softmax(const float* in, float* p, size_t rows, size_t seq_q_, size_
   });
 }
 
-template <bool kVec>
-void launch_mask(const float* in, float* out, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx) {
-  constexpr auto kernel = causal_mask_kernel<kVec>;
+template <bool kVec, class T>
+void launch_mask(const T* in, T* out, size_t rows, size_t seq_q, size_t seq_k, const LaunchContext& ctx) {
+  constexpr auto kernel = causal_mask_kernel<T, kVec>;
   const unsigned grid = row_grid<kernel>(rows, 32, ctx);
   kernel<<<grid, kRowThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
       in, out, rows, static_cast<int>(seq_q), static_cast<int>(seq_k));

@@ -5,7 +5,7 @@
  * sizes, variants, shape limits — comes from the case's native registration, not from here.
  */
 import type { Tolerance } from '../numerics.ts';
-import type { BackendName, Inputs, References, Traffic } from './types.ts';
+import type { BackendName, Dtype, Inputs, References, Traffic } from './types.ts';
 
 /** A case's dimensions by their native names. */
 export type Dims<D extends string> = Readonly<Record<D, number>>;
@@ -41,10 +41,13 @@ export interface CaseDescriptor<D extends string, P extends string = never> {
   testShapes: number[][];
   /** Shapes (native order) checked on CUDA with every grid-stride launch capped at 1 and 3 blocks. */
   cappedGridShapes?: number[][];
+  /** Seeded random inputs in float32; the loader rounds them to each precision the case runs in. */
   inputs(d: Dims<D>, seed: number): Inputs;
   reference(inputs: Inputs, d: Dims<D>, params: Params<P>): References;
-  tolerance: Tolerance;
-  traffic(d: Dims<D>): { unfused: Traffic; fused: Traffic };
+  /** The tolerance of each precision the native registration declares (fp32 always). */
+  tolerance: { fp32: Tolerance } & Partial<Record<Dtype, Tolerance>>;
+  /** Bytes each variant moves, given `e`, the bytes of one element of the precision measured. */
+  traffic(d: Dims<D>, e: number): { unfused: Traffic; fused: Traffic };
   flops?(d: Dims<D>): number;
   extraNumerics?(
     inputs: Inputs,

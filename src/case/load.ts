@@ -7,6 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { roundTo } from '../dtype.ts';
 import { buildInfo, caseBuffers, checkShape, type NativeCase, nativeCases } from '../native.ts';
 import type { CaseDescriptor, Comparison } from './define.ts';
 import { type BackendName, type CaseDef, DTYPE_BYTES, DTYPES, type Dtype, type Shape } from './types.ts';
@@ -72,10 +73,44 @@ function variantOf(c: NativeCase, name: string, comparison: string) {
   return v;
 }
 
-/** The CaseDefs of one case: its descriptor's comparisons in each precision both halves declare. */
-export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCase): CaseDef[] {
+/**
+ * The registrations of one case folder, one per precision, in DTYPES order. Throws when the addon
+ * registers none, a precision fusebench does not know, or precisions whose dims or params differ
+ * (precision is data on one declaration, so they never should).
+ */
+export function registrationsOf(folder: string, natives: readonly NativeCase[]): NativeCase[] {
+  const mine = natives.filter((c) => c.name === folder);
+  if (mine.length === 0) {
+    throw new Error(
+      `cases/${folder} is in the registry but the addon registers no case '${folder}' (rebuild with \`npm run build\`; ` +
+        `the addon has: ${[...new Set(natives.map((c) => c.name))].join(', ')})`,
+    );
+  }
+  for (const c of mine) {
+    if (!(DTYPES as readonly string[]).includes(c.dtype)) {
+      throw new Error(`the addon registers ${folder} in '${c.dtype}'; fusebench knows ${DTYPES.join(', ')}`);
+    }
+    const first = mine[0] as NativeCase;
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    if (!same(c.dims, first.dims) || !same(c.params, first.params)) {
+      throw new Error(`the addon's ${folder} has different dims or params in ${first.dtype} and ${c.dtype}`);
+    }
+  }
+  return DTYPES.flatMap((t) => mine.filter((c) => c.dtype === t));
+}
+
+/** The CaseDefs of one case: its descriptor's comparisons in each precision the addon registers. */
+export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: readonly NativeCase[]): CaseDef[] {
+  const native = registrations[0] as NativeCase;
   const comparisons: Comparison[] = d.compare ?? [{ fused: 'fused' }];
-  const dtypes = DTYPES.filter((t: Dtype) => native.dtypes.includes(t));
+  for (const r of registrations) {
+    if (!d.tolerance[r.dtype as Dtype]) {
+      throw new Error(
+        `cases/${folder}/case.ts states no ${r.dtype} tolerance, but the addon registers ${folder} in ${r.dtype}: ` +
+          `add tolerance.${r.dtype}`,
+      );
+    }
+  }
   const paramNames = native.params.map((p) => p.name);
   const params = named(
     folder,
@@ -107,12 +142,13 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
     ]),
   ) as Record<BackendName, Shape[]>;
   const sources = caseSources(folder);
-  return dtypes.flatMap((dtype) =>
+  return registrations.flatMap((reg) =>
     comparisons.map((cmp): CaseDef => {
+      const dtype = reg.dtype as Dtype;
       const name = cmp.name ?? folder;
       const variants = { unfused: cmp.unfused ?? 'unfused', fused: cmp.fused };
-      const used = [variantOf(native, variants.unfused, name), variantOf(native, variants.fused, name)];
-      const buffers = (dims: number[]) => caseBuffers(folder, dims);
+      const used = [variantOf(reg, variants.unfused, name), variantOf(reg, variants.fused, name)];
+      const buffers = (dims: number[]) => caseBuffers(folder, dtype, dims);
       return {
         name,
         nativeCase: folder,
@@ -128,7 +164,7 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
         validate: (dims) => {
           checkDims(name, native.dims, dims);
           try {
-            checkShape(folder, dims);
+            checkShape(folder, dtype, dims);
           } catch (e) {
             // The addon names its own case; a comparison of it is reported under the comparison's name.
             throw new Error((e as Error).message.replace(new RegExp(`^${folder}:`), `${name}:`));
@@ -144,6 +180,10 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
         },
         unavailableReason: (backend, on = {}) => {
           const cublas = on.cublas ?? buildInfo().cublas;
+          const cc = on.computeCapability;
+          if (backend === 'cuda' && dtype === 'bf16' && cc !== undefined && Number(cc) < 8) {
+            return `bf16 needs compute capability 8.0+ (bf16 arithmetic and tensor-core bf16); this GPU is ${cc}`;
+          }
           for (const v of used) {
             if (backend === 'cpu' && !v.cpu) {
               return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
@@ -163,10 +203,19 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
           }
           return undefined;
         },
-        inputs: (dims, seed) => d.inputs(dimsOf(dims), seed),
+        inputs: (dims, seed) => {
+          const elems = new Map(buffers(dims).map((b) => [b.name, b.elem]));
+          const raw = d.inputs(dimsOf(dims), seed);
+          return Object.fromEntries(
+            Object.entries(raw).map(([k, v]) => {
+              const e = elems.get(k);
+              return [k, e === 'bf16' || e === 'fp16' ? roundTo(e, v) : v];
+            }),
+          );
+        },
         reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params),
-        tolerance: d.tolerance,
-        traffic: (dims) => d.traffic(dimsOf(dims)),
+        tolerance: d.tolerance[dtype] as NonNullable<AnyDescriptor['tolerance'][Dtype]>,
+        traffic: (dims) => d.traffic(dimsOf(dims), DTYPE_BYTES[dtype]),
         ...(d.flops
           ? { flops: (dims: number[]) => (d.flops as NonNullable<AnyDescriptor['flops']>)(dimsOf(dims)) }
           : {}),
@@ -176,7 +225,8 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, native: NativeCa
                 (d.extraNumerics as NonNullable<AnyDescriptor['extraNumerics']>)(inputs, outputs, dimsOf(dims), params),
             }
           : {}),
-        allocatedBytes: (dims) => DTYPE_BYTES[dtype] * buffers(dims).reduce((s, b) => s + b.count, 0),
+        allocatedBytes: (dims) =>
+          buffers(dims).reduce((s, b) => s + b.count * (b.elem === 'bf16' || b.elem === 'fp16' ? 2 : 4), 0),
         elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
       };
     }),
@@ -201,14 +251,7 @@ export async function loadCaseFolders(folders: readonly string[]): Promise<CaseD
   const natives = nativeCases();
   const defs: CaseDef[] = [];
   for (const folder of folders) {
-    const native = natives.find((c) => c.name === folder);
-    if (!native) {
-      throw new Error(
-        `cases/${folder} is in the registry but the addon registers no case '${folder}' (rebuild with \`npm run build\`; ` +
-          `the addon has: ${natives.map((c) => c.name).join(', ')})`,
-      );
-    }
-    defs.push(...buildCaseDefs(folder, await importDescriptor(folder), native));
+    defs.push(...buildCaseDefs(folder, await importDescriptor(folder), registrationsOf(folder, natives)));
   }
   return defs;
 }

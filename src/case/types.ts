@@ -1,15 +1,11 @@
 /** What a benchmark case is once loaded: one comparison of a fused variant with its unfused twin, ready to run. */
+import type { Dtype } from '../dtype.ts';
 import type { Tolerance } from '../numerics.ts';
 
 /** The compute backends fusebench has. */
 export type BackendName = 'cpu' | 'cuda';
 
-/** Precisions a case can be declared in (the native registration lists its own). */
-export const DTYPES = ['fp32'] as const;
-export type Dtype = (typeof DTYPES)[number];
-
-/** Bytes of one element of each precision. */
-export const DTYPE_BYTES: Record<Dtype, number> = { fp32: 4 };
+export { DTYPE_BYTES, DTYPES, type Dtype } from '../dtype.ts';
 
 /** One problem size of a case. */
 export interface Shape {
@@ -78,18 +74,21 @@ export interface CaseDef {
   validate(dims: number[]): void;
   /**
    * Why this comparison cannot run on `backend`, or undefined when it can: a variant without an
-   * implementation there, a library the build lacks (`cublas`, default: this build's), or more shared
-   * memory per block than the device allows (`maxSharedMemoryPerBlock`, when given).
+   * implementation there, a library the build lacks (`cublas`, default: this build's), more shared
+   * memory per block than the device allows (`maxSharedMemoryPerBlock`, when given), or bf16 on a GPU
+   * older than compute capability 8.0 (`computeCapability`, when given, e.g. "7.0").
    */
   unavailableReason(
     backend: BackendName,
-    on?: { cublas?: boolean; maxSharedMemoryPerBlock?: number },
+    on?: { cublas?: boolean; maxSharedMemoryPerBlock?: number; computeCapability?: string },
   ): string | undefined;
-  /** Input buffers, filled with seeded random data. */
+  /** Input buffers, filled with seeded random data and rounded to the case's precision. */
   inputs(dims: number[], seed: number): Inputs;
   /** The float64 reference of every output buffer checked, whole or sampled. */
   reference(inputs: Inputs, dims: number[]): References;
+  /** The tolerance of this precision (the descriptor states one per precision). */
   tolerance: Tolerance;
+  /** Bytes each variant moves, in this precision's element size. */
   traffic(dims: number[]): { unfused: Traffic; fused: Traffic };
   /** Useful floating-point operations of one call (the same count for both variants), for TFLOP/s. */
   flops?(dims: number[]): number;

@@ -59,7 +59,7 @@ export function collectAnnotations(results: ResultsFile): Annotation[] {
   for (const c of results.cases) {
     const v = caseVerdict(c);
     const file = sourceFile(c.sources[0]);
-    const what = `${plain(c.title)} ${plain(c.shape.label)}`;
+    const what = `${plain(c.title)} ${plain(c.shape.label)} ${plain(c.dtype)}`;
     const at = (title: string): AnnotationProperties => {
       const t = plain(title, TITLE_CHARS);
       return file ? { title: t, file } : { title: t };

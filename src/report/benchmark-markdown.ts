@@ -3,6 +3,7 @@
  * style of the V100 report, a speedup chart, summary statistics, and the command that reproduces it;
  * for several GPUs, one document with a section per GPU. Pure functions of the results.
  */
+import { DTYPES, type Dtype } from '../dtype.ts';
 import type { CaseResult, MeasuredCase, ResultsFile } from '../results.ts';
 import { renderCaseSection } from './case-section.ts';
 import { type Inline, type Markdown, codeBlock, codeSpan, join, md, name, note, ours, trusted } from './escape.ts';
@@ -57,6 +58,7 @@ function summary(results: ResultsFile): string {
     c.title,
     c.shape.label,
     ...ours([
+      c.dtype,
       speedup(c.speedup),
       ms(c.timing.unfused.median - c.timing.fused.median),
       `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
@@ -70,6 +72,7 @@ function summary(results: ResultsFile): string {
     ours([
       'Case',
       'Shape',
+      'Precision',
       'Speedup [95% CI]',
       'Absolute time saved',
       'Efficiency vs theoretical',
@@ -85,6 +88,13 @@ function summary(results: ResultsFile): string {
   return (
     `${table}\n\nOver ${ms_.length} measured shape${ms_.length === 1 ? '' : 's'}: geometric-mean speedup **${times(geo)}**, ` +
     `${ms(saved)} saved over one call of each shape, mean efficiency ${pct(eff)} of the theoretical speedup.`
+  );
+}
+
+/** The run's cases grouped by precision, in DTYPES order (each group in run order). */
+function byPrecision(results: ResultsFile): [Dtype, CaseResult[]][] {
+  return DTYPES.map((t) => [t, results.cases.filter((c) => c.dtype === t)] as [Dtype, CaseResult[]]).filter(
+    ([, cases]) => cases.length > 0,
   );
 }
 
@@ -107,7 +117,11 @@ function gpuBody(results: ResultsFile, level: number, history?: string): string 
     '',
     h(level, 'Results'),
     '',
-    ...results.cases.map((c) => renderCaseSection(c, level + 1, { minPairs: results.settings.minPairs })),
+    ...byPrecision(results).flatMap(([dtype, cases]) => [
+      h(level + 1, trusted(dtype)),
+      '',
+      ...cases.map((c) => renderCaseSection(c, level + 2, { minPairs: results.settings.minPairs })),
+    ]),
     ...(charts ? [h(level, 'Speedup by shape'), '', charts] : []),
     ...(history ? [h(level, 'History'), '', history] : []),
     h(level, 'Summary'),
@@ -142,9 +156,9 @@ function acrossGpus(runs: ResultsFile[]): string {
       if (!c) return '—';
       return c.status === 'measured' && c.speedup ? times(c.speedup.estimate) : c.status;
     });
-    return [any.title, any.shape.label, ...cells];
+    return [any.title, any.shape.label, trusted(any.dtype), ...cells];
   });
-  return markdownTable(['Case', 'Shape', ...runs.map((r) => md`${name(r.device.name)} speedup`)], rows);
+  return markdownTable(['Case', 'Shape', 'Precision', ...runs.map((r) => md`${name(r.device.name)} speedup`)], rows);
 }
 
 /**

@@ -165,7 +165,7 @@ function measuredRows(c: Measured, options: CaseSectionOptions): Inline[][] {
 
 /** The section of one case and shape, its title at heading `level`. */
 export function renderCaseSection(c: CaseResult, level: number, options: CaseSectionOptions): string {
-  const title = md`${trusted('#'.repeat(level))} ${name(c.title)} — ${name(c.shape.label)} (${name(c.shape.description)})`;
+  const title = md`${trusted('#'.repeat(level))} ${name(c.title)} — ${name(c.shape.label)} (${name(c.shape.description)}), ${trusted(c.dtype)}`;
   if (c.status !== 'measured' || !c.timing || !c.speedup) {
     return `${title}\n\n${md`**${c.status.toUpperCase()}**: ${note(c.reason ?? 'no reason recorded')}`}\n`;
   }

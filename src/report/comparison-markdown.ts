@@ -63,22 +63,31 @@ function verdictCell(r: ComparisonRow): string {
 /** The speedup table; with `withBase`, base-run columns and the change from the base run. */
 export function comparisonTable(rows: ComparisonRow[], withBase: boolean): string {
   const header = withBase
-    ? ['Case', 'Shape', 'Base speedup', 'PR speedup [95% CI]', 'Δ vs base', 'Baseline', 'Verdict vs baseline']
-    : ['Case', 'Shape', 'Speedup [95% CI]', 'Baseline', 'Verdict vs baseline'];
+    ? [
+        'Case',
+        'Shape',
+        'Precision',
+        'Base speedup',
+        'PR speedup [95% CI]',
+        'Δ vs base',
+        'Baseline',
+        'Verdict vs baseline',
+      ]
+    : ['Case', 'Shape', 'Precision', 'Speedup [95% CI]', 'Baseline', 'Verdict vs baseline'];
   const body = rows.map((r) => {
     const current = r.current ? speedup(r.current) : '—';
     const baseline = r.baseline === undefined ? '—' : times(r.baseline);
     // Title and shape come from the results file (escaped by the table); the rest is our own formatting.
-    if (!withBase) return [r.title, r.shape, ...ours([current, baseline, verdictCell(r)])];
+    if (!withBase) return [r.title, r.shape, r.dtype, ...ours([current, baseline, verdictCell(r)])];
     const delta = r.vsBase ? versusBaseCell(r.vsBase) : '—';
-    return [r.title, r.shape, ...ours([baseCell(r.base), current, delta, baseline, verdictCell(r)])];
+    return [r.title, r.shape, r.dtype, ...ours([baseCell(r.base), current, delta, baseline, verdictCell(r)])];
   });
   return markdownTable(ours(header), body);
 }
 
 /** One note line: "- **GELU + scale 2M** — FAILED: <the reason, escaped and cut>". */
 export function noteLine(r: ComparisonRow): Markdown {
-  return md`- **${name(r.title)} ${name(r.shape)}** — ${trusted(r.verdict)}: ${note(r.note ?? '')}`;
+  return md`- **${name(r.title)} ${name(r.shape)} ${name(r.dtype)}** — ${trusted(r.verdict)}: ${note(r.note ?? '')}`;
 }
 
 /** The notes under the table: one line per row a reviewer should read about (a failure, a regression, a change). */

@@ -17,6 +17,7 @@ export interface ComparisonRow {
   key: string;
   title: string;
   shape: string;
+  dtype: string;
   verdict: RowVerdict;
   /** This run's speedup and interval; undefined when the case was not measured. */
   current: { estimate: number; lo: number; hi: number } | undefined;
@@ -59,6 +60,7 @@ export function compareRuns(results: ResultsFile, base: ResultsFile | null): Com
       key: c.key,
       title: c.title,
       shape: c.shape.label,
+      dtype: c.dtype,
       verdict: caseVerdict(c),
       current: current && { estimate: current.estimate, lo: current.lo, hi: current.hi },
       base: baseSpeedup(c, base),

@@ -12,7 +12,7 @@ import { gatedOnBatched, methodLabel, timingOf } from './judged-timing.ts';
 import { type RowVerdict, caseVerdict } from './verdict.ts';
 import { renderConsoleTable } from './console-table.ts';
 
-const who = (c: CaseResult) => `${plain(c.case)} ${plain(c.shape.label)}`;
+const who = (c: CaseResult) => `${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`;
 
 /** The batched timing of a case beside its per-call one, and which of the two the gate judged. */
 function batchedNote(c: CaseResult): string | undefined {

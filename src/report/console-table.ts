@@ -13,6 +13,7 @@ import { caseVerdict } from './verdict.ts';
 export const CONSOLE_HEADER = [
   'case',
   'size',
+  'dtype',
   'unfused median',
   'fused median',
   'speedup [95% CI]',
@@ -35,12 +36,13 @@ function verdictCell(c: ResultsFile['cases'][number]): string {
 export function consoleRows(results: ResultsFile): string[][] {
   return results.cases.map((c) => {
     if (c.status !== 'measured' || !c.timing || !c.speedup) {
-      return [c.case, c.shape.label, '', '', '', '', '', '', caseVerdict(c)];
+      return [c.case, c.shape.label, c.dtype, '', '', '', '', '', '', caseVerdict(c)];
     }
     const err = Math.max(c.numerics?.unfused.maxAbsError ?? 0, c.numerics?.fused.maxAbsError ?? 0);
     return [
       c.case,
       c.shape.label,
+      c.dtype,
       ms(c.timing.unfused.median),
       ms(c.timing.fused.median),
       speedup(c.speedup),

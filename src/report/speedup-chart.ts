@@ -18,12 +18,13 @@ const num = (v: number) => Number(v.toFixed(3)).toString();
 const PAD_LEFT = '"\u200b"';
 const PAD_RIGHT = '"\u200b\u200b"';
 
-/** One chart per case with at least one measured shape; empty when nothing was measured. */
+/** One chart per case and precision with at least one measured shape; empty when nothing was measured. */
 export function renderSpeedupCharts(results: ResultsFile): string {
   const byCase = new Map<string, CaseResult[]>();
   for (const c of results.cases) {
     if (c.status !== 'measured' || !c.speedup) continue;
-    byCase.set(c.case, [...(byCase.get(c.case) ?? []), c]);
+    const key = `${c.case}/${c.dtype}`;
+    byCase.set(key, [...(byCase.get(key) ?? []), c]);
   }
   return [...byCase.values()]
     .map((cases) => {
@@ -38,7 +39,7 @@ export function renderSpeedupCharts(results: ResultsFile): string {
       const labels = cases.map((c) => quote(c.shape.label));
       const lines = [
         'xychart-beta',
-        `    title "${mermaidLabel(first.title)} on ${mermaidLabel(results.device.name)}: speedup by shape"`,
+        `    title "${mermaidLabel(first.title)} (${first.dtype}) on ${mermaidLabel(results.device.name)}: speedup by shape"`,
         `    x-axis [${(single ? [PAD_LEFT, ...labels, PAD_RIGHT] : labels).join(', ')}]`,
         `    y-axis "Speedup (x)" 0 --> ${top}`,
         `    bar [${(single ? [0, ...current, 0] : current).map(num).join(', ')}]`,

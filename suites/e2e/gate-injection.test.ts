@@ -17,6 +17,8 @@ const common = [
   'cpu',
   '--case',
   'gelu_scale',
+  '--dtype',
+  'fp32',
   '--max-elements',
   '1024',
   '--budget-ms',

@@ -9,7 +9,7 @@ import { readResults } from '../../src/results.ts';
 import { runPerf } from './perf-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fusebench-out-dir-'));
-const quick = ['--backend', 'cpu', '--case', 'rmsnorm_residual', '--max-elements', '1'];
+const quick = ['--backend', 'cpu', '--case', 'rmsnorm_residual', '--dtype', 'fp32', '--max-elements', '1'];
 const linux = process.platform === 'linux';
 
 describe('--out-dir', () => {

@@ -35,7 +35,7 @@ export function checkBothVariants(
   const d = [...dims];
   def.validate(d);
   const seed = freshSeed();
-  const ws = new Workspace(backend, def.nativeCase, d, [...def.params], undefined, options);
+  const ws = new Workspace(backend, def.nativeCase, def.dtype, d, [...def.params], undefined, options);
   try {
     for (const variant of [def.variants.unfused, def.variants.fused]) {
       const check = { ...checkVariant(def, ws, d, variant, seed), variant, label: `${variant}, seed ${seed}` };
@@ -67,7 +67,7 @@ export function withDefect(def: CaseDef, defect: (inputs: Inputs) => void): Case
 export function expectCaught(def: CaseDef, dims: number[], defect?: (inputs: Inputs) => void): void {
   const wrong = defect ? withDefect(def, defect) : def;
   const seed = freshSeed();
-  const ws = new Workspace('cpu', def.nativeCase, dims, [...def.params], undefined);
+  const ws = new Workspace('cpu', def.nativeCase, def.dtype, dims, [...def.params], undefined);
   try {
     for (const variant of [def.variants.unfused, def.variants.fused]) {
       expect(checkVariant(wrong, ws, dims, variant, seed).report.failure, `${variant}, seed ${seed}`).toMatch(

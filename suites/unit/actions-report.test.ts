@@ -53,7 +53,7 @@ describe('annotations', () => {
       level: 'error',
       properties: {
         file: 'kernels/cuda/gelu_scale.cu',
-        title: 'fusebench: GELU + scale 32x512x768 is SLOWER on NVIDIA H200',
+        title: 'fusebench: GELU + scale 32x512x768 fp32 is SLOWER on NVIDIA H200',
       },
     });
     expect(slower?.message).toContain('speedup 1.52x [1.50, 1.53] vs baseline 1.91x (−20.4%)');
@@ -65,11 +65,11 @@ describe('annotations', () => {
       a.properties.title?.replace(/^fusebench: GELU \+ scale /, ''),
     ]);
     expect(byTitle).toEqual([
-      ['error', '4K ERRORED on NVIDIA H200'],
-      ['notice', '1M is FASTER on NVIDIA H200'],
-      ['error', '2M FAILED on NVIDIA H200'],
-      ['error', '32x512x768 is SLOWER on NVIDIA H200'],
-      ['notice', '16M is AMBIGUOUS on NVIDIA H200'],
+      ['error', '4K fp32 ERRORED on NVIDIA H200'],
+      ['notice', '1M fp32 is FASTER on NVIDIA H200'],
+      ['error', '2M fp32 FAILED on NVIDIA H200'],
+      ['error', '32x512x768 fp32 is SLOWER on NVIDIA H200'],
+      ['notice', '16M fp32 is AMBIGUOUS on NVIDIA H200'],
     ]);
   });
 });
@@ -161,7 +161,7 @@ describe('the job summary', () => {
     expect(md).toContain(
       '**2 failed or errored** · **1 slower** · 1 ambiguous · 1 faster · 1 same · 1 without a baseline · 1 skipped',
     );
-    expect(md).toContain('| Case | Shape | Speedup [95% CI] | Baseline | Verdict vs baseline |');
+    expect(md).toContain('| Case | Shape | Precision | Speedup [95% CI] | Baseline | Verdict vs baseline |');
     expect(md).not.toContain('No base run');
     expect(tableProblems(md)).toEqual([]);
   });

@@ -31,7 +31,8 @@ describe('BENCHMARK_RESULTS.md of the H200 run', () => {
   test('has one table per case and shape, with the median times and the speedup interval', () => {
     for (const c of h200.cases) {
       const t = c.timing as NonNullable<typeof c.timing>;
-      expect(md).toContain(`### ${c.title} — ${c.shape.label} (`);
+      expect(md).toContain(`#### ${c.title} — ${c.shape.label} (`);
+      expect(md).toContain(`), ${c.dtype}\n`);
       const row = md
         .split('\n')
         .find((l) => l.startsWith('| **Median time**') && l.includes(t.fused.median.toPrecision(4)));
@@ -73,7 +74,7 @@ describe('BENCHMARK_RESULTS.md with every verdict', () => {
     ['1K', '⚪ SAME', '1.64x speedup', 'speedup +0.4%'],
     ['4M', '⚫ NO BASELINE', '—', 'NO BASELINE'],
   ])('%s shows the gate’s verdict %s and the baseline', (label, verdict, baseline, detail) => {
-    const section = md.split(/^### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
+    const section = md.split(/^#### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
     expect(section).toContain(`**${verdict}**`);
     expect(section).toContain(`| ${baseline} |`);
     expect(section).toContain(detail);
@@ -89,7 +90,7 @@ describe('BENCHMARK_RESULTS.md with every verdict', () => {
     ['2M', 'FAILED', 'float64 reference is 0.5'],
     ['256M', 'SKIPPED', '--max-elements'],
   ])('%s is reported as %s with its reason', (label, status, reason) => {
-    const section = md.split(/^### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
+    const section = md.split(/^#### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
     expect(section).toContain(`**${status}**:`);
     expect(section).toContain(reason);
   });
@@ -117,14 +118,20 @@ describe('several GPUs in one document', () => {
     expect(md.match(/^## NVIDIA H200$/m)).not.toBeNull();
     expect(md.match(/^## Tesla V100-SXM2-32GB$/m)).not.toBeNull();
     expect(md.match(/^### Hardware configuration$/gm)).toHaveLength(2);
-    expect(md.match(/^#### GELU \+ scale — 1K /gm)).toHaveLength(2);
+    expect(md.match(/^##### GELU \+ scale — 1K /gm)).toHaveLength(2);
     expect(md.match(/^### Reproduce$/gm)).toHaveLength(2);
   });
 
   test('starts with a table of every case and shape across the GPUs', () => {
     const across = markdownTables(md)[0];
-    expect(across?.header).toEqual(['Case', 'Shape', 'NVIDIA H200 speedup', 'Tesla V100-SXM2-32GB speedup']);
-    expect(across?.rows.find((r) => r[1] === '4K')).toEqual(['GELU + scale', '4K', 'errored', '—']);
+    expect(across?.header).toEqual([
+      'Case',
+      'Shape',
+      'Precision',
+      'NVIDIA H200 speedup',
+      'Tesla V100-SXM2-32GB speedup',
+    ]);
+    expect(across?.rows.find((r) => r[1] === '4K')).toEqual(['GELU + scale', '4K', 'fp32', 'errored', '—']);
     expect(tableProblems(md)).toEqual([]);
   });
 
@@ -162,8 +169,8 @@ describe('BENCHMARK_RESULTS.md of a results file with hostile text in every fiel
   test('the Across GPUs table keeps its columns with two hostile GPU names', () => {
     const merged = renderMultiGpuMarkdown([hostile, hostileResults('other')]);
     const across = markdownTables(merged)[0];
-    expect(across?.header).toHaveLength(4);
-    expect(across?.rows.every((r) => r.length === 4)).toBe(true);
+    expect(across?.header).toHaveLength(5);
+    expect(across?.rows.every((r) => r.length === 5)).toBe(true);
     expect(tableProblems(merged)).toEqual([]);
   });
 });

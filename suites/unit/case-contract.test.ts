@@ -7,7 +7,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { CASE_FOLDERS, loadCases } from '../../cases/registry.ts';
-import { buildCaseDefs, CASES_DIR, importDescriptor } from '../../src/case/load.ts';
+import { buildCaseDefs, CASES_DIR, importDescriptor, registrationsOf } from '../../src/case/load.ts';
+import { DTYPE_BYTES, type Dtype, roundTo } from '../../src/dtype.ts';
 import { caseBuffers, nativeCases, Workspace } from '../../src/native.ts';
 
 const natives = nativeCases();
@@ -24,7 +25,7 @@ describe('the registry and the addon agree', () => {
   });
 
   test('every native case has a folder in the registry, and every registry folder a native case', () => {
-    expect([...CASE_FOLDERS].sort()).toEqual(natives.map((c) => c.name).sort());
+    expect([...CASE_FOLDERS].sort()).toEqual([...new Set(natives.map((c) => c.name))].sort());
   });
 
   test('every folder under cases/ is in the registry and holds a descriptor', () => {
@@ -37,16 +38,16 @@ describe('the registry and the addon agree', () => {
     );
   });
 
-  test('comparison names are unique and the report follows the registry order', () => {
-    const names = cases.map((c) => c.name);
+  test('comparison names are unique in each precision and the report follows the registry order', () => {
+    const names = cases.map((c) => `${c.name}/${c.dtype}`);
     expect(new Set(names).size).toBe(names.length);
     const order = cases.map((c) => CASE_FOLDERS.indexOf(c.nativeCase));
     expect(order).toEqual([...order].sort((a, b) => a - b));
   });
 });
 
-describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, def) => {
-  const native = natives.find((c) => c.name === def.nativeCase);
+describe.each(cases.map((c) => [`${c.name} ${c.dtype}`, c] as const))('%s', (_name, def) => {
+  const native = natives.find((c) => c.name === def.nativeCase && c.dtype === def.dtype);
   const shapes = [...def.testShapes, ...def.shapes('cpu').map((s) => s.dims)];
 
   test('its variants exist natively', () => {
@@ -62,23 +63,29 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, def) => {
     }
   });
 
-  test('its inputs are exactly the native input buffers, at their sizes; its references name native outputs', () => {
+  test('its inputs are exactly the native input buffers, at their sizes and in their precision; its references name native outputs', () => {
     const dims = [...(def.testShapes[0] ?? [])];
-    const buffers = caseBuffers(def.nativeCase, dims);
+    const buffers = caseBuffers(def.nativeCase, def.dtype, dims);
     const inputs = def.inputs(dims, 1);
     const nativeInputs = buffers.filter((b) => b.role === 'input');
     expect(Object.keys(inputs).sort()).toEqual(nativeInputs.map((b) => b.name).sort());
-    for (const b of nativeInputs) expect(inputs[b.name]?.length, b.name).toBe(b.count);
+    for (const b of nativeInputs) {
+      expect(inputs[b.name]?.length, b.name).toBe(b.count);
+      expect(b.elem, `${b.name} is stored in the case's precision`).toBe(def.dtype);
+      const x = inputs[b.name] as Float32Array;
+      expect(roundTo(b.elem as Dtype, x), `${b.name} is already rounded to ${b.elem}`).toEqual(x);
+    }
     const outputs = buffers.filter((b) => b.role === 'output').map((b) => b.name);
     for (const name of Object.keys(def.reference(inputs, dims))) expect(outputs).toContain(name);
   });
 
   test('the buffers the addon describes are the ones a workspace allocates, and allocatedBytes counts them', () => {
     const dims = [...(def.testShapes[0] ?? [])];
-    const ws = new Workspace('cpu', def.nativeCase, dims, [...def.params], undefined);
+    const ws = new Workspace('cpu', def.nativeCase, def.dtype, dims, [...def.params], undefined);
     try {
-      expect(caseBuffers(def.nativeCase, dims)).toEqual(ws.buffers());
-      expect(def.allocatedBytes(dims)).toBe(4 * ws.buffers().reduce((s, b) => s + b.count, 0));
+      expect(caseBuffers(def.nativeCase, def.dtype, dims)).toEqual(ws.buffers());
+      const bytes = ws.buffers().reduce((s, b) => s + b.count * (b.elem === 'u32' ? 4 : DTYPE_BYTES[b.elem]), 0);
+      expect(def.allocatedBytes(dims)).toBe(bytes);
     } finally {
       ws.dispose();
     }
@@ -86,13 +93,14 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, def) => {
 });
 
 describe('a disagreement fails, naming what the other half lacks', () => {
-  const native = natives.find((c) => c.name === 'residual_layernorm');
+  const native = natives.find((c) => c.name === 'residual_layernorm' && c.dtype === 'fp32');
   if (!native) throw new Error('residual_layernorm is not registered');
-  const load = async () => buildCaseDefs('residual_layernorm', await importDescriptor('residual_layernorm'), native);
+  const all = registrationsOf('residual_layernorm', natives);
+  const load = async () => buildCaseDefs('residual_layernorm', await importDescriptor('residual_layernorm'), all);
 
   test('a comparison naming a variant the addon lacks', async () => {
     const d = await importDescriptor('residual_layernorm');
-    expect(() => buildCaseDefs('residual_layernorm', { ...d, compare: [{ fused: 'fusedd' }] }, native)).toThrow(
+    expect(() => buildCaseDefs('residual_layernorm', { ...d, compare: [{ fused: 'fusedd' }] }, [native])).toThrow(
       /the addon's residual_layernorm has no variant 'fusedd'; its variants are: unfused, fused/,
     );
   });
@@ -100,7 +108,7 @@ describe('a disagreement fails, naming what the other half lacks', () => {
   test('a shape naming a dim the addon lacks', async () => {
     const d = await importDescriptor('residual_layernorm');
     const shapes = { ...d.shapes, cpu: [{ label: 'x', dims: { rows: 2, width: 8 }, description: '' }] };
-    expect(() => buildCaseDefs('residual_layernorm', { ...d, shapes }, native)).toThrow(
+    expect(() => buildCaseDefs('residual_layernorm', { ...d, shapes }, [native])).toThrow(
       /shape 'x' names dims rows, width; the addon's residual_layernorm has rows, hidden/,
     );
   });
@@ -108,17 +116,40 @@ describe('a disagreement fails, naming what the other half lacks', () => {
   test('a descriptor reading a dim or parameter the addon lacks', async () => {
     const renamed = { ...native, dims: ['rows', 'width'] };
     const d = await importDescriptor('residual_layernorm');
-    const defs = buildCaseDefs('residual_layernorm', { ...d, shapes: { cpu: [], cuda: [] } }, renamed);
+    const defs = buildCaseDefs('residual_layernorm', { ...d, shapes: { cpu: [], cuda: [] } }, [renamed]);
     expect(() => defs[0]?.inputs([2, 8], 1)).toThrow(
       /residual_layernorm has no dim 'hidden'; its dims are: rows, width/,
     );
     const noEps = { ...native, params: [] };
-    const [def] = buildCaseDefs('residual_layernorm', d, noEps);
+    const [def] = buildCaseDefs('residual_layernorm', d, [noEps]);
     const dims = [2, 8];
     expect(() => def?.reference(def.inputs(dims, 1), dims)).toThrow(/has no param 'eps'; its params are: \(none\)/);
   });
 
-  test('the unchanged descriptor loads', async () => {
-    expect((await load()).map((c) => c.name)).toEqual(['residual_layernorm']);
+  test('a precision the addon registers but the descriptor states no tolerance for', async () => {
+    const d = await importDescriptor('residual_layernorm');
+    const { bf16: _, ...tolerance } = d.tolerance;
+    expect(() => buildCaseDefs('residual_layernorm', { ...d, tolerance }, all)).toThrow(
+      /cases\/residual_layernorm\/case.ts states no bf16 tolerance, but the addon registers residual_layernorm in bf16/,
+    );
+  });
+
+  test('precisions registered with different dims, or in a precision fusebench does not know', () => {
+    const other = { ...native, dtype: 'bf16', dims: ['rows', 'width'] };
+    expect(() => registrationsOf('residual_layernorm', [native, other])).toThrow(
+      /the addon's residual_layernorm has different dims or params in fp32 and bf16/,
+    );
+    expect(() => registrationsOf('residual_layernorm', [{ ...native, dtype: 'fp8' }])).toThrow(
+      /the addon registers residual_layernorm in 'fp8'; fusebench knows fp32, bf16, fp16/,
+    );
+    expect(() => registrationsOf('no_such_case', natives)).toThrow(/the addon registers no case 'no_such_case'/);
+  });
+
+  test('the unchanged descriptor loads, one comparison per precision, in report order', async () => {
+    expect((await load()).map((c) => `${c.name}/${c.dtype}`)).toEqual([
+      'residual_layernorm/fp32',
+      'residual_layernorm/bf16',
+      'residual_layernorm/fp16',
+    ]);
   });
 });
