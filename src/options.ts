@@ -65,7 +65,7 @@ const HELP = `Usage: npm run perf -- [options]
   --target-half-width <f>     stop when the speedup's 95% CI half-width is below f (default 0.01)
   --seed <n>                  seed of the random inputs (default: fresh each run, printed)
   --case <name>               only this case (repeatable)
-  --dtype <${DTYPES.join('|')}>     only this precision (repeatable or comma-separated; default: all, those
+  --dtype <${DTYPES.join('|')}>    only this precision (repeatable or comma-separated; default: all, those
                               the device cannot run skipped with the reason)
   --max-elements <n>          skip shapes with more elements
   --out-dir <dir>             where BENCHMARK_RESULTS.md and fusebench-results.json go (default ${DEFAULT_OUT_DIR})

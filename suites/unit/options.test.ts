@@ -58,6 +58,14 @@ describe('perf options', () => {
     expect(() => parse([flag, value])).toThrow(new RegExp(`${flag}.*'${value}'`));
   });
 
+  test('--dtype takes precisions repeated or comma-separated; an unknown one lists the valid ones', () => {
+    expect(parsePerfArgs([], { seed: 1 })?.dtypes).toEqual([]);
+    expect(parsePerfArgs(['--dtype', 'bf16,fp16', '--dtype', 'bf16'], { seed: 1 })?.dtypes).toEqual(['bf16', 'fp16']);
+    expect(() => parsePerfArgs(['--dtype', 'fp8'], { seed: 1 })).toThrow(
+      new UsageError("Unknown precision 'fp8' for --dtype; valid precisions: fp32, bf16, fp16"),
+    );
+  });
+
   test('an unknown flag is a usage error', () => {
     expect(() => parse(['--frobnicate'])).toThrow(UsageError);
   });
