@@ -113,8 +113,8 @@ inline uint16_t float_to_half_bits(float f) {
   return static_cast<uint16_t>(sign | (q + (rem > 0x1000u || (rem == 0x1000u && (q & 1u)))));
 }
 
-// binary32 → bfloat16, round to nearest even; NaN stays NaN.
-inline uint16_t float_to_bf16_bits(float f) {
+// binary32 → bfloat16, round to nearest even; NaN stays NaN (also the device path below sm_80).
+FB_HD uint16_t float_to_bf16_bits(float f) {
   const uint32_t u = float_to_bits(f);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
   return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
@@ -140,8 +140,9 @@ FB_HD float from_float<float>(float x) {
 }
 template <>
 FB_HD bf16 from_float<bf16>(float x) {
-#if defined(__CUDA_ARCH__)
-  return bf16{__bfloat16_as_ushort(__float2bfloat16_rn(x))};
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const __nv_bfloat16_raw r = __float2bfloat16_rn(x);
+  return bf16{r.x};
 #else
   return bf16{detail::float_to_bf16_bits(x)};
 #endif
