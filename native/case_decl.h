@@ -82,6 +82,7 @@ struct Variant {
   void (*cuda)(const Args&, const LaunchContext&);  // null: no CUDA implementation (or built without CUDA)
   Needs needs = Needs::Nothing;
   size_t shared_memory = 0;  // dynamic shared memory per block its CUDA kernels need (bytes)
+  int min_compute_capability = 0;  // e.g. 80: its CUDA kernels use sm_80 instructions (0: any GPU)
 };
 
 template <class Args>
@@ -122,7 +123,7 @@ CaseSpec erase(CaseDecl<Args> decl, const char* dtype) {
   for (const auto& x : d->dims) s.dims.emplace_back(x.name);
   for (const auto& p : d->params) s.params.push_back({p.name, p.value});
   for (const auto& v : d->variants)
-    s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs, v.shared_memory});
+    s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs, v.shared_memory, v.min_compute_capability});
   for (const auto& l : d->limits) s.limits.push_back({l.rule, l.why});
   s.buffers = [d](const std::vector<int64_t>& dims) {
     const Args a = detail::args_of(*d, dims);

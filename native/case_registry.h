@@ -43,6 +43,7 @@ struct VariantSpec {
   bool cuda;  // has a CUDA implementation in this build
   Needs needs;
   size_t shared_memory;  // bytes of dynamic shared memory per block its CUDA kernels need
+  int min_compute_capability;  // e.g. 80 when its CUDA kernels need sm_80 instructions; 0: any
 };
 
 struct LimitSpec {

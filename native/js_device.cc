@@ -135,6 +135,7 @@ Napi::Value cases(const Napi::CallbackInfo& info) {
             o.Set("cuda", v.cuda);
             o.Set("needs", v.needs == Needs::Cublas ? "cublas" : "");
             o.Set("sharedMemoryBytes", static_cast<double>(v.shared_memory));
+            o.Set("minComputeCapability", v.min_compute_capability);
           }));
     c.Set("limits", objects(env, s.limits, [](Napi::Object& o, const LimitSpec& l) {
             o.Set("rule", l.rule);

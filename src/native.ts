@@ -66,7 +66,15 @@ export interface NativeCase {
   /** Runtime parameters and the value every run passes. */
   params: { name: string; value: number }[];
   /** Variants: whether each has a CPU and (in this build) a CUDA implementation, and what its CUDA path needs. */
-  variants: { name: string; cpu: boolean; cuda: boolean; needs: '' | 'cublas'; sharedMemoryBytes: number }[];
+  variants: {
+    name: string;
+    cpu: boolean;
+    cuda: boolean;
+    needs: '' | 'cublas';
+    sharedMemoryBytes: number;
+    /** e.g. 80 when its CUDA kernels use sm_80 instructions (0: any GPU). */
+    minComputeCapability: number;
+  }[];
   /** Shape limits, checked before any allocation. */
   limits: { rule: string; why: string }[];
 }

@@ -1,15 +1,37 @@
 // CUDA causal attention. Unfused: the unfused attention building block (batched cuBLAS GEMMs around the
-// scale, mask and softmax kernels). Fused: the flash kernel of kernels/cuda/flash_attention.cuh.
+// scale, mask and softmax kernels). Fused: the fp32 flash kernel of kernels/cuda/flash_attention.cuh, or
+// in bf16/fp16 the tensor-core flash kernel of kernels/cuda/flash_attention_mma.cuh.
+#include <type_traits>
+
 #include "attention.h"
+#include "common/constants.h"
 #include "cuda/building_blocks.h"
 #include "cuda/flash_attention.cuh"
+#include "cuda/flash_attention_mma.cuh"
 
 namespace fusebench::kernels {
 
-void attention_unfused_cuda(const AttentionArgs& a, const LaunchContext& ctx) { cuda::attention_unfused(a, ctx); }
+static_assert(cuda::flash_mma_smem_bytes<kHeadDim>() == kFlashMmaSmemBytes, "the registration states the kernel's smem");
 
-void attention_fused_cuda(const AttentionArgs& a, const LaunchContext& ctx) {
-  cuda::launch_flash<false>(cuda::contiguous_flash_args(a), ctx, "flash_attention");
+template <class T>
+void attention_unfused_cuda(const AttentionArgs<T>& a, const LaunchContext& ctx) {
+  cuda::attention_unfused(a, ctx);
 }
+
+template <class T>
+void attention_fused_cuda(const AttentionArgs<T>& a, const LaunchContext& ctx) {
+  if constexpr (std::is_same_v<T, float>) {
+    cuda::launch_flash<false>(cuda::contiguous_flash_args(a), ctx, "flash_attention");
+  } else {
+    using H = std::conditional_t<std::is_same_v<T, bf16>, __nv_bfloat16, __half>;  // layout-compatible with T
+    const auto as = [](const T* p) { return reinterpret_cast<const H*>(p); };
+    cuda::launch_flash_mma<H, kHeadDim>(
+        cuda::contiguous_flash_mma_args(as(a.q), as(a.k), as(a.v), reinterpret_cast<H*>(a.o), static_cast<int>(a.batch),
+                                        static_cast<int>(a.heads), static_cast<int>(a.seq), static_cast<int>(kHeadDim)),
+        ctx, "flash_attention_mma");
+  }
+}
+
+FB_CUDA_VARIANTS(AttentionArgs, attention_unfused_cuda, attention_fused_cuda)
 
 }  // namespace fusebench::kernels

@@ -1,25 +1,33 @@
 // Causal self-attention, O = softmax(Q·Kᵀ/√d + causal mask)·V, Q, K, V, O [batch, heads, seq, d] with
-// d = 64. Unfused: the unfused attention building block (a batched cuBLAS GEMM writes the scores, the
-// scale, mask and softmax kernels write scaled, masked and p, a batched GEMM writes O). Fused: one
-// flash-style kernel (kernels/cuda/flash_attention.cuh).
+// d = 64, in every precision (T = float, bf16, fp16). Unfused: the unfused attention building block (a
+// batched cuBLAS GEMM writes the scores, the scale, mask and softmax kernels write scaled, masked and p,
+// a batched GEMM writes O; tensor-core GEMMs in the half types). Fused: one flash-style kernel, the fp32
+// SIMT kernel (kernels/cuda/flash_attention.cuh) or, in bf16/fp16, the tensor-core kernel
+// (kernels/cuda/flash_attention_mma.cuh, sm_80+).
 #pragma once
 #include <cstddef>
 
 #include "common/attention_tensors.h"
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
-struct AttentionArgs : AttentionTensors {
+template <class T>
+struct AttentionArgs : AttentionTensorsOf<T> {
   size_t d;  // the head dimension: 64 (a limit of the case)
 };
 
-void attention_unfused_cpu(const AttentionArgs& a);
-void attention_fused_cpu(const AttentionArgs& a);
+template <class T>
+void attention_unfused_cpu(const AttentionArgs<T>& a);
+template <class T>
+void attention_fused_cpu(const AttentionArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
-void attention_unfused_cuda(const AttentionArgs& a, const LaunchContext& ctx);
-void attention_fused_cuda(const AttentionArgs& a, const LaunchContext& ctx);
+template <class T>
+void attention_unfused_cuda(const AttentionArgs<T>& a, const LaunchContext& ctx);
+template <class T>
+void attention_fused_cuda(const AttentionArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

@@ -1,3 +1,5 @@
+#include <type_traits>
+
 #include "attention.h"
 #include "attention_limits.h"
 #include "case_decl.h"
@@ -8,8 +10,10 @@ namespace {
 
 using kernels::AttentionArgs;
 
-CaseDecl<AttentionArgs> declare() {
-  using A = AttentionArgs;
+template <class T>
+CaseDecl<AttentionArgs<T>> declare() {
+  using A = AttentionArgs<T>;
+  constexpr bool kHalf = !std::is_same_v<T, float>;
   using namespace kernels;
   constexpr auto qkv = [](const A& a) { return a.batch * a.heads * a.seq * a.d; };
   constexpr auto scores = [](const A& a) { return a.batch * a.heads * a.seq * a.seq; };
@@ -24,12 +28,14 @@ CaseDecl<AttentionArgs> declare() {
            {"scaled", &A::scaled, Role::Scratch, scores},
            {"masked", &A::masked, Role::Scratch, scores},
            {"p", &A::p, Role::Scratch, scores}},
-          {{"unfused", attention_unfused_cpu, FB_CUDA(attention_unfused_cuda), Needs::Cublas},
-           {"fused", attention_fused_cpu, FB_CUDA(attention_fused_cuda), Needs::Nothing, kFlashSmemBytes}},
+          {{"unfused", attention_unfused_cpu<T>, FB_CUDA(attention_unfused_cuda<T>), Needs::Cublas},
+           // fp32: the SIMT flash kernel; bf16/fp16: the tensor-core one (mma.sync, cp.async: sm_80+).
+           {"fused", attention_fused_cpu<T>, FB_CUDA(attention_fused_cuda<T>), Needs::Nothing,
+            kHalf ? kFlashMmaSmemBytes : kFlashSmemBytes, kHalf ? 80 : 0}},
           attention_limits<A>()};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

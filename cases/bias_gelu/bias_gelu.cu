@@ -9,8 +9,9 @@
 namespace fusebench::kernels {
 namespace {
 
+template <class T>
 struct AddGeluOp {
-  __device__ float operator()(float x, float b) const { return gelu_tanh(x + b); }
+  __device__ float operator()(float x, float b) const { return gelu_of<T>(x + b); }
 };
 
 }  // namespace
@@ -23,7 +24,7 @@ void bias_gelu_unfused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx) 
 
 template <class T>
 void bias_gelu_fused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx) {
-  cuda::launch_bias_map(a.x, a.b, a.y, a.rows, a.cols, AddGeluOp{}, ctx);
+  cuda::launch_bias_map(a.x, a.b, a.y, a.rows, a.cols, AddGeluOp<T>{}, ctx);
 }
 
 FB_CUDA_VARIANTS(BiasGeluArgs, bias_gelu_unfused_cuda, bias_gelu_fused_cuda)

@@ -9,9 +9,10 @@
 namespace fusebench::kernels {
 namespace {
 
+template <class T>
 struct GeluScaleOp {
   float scale;
-  __device__ float operator()(float x) const { return gelu_tanh(x) * scale; }
+  __device__ float operator()(float x) const { return gelu_of<T>(x) * scale; }
 };
 
 }  // namespace
@@ -24,7 +25,7 @@ void gelu_scale_unfused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx
 
 template <class T>
 void gelu_scale_fused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx) {
-  cuda::launch_map(a.x, a.y, a.n, GeluScaleOp{a.scale}, ctx, "gelu_scale");
+  cuda::launch_map(a.x, a.y, a.n, GeluScaleOp<T>{a.scale}, ctx, "gelu_scale");
 }
 
 FB_CUDA_VARIANTS(GeluScaleArgs, gelu_scale_unfused_cuda, gelu_scale_fused_cuda)

@@ -20,7 +20,7 @@ void transformer_block_unfused_cuda(const TransformerBlockArgs& a, const LaunchC
   cuda::split_heads(a.qkv, 3 * c, 0, a.q, a.batch, a.seq, a.heads, ctx);
   cuda::split_heads(a.qkv, 3 * c, c, a.k, a.batch, a.seq, a.heads, ctx);
   cuda::split_heads(a.qkv, 3 * c, 2 * c, a.v, a.batch, a.seq, a.heads, ctx);
-  cuda::attention_unfused({a.q, a.k, a.v, a.o, a.scores, a.scaled, a.masked, a.p, a.batch, a.heads, a.seq}, ctx);
+  cuda::attention_unfused(kernels::AttentionTensors{a.q, a.k, a.v, a.o, a.scores, a.scaled, a.masked, a.p, a.batch, a.heads, a.seq}, ctx);
   cuda::merge_heads(a.o, a.merged, a.batch, a.seq, a.heads, ctx);
   cuda::cublas_gemm_xwt(a.merged, a.w_o, a.proj_t, m, c, c, ctx);
   cuda::bias_add(a.proj_t, a.b_o, a.proj, m, c, ctx);

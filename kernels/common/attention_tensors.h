@@ -7,16 +7,20 @@
 
 namespace fusebench::kernels {
 
-struct AttentionTensors {
-  const float* q;  // [batch, heads, seq, 64]
-  const float* k;
-  const float* v;
-  float* o;       // [batch, heads, seq, 64]
-  float* scores;  // [batch, heads, seq, seq] scratch: Q·Kᵀ
-  float* scaled;  // scratch: scores·1/√64
-  float* masked;  // scratch: scaled with −∞ after each query's position
-  float* p;       // scratch: probabilities
+// T: the element type (float, bf16, fp16; kernels/common/dtype.h) of every tensor.
+template <class T>
+struct AttentionTensorsOf {
+  const T* q;  // [batch, heads, seq, 64]
+  const T* k;
+  const T* v;
+  T* o;       // [batch, heads, seq, 64]
+  T* scores;  // [batch, heads, seq, seq] scratch: Q·Kᵀ
+  T* scaled;  // scratch: scores·1/√64
+  T* masked;  // scratch: scaled with −∞ after each query's position
+  T* p;       // scratch: probabilities
   size_t batch, heads, seq;
 };
+
+using AttentionTensors = AttentionTensorsOf<float>;
 
 }  // namespace fusebench::kernels

@@ -21,6 +21,9 @@ constexpr size_t kMaxSeq = 16384;
 // Dynamic shared memory of one flash-attention block (kernels/cuda/flash_attention.cuh): the Qᵀ, two Kᵀ,
 // two V and the Pᵀ tiles, 64 rows of 64 floats padded to 68. More than a Volta block may have (96 KiB).
 constexpr size_t kFlashSmemBytes = 6 * 64 * 68 * sizeof(float);
+// The bf16/fp16 tensor-core flash kernel (kernels/cuda/flash_attention_mma.cuh) at head dimension 64:
+// two stages of K and V tiles, 64 rows of 64 two-byte elements.
+constexpr size_t kFlashMmaSmemBytes = 4 * 64 * 64 * 2;
 
 // ε of the norms: PyTorch's and GPT-2's LayerNorm default; LLaMA's and T5's RMSNorm.
 constexpr double kLayerNormEps = 1e-5;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "cpu/attention_cpu.h"
 #include "cpu/gemm_cpu.h"
@@ -37,6 +38,18 @@ void probs_times_values(const float* p, const float* v, float* o, size_t seq) {
   }
 }
 
+template <class T>
+std::vector<float> widen(const T* x, size_t n) {
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = to_float(x[i]);
+  return out;
+}
+
+template <class T>
+void narrow(const float* x, T* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = from_float<T>(x[i]);
+}
+
 }  // namespace
 
 void attention_unfused(const AttentionTensors& a) {
@@ -48,6 +61,38 @@ void attention_unfused(const AttentionTensors& a) {
   scale_mask_softmax_passes(a.scores, a.scaled, a.masked, a.p, heads * n, n, n, attention_scale());
   for (size_t bh = 0; bh < heads; ++bh) probs_times_values(a.p + bh * n * n, a.v + bh * n * d, a.o + bh * n * d, n);
 }
+
+template <class T>
+void attention_unfused_half(const AttentionTensorsOf<T>& a) {
+  const size_t d = kHeadDim, n = a.seq, heads = a.batch * a.heads;
+  const std::vector<float> q = widen(a.q, heads * n * d), k = widen(a.k, heads * n * d), v = widen(a.v, heads * n * d);
+  std::vector<float> s(n * n), o(n * d);
+  for (size_t bh = 0; bh < heads; ++bh) {
+    gemm(q.data() + bh * n * d, k.data() + bh * n * d, s.data(), n, n, d, NoEpilogue{});
+    narrow(s.data(), a.scores + bh * n * n, n * n);
+  }
+  scale_mask_softmax_passes(a.scores, a.scaled, a.masked, a.p, heads * n, n, n, attention_scale());
+  for (size_t bh = 0; bh < heads; ++bh) {
+    const std::vector<float> p = widen(a.p + bh * n * n, n * n);
+    probs_times_values(p.data(), v.data() + bh * n * d, o.data(), n);
+    narrow(o.data(), a.o + bh * n * d, n * d);
+  }
+}
+
+template <class T>
+void flash_attention_half(const AttentionTensorsOf<T>& a) {
+  const size_t count = a.batch * a.heads * a.seq * kHeadDim;
+  const std::vector<float> q = widen(a.q, count), k = widen(a.k, count), v = widen(a.v, count);
+  std::vector<float> o(count);
+  const HeadStrides s = contiguous_heads(a.heads, a.seq);
+  flash_attention({q.data(), s, k.data(), s, v.data(), s, a.batch, a.heads, a.seq}, o.data(), s);
+  narrow(o.data(), a.o, count);
+}
+
+template void attention_unfused_half<bf16>(const AttentionTensorsOf<bf16>&);
+template void attention_unfused_half<fp16>(const AttentionTensorsOf<fp16>&);
+template void flash_attention_half<bf16>(const AttentionTensorsOf<bf16>&);
+template void flash_attention_half<fp16>(const AttentionTensorsOf<fp16>&);
 
 void flash_attention_rows(const AttentionOperands& a, size_t b, size_t h, size_t i0, size_t rows, float* out,
                           size_t ldo) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "common/attention_tensors.h"
+#include "common/dtype.h"
 #include "common/constants.h"
 
 namespace fusebench::kernels::cpu {
@@ -95,5 +96,13 @@ inline void split_heads(const float* qkv, size_t offset, float* dst, size_t batc
 // the raw scores Q·Kᵀ of every (query, key) pair, the scale, mask and softmax passes (softmax_cpu.h)
 // write scaled, masked and p, and O = p·V over every key, masked ones included (a dense GEMM).
 void attention_unfused(const AttentionTensors& a);
+
+// The same two routines on bf16 or fp16 tensors: the operands widened to float, the arithmetic in
+// float, and what the GPU variants store in T rounded to T (the unfused scores, scaled, masked and p;
+// O). Instantiated for bf16 and fp16.
+template <class T>
+void attention_unfused_half(const AttentionTensorsOf<T>& a);
+template <class T>
+void flash_attention_half(const AttentionTensorsOf<T>& a);
 
 }  // namespace fusebench::kernels::cpu

@@ -52,7 +52,8 @@ void merge_heads(const float* src, float* dst, size_t batch, size_t seq, size_t 
   heads_copy<true>(src, dst, heads * kHeadDim, 0, batch, seq, heads, ctx);
 }
 
-void attention_unfused(const kernels::AttentionTensors& a, const LaunchContext& ctx) {
+template <class T>
+void attention_unfused(const kernels::AttentionTensorsOf<T>& a, const LaunchContext& ctx) {
   const size_t bh = a.batch * a.heads, rows = bh * a.seq;
   cublas_gemm_batched(a.q, a.k, a.scores, bh, a.seq, a.seq, kHeadDim, true, ctx);
   scale(a.scores, a.scaled, rows * a.seq, static_cast<float>(kAttentionScale), ctx);
@@ -60,5 +61,9 @@ void attention_unfused(const kernels::AttentionTensors& a, const LaunchContext& 
   softmax(a.masked, a.p, rows, a.seq, a.seq, ctx);
   cublas_gemm_batched(a.p, a.v, a.o, bh, a.seq, kHeadDim, a.seq, false, ctx);
 }
+
+#define FB_INSTANTIATE(T) template void attention_unfused<T>(const kernels::AttentionTensorsOf<T>&, const LaunchContext&);
+FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
+#undef FB_INSTANTIATE
 
 }  // namespace fusebench::cuda

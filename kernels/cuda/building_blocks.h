@@ -51,7 +51,9 @@ void softmax(const T* in, T* p, size_t rows, size_t seq_q, size_t seq_k, const L
 void split_heads(const float* src, size_t ld, size_t col0, float* dst, size_t batch, size_t seq, size_t heads,
                  const LaunchContext& ctx);
 void merge_heads(const float* src, float* dst, size_t batch, size_t seq, size_t heads, const LaunchContext& ctx);
-// The unfused causal attention: batched cuBLAS GEMM → scores, scale, mask, softmax, batched GEMM → O.
-void attention_unfused(const kernels::AttentionTensors& a, const LaunchContext& ctx);
+// The unfused causal attention: batched cuBLAS GEMM → scores, scale, mask, softmax, batched GEMM → O, every
+// intermediate stored in T (float, or bf16/fp16 with tensor-core GEMMs accumulating in fp32).
+template <class T>
+void attention_unfused(const kernels::AttentionTensorsOf<T>& a, const LaunchContext& ctx);
 
 }  // namespace fusebench::cuda

@@ -34,12 +34,14 @@ namespace {
 // process ends with them; destroying after the CUDA context is gone would fail).
 struct Handles {
   cublasHandle_t blas = nullptr;
+  cublasHandle_t half = nullptr;  // the half-precision GEMMs: default math, so tensor cores are allowed
   cublasLtHandle_t lt = nullptr;
   void* workspace = nullptr;
   static constexpr size_t kWorkspaceBytes = 32u << 20;
   Handles() {
     FB_CUBLAS_CHECK(cublasCreate(&blas));
     FB_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_PEDANTIC_MATH));
+    FB_CUBLAS_CHECK(cublasCreate(&half));
     FB_CUBLAS_CHECK(cublasLtCreate(&lt));
     FB_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
   }
@@ -50,8 +52,8 @@ Handles& handles() {
   return h;
 }
 
-cublasHandle_t blas_on(const LaunchContext& ctx) {
-  cublasHandle_t h = handles().blas;
+cublasHandle_t blas_on(const LaunchContext& ctx, bool half = false) {
+  cublasHandle_t h = half ? handles().half : handles().blas;
   FB_CUBLAS_CHECK(cublasSetStream(h, static_cast<cudaStream_t>(ctx.stream)));
   return h;
 }
@@ -87,6 +89,31 @@ void cublas_gemm_batched(const float* a, const float* b, float* c, size_t batch,
   // column-major, as is); a is k×m column-major.
   FB_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_on(ctx), b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N, M, K,
                                             &one, b, b_transposed ? K : N, sb, a, K, sa, &zero, c, N, sc, B));
+}
+
+namespace {
+
+// The strided batched GEMM above on half operands of CUDA type `t`, accumulating in fp32.
+void gemm_batched_half(const void* a, const void* b, void* c, cudaDataType t, size_t batch, size_t m, size_t n, size_t k,
+                       bool b_transposed, const LaunchContext& ctx) {
+  const float one = 1.0f, zero = 0.0f;
+  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k"), B = as_int(batch, "batch");
+  const long long sa = static_cast<long long>(m * k), sb = static_cast<long long>(n * k), sc = static_cast<long long>(m * n);
+  FB_CUBLAS_CHECK(cublasGemmStridedBatchedEx(blas_on(ctx, true), b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N,
+                                             N, M, K, &one, b, t, b_transposed ? K : N, sb, a, t, K, sa, &zero, c, t, N,
+                                             sc, B, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace
+
+void cublas_gemm_batched(const bf16* a, const bf16* b, bf16* c, size_t batch, size_t m, size_t n, size_t k,
+                         bool b_transposed, const LaunchContext& ctx) {
+  gemm_batched_half(a, b, c, CUDA_R_16BF, batch, m, n, k, b_transposed, ctx);
+}
+
+void cublas_gemm_batched(const fp16* a, const fp16* b, fp16* c, size_t batch, size_t m, size_t n, size_t k,
+                         bool b_transposed, const LaunchContext& ctx) {
+  gemm_batched_half(a, b, c, CUDA_R_16F, batch, m, n, k, b_transposed, ctx);
 }
 
 namespace {
@@ -150,6 +177,12 @@ namespace {
 }  // namespace
 void cublas_gemm_xwt(const float*, const float*, float*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
 void cublas_gemm_batched(const float*, const float*, float*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
+  no_cublas();
+}
+void cublas_gemm_batched(const bf16*, const bf16*, bf16*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
+  no_cublas();
+}
+void cublas_gemm_batched(const fp16*, const fp16*, fp16*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
   no_cublas();
 }
 void cublaslt_linear_gelu(const float*, const float*, const float*, float*, size_t, size_t, size_t, const LaunchContext&) {

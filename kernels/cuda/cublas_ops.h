@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::cuda {
@@ -16,6 +17,13 @@ void cublas_gemm_xwt(const float* x, const float* w, float* y, size_t m, size_t 
 // For each of `batch` matrices: c[m, n] = a[m, k]·b[n, k]ᵀ (kTransB) or a[m, k]·b[k, n], row-major,
 // consecutive matrices `stride_*` floats apart (cublasSgemmStridedBatched).
 void cublas_gemm_batched(const float* a, const float* b, float* c, size_t batch, size_t m, size_t n, size_t k,
+                         bool b_transposed, const LaunchContext& ctx);
+
+// The same in bf16 or fp16 with fp32 accumulation on tensor cores (cublasGemmStridedBatchedEx,
+// CUBLAS_COMPUTE_32F), as PyTorch's autocast GEMMs.
+void cublas_gemm_batched(const bf16* a, const bf16* b, bf16* c, size_t batch, size_t m, size_t n, size_t k,
+                         bool b_transposed, const LaunchContext& ctx);
+void cublas_gemm_batched(const fp16* a, const fp16* b, fp16* c, size_t batch, size_t m, size_t n, size_t k,
                          bool b_transposed, const LaunchContext& ctx);
 
 // y[m, n] = gelu(x[m, k]·w[n, k]ᵀ + bias) in one cuBLASLt call (CUBLASLT_EPILOGUE_GELU_BIAS, the tanh GELU).

@@ -22,7 +22,7 @@ void bias_add(const T* x, const T* b, T* out, size_t rows, size_t cols, const La
 
 template <class T>
 void gelu(const T* x, T* out, size_t n, const LaunchContext& ctx) {
-  launch_map(x, out, n, GeluOp{}, ctx, "gelu");
+  launch_map(x, out, n, GeluOp<T>{}, ctx, "gelu");
 }
 
 template <class T>

@@ -55,19 +55,10 @@ struct GemmArgs {
   float eps = 0.0f;
 };
 
-// The tanh GELU in the epilogue's cheaper form: 0.5·x·(1 + tanh(u)) = x / (1 + e^{−2u}), with the
-// fast exp and division intrinsics (a few ulp from gelu_tanh; the exponent is capped so e^{−2u}
-// stays finite and x / (1 + e) goes to −0 for very negative x). The GEMM's epilogue is not hidden
-// behind memory traffic the way an elementwise kernel's math is, so its instruction count shows.
-__device__ __forceinline__ float gelu_epilogue(float x) {
-  const float u = static_cast<float>(kGeluSqrt2OverPi) * (x + static_cast<float>(kGeluCubic) * x * x * x);
-  return __fdividef(x, 1.0f + __expf(fminf(-2.0f * u, 80.0f)));
-}
-
 template <Epilogue E>
 __device__ __forceinline__ float epilogue_value(float acc, float bias, float res) {
   if constexpr (E == Epilogue::Bias) return acc + bias;
-  else if constexpr (E == Epilogue::BiasGelu) return gelu_epilogue(acc + bias);
+  else if constexpr (E == Epilogue::BiasGelu) return gelu_fast(acc + bias);  // the epilogue's math is not hidden behind memory traffic
   else return acc + bias + res;
 }
 

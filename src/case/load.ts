@@ -193,6 +193,10 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
             if (backend === 'cuda' && v.needs === 'cublas' && !cublas) {
               return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
             }
+            if (backend === 'cuda' && cc !== undefined && v.minComputeCapability > Math.round(Number(cc) * 10)) {
+              const need = (v.minComputeCapability / 10).toFixed(1);
+              return `its variant '${v.name}' needs compute capability ${need}+ (sm_${v.minComputeCapability} instructions); this GPU is ${cc}`;
+            }
             const smem = on.maxSharedMemoryPerBlock;
             if (backend === 'cuda' && smem !== undefined && v.sharedMemoryBytes > smem) {
               return (

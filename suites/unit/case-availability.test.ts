@@ -29,15 +29,17 @@ describe('case availability', () => {
   test('every GEMM and attention comparison needs cuBLAS on CUDA (its twin calls it); the memory-bound ones do not', async () => {
     const needing = (await loadCases())
       .filter((c) => c.unavailableReason('cuda', { cublas: false }) !== undefined)
-      .map((c) => c.name);
+      .map((c) => `${c.name}/${c.dtype}`);
     expect(needing).toEqual([
-      'linear_gelu',
-      'linear_gelu_cublaslt',
-      'layernorm_linear',
-      'ffn',
-      'attention',
-      'attention_layernorm_residual',
-      'transformer_block',
+      'linear_gelu/fp32',
+      'linear_gelu_cublaslt/fp32',
+      'layernorm_linear/fp32',
+      'ffn/fp32',
+      'attention/fp32',
+      'attention/bf16',
+      'attention/fp16',
+      'attention_layernorm_residual/fp32',
+      'transformer_block/fp32',
     ]);
   });
 
@@ -48,6 +50,25 @@ describe('case availability', () => {
     const r = runCase(linearGeluCublasLt, shape, device, settings);
     expect(r.status).toBe('skipped');
     expect(r.reason).toMatch(/runs on cuda only/);
+  });
+});
+
+describe('precisions and instructions a Volta GPU lacks', () => {
+  test('bf16 is a skip below compute capability 8.0, naming it; fp16 runs there unless a variant needs sm_80', async () => {
+    const cases = await loadCases();
+    const of = (name: string, dtype: string) => cases.find((c) => c.name === name && c.dtype === dtype);
+    const volta = { cublas: true, computeCapability: '7.0' };
+    expect(of('gelu_scale', 'bf16')?.unavailableReason('cuda', volta)).toBe(
+      'bf16 needs compute capability 8.0+ (bf16 arithmetic and tensor-core bf16); this GPU is 7.0',
+    );
+    expect(of('gelu_scale', 'fp16')?.unavailableReason('cuda', volta)).toBeUndefined();
+    expect(of('attention', 'fp16')?.unavailableReason('cuda', volta)).toBe(
+      "its variant 'fused' needs compute capability 8.0+ (sm_80 instructions); this GPU is 7.0",
+    );
+    expect(
+      of('attention', 'fp16')?.unavailableReason('cuda', { cublas: true, computeCapability: '9.0' }),
+    ).toBeUndefined();
+    expect(of('attention', 'fp16')?.unavailableReason('cpu', volta)).toBeUndefined();
   });
 });
 
