@@ -1,6 +1,8 @@
-// residual_layernorm beyond the shared numerics suite: the shape rules.
+// residual_layernorm beyond the shared numerics suite: the shape rules, and rows of two in the half
+// precisions.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
+import { checkBothVariants } from '../../suites/support/numerics-check.ts';
+import { findCase, loadCases } from '../registry.ts';
 
 const residualLayerNorm = await findCase('residual_layernorm');
 
@@ -17,4 +19,17 @@ describe('residual_layernorm shape validation', () => {
   ])('refuses %j before any allocation, naming the shape', (dims, message) => {
     expect(() => residualLayerNorm.validate(dims)).toThrow(message);
   });
+});
+
+describe('residual_layernorm in the half precisions', () => {
+  // Rows of two: rounding h to bf16/fp16 can make h0 = h1 (z = 0 instead of ±1). Both variants normalize
+  // the stored h and so does the reference, so the 512 rows of 16 runs agree at the stated tolerance.
+  test.each(['bf16', 'fp16'])(
+    '%s rows of two, where rounding h decides the row, agree with the reference',
+    async (dtype) => {
+      const def = (await loadCases()).find((c) => c.name === 'residual_layernorm' && c.dtype === dtype);
+      if (!def) throw new Error(`residual_layernorm is not registered in ${dtype}`);
+      for (let run = 0; run < 16; run++) checkBothVariants(def, 'cpu', [512, 2]);
+    },
+  );
 });

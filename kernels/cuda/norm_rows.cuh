@@ -40,6 +40,13 @@ struct NormRows {
   float eps;
 };
 
+// v as T stores it: the fused kernels normalize the h they write (rounded to bf16/fp16), as the unfused
+// twin normalizes the h it reads back, so both compute the same function and differ only in traffic.
+template <class T>
+__device__ __forceinline__ float stored(float v) {
+  return to_float(from_float<T>(v));
+}
+
 template <class T, int kRowWarps, int kSlots, bool kVec, Norm kNorm, bool kResidual>
 __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
   using Slots = RowSlots<T, kRowWarps, kSlots, kVec>;
@@ -60,7 +67,7 @@ __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
 #pragma unroll
       for (int s = 0; s < kSlots; ++s) {
 #pragma unroll
-        for (int c = 0; c < kW; ++c) v[s][c] += rs[s][c];
+        for (int c = 0; c < kW; ++c) v[s][c] = stored<T>(v[s][c] + rs[s][c]);
         Slots::store(a.h + off, n, s, t, v[s]);
       }
     }
@@ -121,7 +128,7 @@ __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows<T> a)
           float rs[kW];
           Tile::load(a.r + at, rem, s, t, 0.0f, rs);
 #pragma unroll
-          for (int c = 0; c < kW; ++c) v[c] += rs[c];
+          for (int c = 0; c < kW; ++c) v[c] = stored<T>(v[c] + rs[c]);
           Tile::store(a.h + at, rem, s, t, v);
         }
 #pragma unroll

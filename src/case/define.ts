@@ -43,7 +43,8 @@ export interface CaseDescriptor<D extends string, P extends string = never> {
   cappedGridShapes?: number[][];
   /** Seeded random inputs in float32; the loader rounds them to each precision the case runs in. */
   inputs(d: Dims<D>, seed: number): Inputs;
-  reference(inputs: Inputs, d: Dims<D>, params: Params<P>): References;
+  /** The float64 reference; `dtype` for references that follow what a precision stores (norms of a rounded h). */
+  reference(inputs: Inputs, d: Dims<D>, params: Params<P>, dtype: Dtype): References;
   /** The tolerance of each precision the native registration declares (fp32 always). */
   tolerance: { fp32: Tolerance } & Partial<Record<Dtype, Tolerance>>;
   /** Bytes each variant moves, given `e`, the bytes of one element of the precision measured. */

@@ -1,4 +1,5 @@
 /** LayerNorm and RMSNorm of one row in float64: the references of every case with a norm. */
+import { type Dtype, roundTo } from '../dtype.ts';
 
 /** LayerNorm of one row, (h − mean)·rstd·γ + β, two-pass (mean, then the mean squared deviation). */
 export function layerNormRow(h: Float64Array, gamma: Float32Array, beta: Float32Array, eps: number): Float64Array {
@@ -25,9 +26,19 @@ export function rmsNormRow(h: Float64Array, gamma: Float32Array, eps: number): F
   return y;
 }
 
-/** Row `row` of x + r (both [rows, n]) in float64: the residual stream a norm case normalizes. */
-export function residualRow(x: Float32Array, r: Float32Array, row: number, n: number): Float64Array {
+/**
+ * Row `row` of x + r (both [rows, n]): the residual stream a norm case normalizes. In fp32 the exact
+ * float64 sum; in bf16/fp16 the h the case stores and then normalizes, the float sum rounded to the
+ * precision (as autocast's eager ops hold it, and as both variants of the norm cases normalize it).
+ */
+export function residualRow(
+  x: Float32Array,
+  r: Float32Array,
+  row: number,
+  n: number,
+  dtype: Dtype = 'fp32',
+): Float64Array {
   const h = new Float64Array(n);
   for (let i = 0; i < n; i++) h[i] = (x[row * n + i] as number) + (r[row * n + i] as number);
-  return h;
+  return dtype === 'fp32' ? h : Float64Array.from(roundTo(dtype, Float32Array.from(h)));
 }
