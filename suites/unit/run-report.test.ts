@@ -62,8 +62,8 @@ describe('the console table', () => {
     expect(skipped).toMatch(/ SKIPPED$/);
     expect(table).not.toContain('--max-elements');
     const notes = consoleNotes(mixed);
-    expect(notes.find((n) => n.startsWith('gelu_scale 256M: SKIPPED: '))).toContain('--max-elements');
-    expect(notes.find((n) => n.startsWith('gelu_scale 4K: ERRORED: '))).toContain('cudaErrorLaunchOutOfResources');
+    expect(notes.find((n) => n.startsWith('gelu_scale 256M fp32: SKIPPED: '))).toContain('--max-elements');
+    expect(notes.find((n) => n.startsWith('gelu_scale 4K fp32: ERRORED: '))).toContain('cudaErrorLaunchOutOfResources');
   });
 
   test('stays as narrow as its measured rows: no reason widens a column', () => {
@@ -103,16 +103,16 @@ describe('the console table', () => {
     expect(row).toMatch(/SAME speedup \+0\.4%.* \(batched\)$/);
     const notes = consoleNotes(r);
     expect(notes).toContain(
-      'gelu_scale 1K: batched, 64 calls between events: unfused 0.002100 ms, fused 0.001300 ms per call, speedup 1.61x [1.60, 1.63]; the gate judged the batched timing',
+      'gelu_scale 1K fp32: batched, 64 calls between events: unfused 0.002100 ms, fused 0.001300 ms per call, speedup 1.61x [1.60, 1.63]; the gate judged the batched timing',
     );
-    expect(notes).toContain('gelu_scale 1K: injected regression: asked 3%, measured 3.1%');
-    expect(notes).toContain('gelu_scale 1M: injected regression: 4 extra read passes');
+    expect(notes).toContain('gelu_scale 1K fp32: injected regression: asked 3%, measured 3.1%');
+    expect(notes).toContain('gelu_scale 1M fp32: injected regression: 4 extra read passes');
   });
 });
 
 describe('BENCHMARK_RESULTS.md per case', () => {
   const section = (md: string, label: string) =>
-    md.split(/^### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
+    md.split(/^#### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
 
   test('the batched timing sits beside the per-call time, with its method and the one the gate judged', () => {
     const md = renderBenchmarkMarkdown(batchedAndInjected());
