@@ -7,19 +7,23 @@
 
 namespace fusebench::kernels {
 
-void linear_gelu_unfused_cuda(const LinearGeluArgs& a, const LaunchContext& ctx) {
+template <class T>
+void linear_gelu_unfused_cuda(const LinearGeluArgs<T>& a, const LaunchContext& ctx) {
   cuda::cublas_gemm_xwt(a.x, a.w, a.t, a.m, a.n, a.k, ctx);
   cuda::bias_add(a.t, a.b, a.u, a.m, a.n, ctx);
   cuda::gelu(a.u, a.y, a.m * a.n, ctx);
 }
 
-void linear_gelu_fused_cuda(const LinearGeluArgs& a, const LaunchContext& ctx) {
+void linear_gelu_fused_cuda(const LinearGeluArgs<float>& a, const LaunchContext& ctx) {
   const int m = static_cast<int>(a.m), n = static_cast<int>(a.n), k = static_cast<int>(a.k);
   cuda::launch_gemm_tn<cuda::Epilogue::BiasGelu>({a.x, a.w, a.b, nullptr, a.y, m, n, k, n}, ctx, "linear_gelu GEMM");
 }
 
-void linear_gelu_cublaslt_cuda(const LinearGeluArgs& a, const LaunchContext& ctx) {
+template <class T>
+void linear_gelu_cublaslt_cuda(const LinearGeluArgs<T>& a, const LaunchContext& ctx) {
   cuda::cublaslt_linear_gelu(a.x, a.w, a.b, a.y, a.m, a.n, a.k, ctx);
 }
+
+FB_CUDA_VARIANTS(LinearGeluArgs, linear_gelu_unfused_cuda, linear_gelu_cublaslt_cuda)
 
 }  // namespace fusebench::kernels

@@ -1,3 +1,6 @@
+#include <type_traits>
+#include <vector>
+
 #include "case_decl.h"
 #include "common/gemm_limits.h"
 #include "linear_gelu.h"
@@ -7,10 +10,22 @@ namespace {
 
 using kernels::LinearGeluArgs;
 
-CaseDecl<LinearGeluArgs> declare() {
-  using A = LinearGeluArgs;
+template <class T>
+CaseDecl<LinearGeluArgs<T>> declare() {
+  using A = LinearGeluArgs<T>;
+  constexpr bool kFloat = std::is_same_v<T, float>;
   using namespace kernels;
   constexpr auto mn = [](const A& a) { return a.m * a.n; };
+  std::vector<Variant<A>> variants = {
+      {"unfused", linear_gelu_unfused_cpu<T>, FB_CUDA(linear_gelu_unfused_cuda<T>), Needs::Cublas}};
+  if constexpr (kFloat) {
+    variants.push_back({"fused", linear_gelu_fused_cpu<T>, FB_CUDA(linear_gelu_fused_cuda)});
+    variants.push_back({"cublaslt", nullptr, FB_CUDA(linear_gelu_cublaslt_cuda<T>), Needs::Cublas});
+  } else {
+    // fusebench's GEMM is fp32 only: in bf16/fp16 the fused variant is cuBLASLt's GELU_BIAS epilogue on
+    // tensor cores (on the CPU, the GEMM with the same epilogue, y rounded once).
+    variants.push_back({"fused", linear_gelu_fused_cpu<T>, FB_CUDA(linear_gelu_cublaslt_cuda<T>), Needs::Cublas});
+  }
   return {"linear_gelu",
           {{"m", &A::m}, {"n", &A::n}, {"k", &A::k}},
           {},
@@ -20,15 +35,13 @@ CaseDecl<LinearGeluArgs> declare() {
            {"y", &A::y, Role::Output, mn},
            {"t", &A::t, Role::Scratch, mn},
            {"u", &A::u, Role::Scratch, mn}},
-          {{"unfused", linear_gelu_unfused_cpu, FB_CUDA(linear_gelu_unfused_cuda), Needs::Cublas},
-           {"fused", linear_gelu_fused_cpu, FB_CUDA(linear_gelu_fused_cuda)},
-           {"cublaslt", nullptr, FB_CUDA(linear_gelu_cublaslt_cuda), Needs::Cublas}},
+          variants,
           {{"k % 4 == 0", kVectorKWhy, [](const A& a) { return a.k % 4 == 0; }},
            {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.n, a.k}); }},
            {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

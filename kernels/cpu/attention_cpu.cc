@@ -15,6 +15,7 @@
 #include "cpu/attention_cpu.h"
 #include "cpu/gemm_cpu.h"
 #include "cpu/softmax_cpu.h"
+#include "cpu/widen.h"
 
 namespace fusebench::kernels::cpu {
 namespace {
@@ -36,18 +37,6 @@ void probs_times_values(const float* p, const float* v, float* o, size_t seq) {
     }
     for (size_t x = 0; x < d; ++x) o[i * d + x] = acc[x];
   }
-}
-
-template <class T>
-std::vector<float> widen(const T* x, size_t n) {
-  std::vector<float> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = to_float(x[i]);
-  return out;
-}
-
-template <class T>
-void narrow(const float* x, T* out, size_t n) {
-  for (size_t i = 0; i < n; ++i) out[i] = from_float<T>(x[i]);
 }
 
 }  // namespace

@@ -93,6 +93,15 @@ void cublas_gemm_batched(const float* a, const float* b, float* c, size_t batch,
 
 namespace {
 
+// y = x·wᵀ (as cublas_gemm_xwt) on half operands of CUDA type `t`, accumulating in fp32.
+void gemm_xwt_half(const void* x, const void* w, void* y, cudaDataType t, size_t m, size_t n, size_t k,
+                   const LaunchContext& ctx) {
+  const float one = 1.0f, zero = 0.0f;
+  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
+  FB_CUBLAS_CHECK(cublasGemmEx(blas_on(ctx, true), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, t, K, x, t, K, &zero, y, t,
+                               N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
 // The strided batched GEMM above on half operands of CUDA type `t`, accumulating in fp32.
 void gemm_batched_half(const void* a, const void* b, void* c, cudaDataType t, size_t batch, size_t m, size_t n, size_t k,
                        bool b_transposed, const LaunchContext& ctx) {
@@ -105,6 +114,14 @@ void gemm_batched_half(const void* a, const void* b, void* c, cudaDataType t, si
 }
 
 }  // namespace
+
+void cublas_gemm_xwt(const bf16* x, const bf16* w, bf16* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
+  gemm_xwt_half(x, w, y, CUDA_R_16BF, m, n, k, ctx);
+}
+
+void cublas_gemm_xwt(const fp16* x, const fp16* w, fp16* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
+  gemm_xwt_half(x, w, y, CUDA_R_16F, m, n, k, ctx);
+}
 
 void cublas_gemm_batched(const bf16* a, const bf16* b, bf16* c, size_t batch, size_t m, size_t n, size_t k,
                          bool b_transposed, const LaunchContext& ctx) {
@@ -126,15 +143,15 @@ struct LtGeluPlan {
       lc{nullptr, cublasLtMatrixLayoutDestroy};
   cublasLtMatmulAlgo_t algo{};
 
-  LtGeluPlan(int M, int N, int K) {
+  LtGeluPlan(int M, int N, int K, cudaDataType t) {
     FB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op.p, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t trans = CUBLAS_OP_T;
     FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.p, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans)));
     const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
     FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.p, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
-    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.p, CUDA_R_32F, K, N, K));  // w, transposed by TRANSA
-    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.p, CUDA_R_32F, K, M, K));  // x
-    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc.p, CUDA_R_32F, N, M, N));  // y
+    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.p, t, K, N, K));  // w, transposed by TRANSA
+    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.p, t, K, M, K));  // x
+    FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc.p, t, N, M, N));  // y; the bias is of y's type
     LtOwner<cublasLtMatmulPreference_t> pref{nullptr, cublasLtMatmulPreferenceDestroy};
     FB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref.p));
     const size_t ws = Handles::kWorkspaceBytes;
@@ -142,25 +159,44 @@ struct LtGeluPlan {
     cublasLtMatmulHeuristicResult_t heuristic{};
     int found = 0;
     FB_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handles().lt, op.p, la.p, lb.p, lc.p, lc.p, pref.p, 1, &heuristic, &found));
-    if (found == 0) throw CudaError("cuBLASLt: no algorithm for an fp32 GEMM with the GELU_BIAS epilogue on this GPU");
+    if (found == 0) throw CudaError("cuBLASLt: no algorithm for this GEMM with the GELU_BIAS epilogue on this GPU");
     algo = heuristic.algo;
   }
 };
 
 }  // namespace
 
-void cublaslt_linear_gelu(const float* x, const float* w, const float* bias, float* y, size_t m, size_t n, size_t k,
-                          const LaunchContext& ctx) {
+namespace {
+
+void lt_linear_gelu(const void* x, const void* w, const void* bias, void* y, cudaDataType t, size_t m, size_t n, size_t k,
+                    const LaunchContext& ctx) {
   Handles& h = handles();
-  static std::map<std::tuple<int, int, int>, std::unique_ptr<LtGeluPlan>> plans;
+  static std::map<std::tuple<int, int, int, int>, std::unique_ptr<LtGeluPlan>> plans;
   const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
-  auto& plan = plans[{M, N, K}];
-  if (!plan) plan = std::make_unique<LtGeluPlan>(M, N, K);
+  auto& plan = plans[{M, N, K, static_cast<int>(t)}];
+  if (!plan) plan = std::make_unique<LtGeluPlan>(M, N, K, t);
   FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op.p, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
   const float one = 1.0f, zero = 0.0f;
   FB_CUBLAS_CHECK(cublasLtMatmul(h.lt, plan->op.p, &one, w, plan->la.p, x, plan->lb.p, &zero, y, plan->lc.p, y,
                                  plan->lc.p, &plan->algo, h.workspace, Handles::kWorkspaceBytes,
                                  static_cast<cudaStream_t>(ctx.stream)));
+}
+
+}  // namespace
+
+void cublaslt_linear_gelu(const float* x, const float* w, const float* bias, float* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx) {
+  lt_linear_gelu(x, w, bias, y, CUDA_R_32F, m, n, k, ctx);
+}
+
+void cublaslt_linear_gelu(const bf16* x, const bf16* w, const bf16* bias, bf16* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx) {
+  lt_linear_gelu(x, w, bias, y, CUDA_R_16BF, m, n, k, ctx);
+}
+
+void cublaslt_linear_gelu(const fp16* x, const fp16* w, const fp16* bias, fp16* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx) {
+  lt_linear_gelu(x, w, bias, y, CUDA_R_16F, m, n, k, ctx);
 }
 
 }  // namespace fusebench::cuda
@@ -186,6 +222,14 @@ void cublas_gemm_batched(const fp16*, const fp16*, fp16*, size_t, size_t, size_t
   no_cublas();
 }
 void cublaslt_linear_gelu(const float*, const float*, const float*, float*, size_t, size_t, size_t, const LaunchContext&) {
+  no_cublas();
+}
+void cublas_gemm_xwt(const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
+void cublas_gemm_xwt(const fp16*, const fp16*, fp16*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
+void cublaslt_linear_gelu(const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) {
+  no_cublas();
+}
+void cublaslt_linear_gelu(const fp16*, const fp16*, const fp16*, fp16*, size_t, size_t, size_t, const LaunchContext&) {
   no_cublas();
 }
 }  // namespace fusebench::cuda

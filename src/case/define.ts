@@ -30,6 +30,8 @@ export interface Comparison {
   fused: string;
   /** Default "unfused". */
   unfused?: string;
+  /** The precisions it is measured in (default: every one the addon registers), e.g. a fused variant fp32 only. */
+  dtypes?: readonly Dtype[];
 }
 
 /** The TypeScript half of a case. D: dim names; P: param names (both as the native registration has them). */

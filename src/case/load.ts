@@ -143,97 +143,104 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
   ) as Record<BackendName, Shape[]>;
   const sources = caseSources(folder);
   return registrations.flatMap((reg) =>
-    comparisons.map((cmp): CaseDef => {
-      const dtype = reg.dtype as Dtype;
-      const name = cmp.name ?? folder;
-      const variants = { unfused: cmp.unfused ?? 'unfused', fused: cmp.fused };
-      const used = [variantOf(reg, variants.unfused, name), variantOf(reg, variants.fused, name)];
-      const buffers = (dims: number[]) => caseBuffers(folder, dtype, dims);
-      return {
-        name,
-        nativeCase: folder,
-        title: cmp.title ?? d.title,
-        dtype,
-        sources,
-        variants,
-        params: native.params.map((p) => p.value),
-        dimNames: native.dims,
-        shapes: (backend) => shapesByBackend[backend] ?? [],
-        testShapes: d.testShapes,
-        cappedGridShapes: d.cappedGridShapes ?? [],
-        validate: (dims) => {
-          checkDims(name, native.dims, dims);
-          try {
-            checkShape(folder, dtype, dims);
-          } catch (e) {
-            // The addon names its own case; a comparison of it is reported under the comparison's name.
-            throw new Error((e as Error).message.replace(new RegExp(`^${folder}:`), `${name}:`));
-          }
-          for (const b of buffers(dims)) {
-            if (b.count > MAX_BUFFER_ELEMENTS) {
-              throw new Error(
-                `${name}: shape [${dims.join(', ')}] has ${b.count} elements in ${b.name}; the numerics hold a buffer ` +
-                  `in a JS typed array indexed with 32 bits (at most ${MAX_BUFFER_ELEMENTS.toLocaleString('en-US')})`,
-              );
+    comparisons
+      .filter((cmp) => !cmp.dtypes || cmp.dtypes.includes(reg.dtype as Dtype))
+      .map((cmp): CaseDef => {
+        const dtype = reg.dtype as Dtype;
+        const name = cmp.name ?? folder;
+        const variants = { unfused: cmp.unfused ?? 'unfused', fused: cmp.fused };
+        const used = [variantOf(reg, variants.unfused, name), variantOf(reg, variants.fused, name)];
+        const buffers = (dims: number[]) => caseBuffers(folder, dtype, dims);
+        return {
+          name,
+          nativeCase: folder,
+          title: cmp.title ?? d.title,
+          dtype,
+          sources,
+          variants,
+          params: native.params.map((p) => p.value),
+          dimNames: native.dims,
+          shapes: (backend) => shapesByBackend[backend] ?? [],
+          testShapes: d.testShapes,
+          cappedGridShapes: d.cappedGridShapes ?? [],
+          validate: (dims) => {
+            checkDims(name, native.dims, dims);
+            try {
+              checkShape(folder, dtype, dims);
+            } catch (e) {
+              // The addon names its own case; a comparison of it is reported under the comparison's name.
+              throw new Error((e as Error).message.replace(new RegExp(`^${folder}:`), `${name}:`));
             }
-          }
-        },
-        unavailableReason: (backend, on = {}) => {
-          const cublas = on.cublas ?? buildInfo().cublas;
-          const cc = on.computeCapability;
-          if (backend === 'cuda' && dtype === 'bf16' && cc !== undefined && Number(cc) < 8) {
-            return `bf16 needs compute capability 8.0+ (bf16 arithmetic and tensor-core bf16); this GPU is ${cc}`;
-          }
-          for (const v of used) {
-            if (backend === 'cpu' && !v.cpu) {
-              return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
+            for (const b of buffers(dims)) {
+              if (b.count > MAX_BUFFER_ELEMENTS) {
+                throw new Error(
+                  `${name}: shape [${dims.join(', ')}] has ${b.count} elements in ${b.name}; the numerics hold a buffer ` +
+                    `in a JS typed array indexed with 32 bits (at most ${MAX_BUFFER_ELEMENTS.toLocaleString('en-US')})`,
+                );
+              }
             }
-            if (backend === 'cuda' && !v.cuda)
-              return `its variant '${v.name}' has no CUDA implementation in this build`;
-            if (backend === 'cuda' && v.needs === 'cublas' && !cublas) {
-              return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
+          },
+          unavailableReason: (backend, on = {}) => {
+            const cublas = on.cublas ?? buildInfo().cublas;
+            const cc = on.computeCapability;
+            if (backend === 'cuda' && dtype === 'bf16' && cc !== undefined && Number(cc) < 8) {
+              return `bf16 needs compute capability 8.0+ (bf16 arithmetic and tensor-core bf16); this GPU is ${cc}`;
             }
-            if (backend === 'cuda' && cc !== undefined && v.minComputeCapability > Math.round(Number(cc) * 10)) {
-              const need = (v.minComputeCapability / 10).toFixed(1);
-              return `its variant '${v.name}' needs compute capability ${need}+ (sm_${v.minComputeCapability} instructions); this GPU is ${cc}`;
+            for (const v of used) {
+              if (backend === 'cpu' && !v.cpu) {
+                return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
+              }
+              if (backend === 'cuda' && !v.cuda)
+                return `its variant '${v.name}' has no CUDA implementation in this build`;
+              if (backend === 'cuda' && v.needs === 'cublas' && !cublas) {
+                return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
+              }
+              if (backend === 'cuda' && cc !== undefined && v.minComputeCapability > Math.round(Number(cc) * 10)) {
+                const need = (v.minComputeCapability / 10).toFixed(1);
+                return `its variant '${v.name}' needs compute capability ${need}+ (sm_${v.minComputeCapability} instructions); this GPU is ${cc}`;
+              }
+              const smem = on.maxSharedMemoryPerBlock;
+              if (backend === 'cuda' && smem !== undefined && v.sharedMemoryBytes > smem) {
+                return (
+                  `its variant '${v.name}' needs ${v.sharedMemoryBytes.toLocaleString('en-US')} bytes of shared memory per ` +
+                  `block; this GPU allows ${smem.toLocaleString('en-US')} (a Volta GPU has 96 KiB)`
+                );
+              }
             }
-            const smem = on.maxSharedMemoryPerBlock;
-            if (backend === 'cuda' && smem !== undefined && v.sharedMemoryBytes > smem) {
-              return (
-                `its variant '${v.name}' needs ${v.sharedMemoryBytes.toLocaleString('en-US')} bytes of shared memory per ` +
-                `block; this GPU allows ${smem.toLocaleString('en-US')} (a Volta GPU has 96 KiB)`
-              );
-            }
-          }
-          return undefined;
-        },
-        inputs: (dims, seed) => {
-          const elems = new Map(buffers(dims).map((b) => [b.name, b.elem]));
-          const raw = d.inputs(dimsOf(dims), seed);
-          return Object.fromEntries(
-            Object.entries(raw).map(([k, v]) => {
-              const e = elems.get(k);
-              return [k, e === 'bf16' || e === 'fp16' ? roundTo(e, v) : v];
-            }),
-          );
-        },
-        reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params, dtype),
-        tolerance: d.tolerance[dtype] as NonNullable<AnyDescriptor['tolerance'][Dtype]>,
-        traffic: (dims) => d.traffic(dimsOf(dims), DTYPE_BYTES[dtype]),
-        ...(d.flops
-          ? { flops: (dims: number[]) => (d.flops as NonNullable<AnyDescriptor['flops']>)(dimsOf(dims)) }
-          : {}),
-        ...(d.extraNumerics
-          ? {
-              extraNumerics: (inputs, outputs, dims) =>
-                (d.extraNumerics as NonNullable<AnyDescriptor['extraNumerics']>)(inputs, outputs, dimsOf(dims), params),
-            }
-          : {}),
-        allocatedBytes: (dims) =>
-          buffers(dims).reduce((s, b) => s + b.count * (b.elem === 'bf16' || b.elem === 'fp16' ? 2 : 4), 0),
-        elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
-      };
-    }),
+            return undefined;
+          },
+          inputs: (dims, seed) => {
+            const elems = new Map(buffers(dims).map((b) => [b.name, b.elem]));
+            const raw = d.inputs(dimsOf(dims), seed);
+            return Object.fromEntries(
+              Object.entries(raw).map(([k, v]) => {
+                const e = elems.get(k);
+                return [k, e === 'bf16' || e === 'fp16' ? roundTo(e, v) : v];
+              }),
+            );
+          },
+          reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params, dtype),
+          tolerance: d.tolerance[dtype] as NonNullable<AnyDescriptor['tolerance'][Dtype]>,
+          traffic: (dims) => d.traffic(dimsOf(dims), DTYPE_BYTES[dtype]),
+          ...(d.flops
+            ? { flops: (dims: number[]) => (d.flops as NonNullable<AnyDescriptor['flops']>)(dimsOf(dims)) }
+            : {}),
+          ...(d.extraNumerics
+            ? {
+                extraNumerics: (inputs, outputs, dims) =>
+                  (d.extraNumerics as NonNullable<AnyDescriptor['extraNumerics']>)(
+                    inputs,
+                    outputs,
+                    dimsOf(dims),
+                    params,
+                  ),
+              }
+            : {}),
+          allocatedBytes: (dims) =>
+            buffers(dims).reduce((s, b) => s + b.count * (b.elem === 'bf16' || b.elem === 'fp16' ? 2 : 4), 0),
+          elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
+        };
+      }),
   );
 }
 

@@ -33,6 +33,8 @@ describe('case availability', () => {
     expect(needing).toEqual([
       'linear_gelu/fp32',
       'linear_gelu_cublaslt/fp32',
+      'linear_gelu/bf16',
+      'linear_gelu/fp16',
       'layernorm_linear/fp32',
       'ffn/fp32',
       'attention/fp32',
