@@ -1,3 +1,5 @@
+#include <type_traits>
+
 #include "case_decl.h"
 #include "common/gemm_limits.h"
 #include "ffn.h"
@@ -7,8 +9,9 @@ namespace {
 
 using kernels::FfnArgs;
 
-CaseDecl<FfnArgs> declare() {
-  using A = FfnArgs;
+template <class T>
+CaseDecl<FfnArgs<T>> declare() {
+  using A = FfnArgs<T>;
   using namespace kernels;
   constexpr auto mh = [](const A& a) { return a.m * a.h; };
   constexpr auto mf = [](const A& a) { return a.m * a.f; };
@@ -27,15 +30,17 @@ CaseDecl<FfnArgs> declare() {
            {"u1", &A::u1, Role::Scratch, mf},
            {"t2", &A::t2, Role::Scratch, mh},
            {"u2", &A::u2, Role::Scratch, mh}},
-          {{"unfused", ffn_unfused_cpu, FB_CUDA(ffn_unfused_cuda), Needs::Cublas},
-           {"fused", ffn_fused_cpu, FB_CUDA(ffn_fused_cuda)}},
+          {{"unfused", ffn_unfused_cpu<T>, FB_CUDA(ffn_unfused_cuda<T>), Needs::Cublas},
+           // fp32: fusebench's GEMM; bf16/fp16: cuBLASLt's epilogues (needs cuBLAS).
+           {"fused", ffn_fused_cpu<T>, FB_CUDA(ffn_fused_cuda<T>),
+            std::is_same_v<T, float> ? Needs::Nothing : Needs::Cublas}},
           // The first GEMM reduces over h, the second over f.
           {{"h % 4 == 0 and f % 4 == 0", kVectorKWhy, [](const A& a) { return a.h % 4 == 0 && a.f % 4 == 0; }},
            {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.h, a.f}); }},
            {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

@@ -135,19 +135,18 @@ void cublas_gemm_batched(const fp16* a, const fp16* b, fp16* c, size_t batch, si
 
 namespace {
 
-// The descriptors and the heuristic's algorithm for one shape, made once: choosing them costs host
-// time that would otherwise land inside the timed call.
-struct LtGeluPlan {
+// The descriptors and the heuristic's algorithm for one shape, element type and epilogue, made once:
+// choosing them costs host time that would otherwise land inside the timed call.
+struct LtPlan {
   LtOwner<cublasLtMatmulDesc_t> op{nullptr, cublasLtMatmulDescDestroy};
   LtOwner<cublasLtMatrixLayout_t> la{nullptr, cublasLtMatrixLayoutDestroy}, lb{nullptr, cublasLtMatrixLayoutDestroy},
       lc{nullptr, cublasLtMatrixLayoutDestroy};
   cublasLtMatmulAlgo_t algo{};
 
-  LtGeluPlan(int M, int N, int K, cudaDataType t) {
+  LtPlan(int M, int N, int K, cudaDataType t, cublasLtEpilogue_t epi) {
     FB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op.p, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t trans = CUBLAS_OP_T;
     FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.p, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans)));
-    const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
     FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.p, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
     FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.p, t, K, N, K));  // w, transposed by TRANSA
     FB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.p, t, K, M, K));  // x
@@ -159,7 +158,7 @@ struct LtGeluPlan {
     cublasLtMatmulHeuristicResult_t heuristic{};
     int found = 0;
     FB_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handles().lt, op.p, la.p, lb.p, lc.p, lc.p, pref.p, 1, &heuristic, &found));
-    if (found == 0) throw CudaError("cuBLASLt: no algorithm for this GEMM with the GELU_BIAS epilogue on this GPU");
+    if (found == 0) throw CudaError("cuBLASLt: no algorithm for this GEMM and epilogue on this GPU");
     algo = heuristic.algo;
   }
 };
@@ -168,16 +167,17 @@ struct LtGeluPlan {
 
 namespace {
 
-void lt_linear_gelu(const void* x, const void* w, const void* bias, void* y, cudaDataType t, size_t m, size_t n, size_t k,
-                    const LaunchContext& ctx) {
+// y = epilogue(x·wᵀ + bias) (+ r when r is given: β = 1 on C = r).
+void lt_linear(const void* x, const void* w, const void* bias, const void* r, void* y, cudaDataType t,
+               cublasLtEpilogue_t epi, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
   Handles& h = handles();
-  static std::map<std::tuple<int, int, int, int>, std::unique_ptr<LtGeluPlan>> plans;
+  static std::map<std::tuple<int, int, int, int, int>, std::unique_ptr<LtPlan>> plans;
   const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
-  auto& plan = plans[{M, N, K, static_cast<int>(t)}];
-  if (!plan) plan = std::make_unique<LtGeluPlan>(M, N, K, t);
+  auto& plan = plans[{M, N, K, static_cast<int>(t), static_cast<int>(epi)}];
+  if (!plan) plan = std::make_unique<LtPlan>(M, N, K, t, epi);
   FB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op.p, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
-  const float one = 1.0f, zero = 0.0f;
-  FB_CUBLAS_CHECK(cublasLtMatmul(h.lt, plan->op.p, &one, w, plan->la.p, x, plan->lb.p, &zero, y, plan->lc.p, y,
+  const float one = 1.0f, beta = r ? 1.0f : 0.0f;
+  FB_CUBLAS_CHECK(cublasLtMatmul(h.lt, plan->op.p, &one, w, plan->la.p, x, plan->lb.p, &beta, r ? r : y, plan->lc.p, y,
                                  plan->lc.p, &plan->algo, h.workspace, Handles::kWorkspaceBytes,
                                  static_cast<cudaStream_t>(ctx.stream)));
 }
@@ -186,17 +186,27 @@ void lt_linear_gelu(const void* x, const void* w, const void* bias, void* y, cud
 
 void cublaslt_linear_gelu(const float* x, const float* w, const float* bias, float* y, size_t m, size_t n, size_t k,
                           const LaunchContext& ctx) {
-  lt_linear_gelu(x, w, bias, y, CUDA_R_32F, m, n, k, ctx);
+  lt_linear(x, w, bias, nullptr, y, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
 }
 
 void cublaslt_linear_gelu(const bf16* x, const bf16* w, const bf16* bias, bf16* y, size_t m, size_t n, size_t k,
                           const LaunchContext& ctx) {
-  lt_linear_gelu(x, w, bias, y, CUDA_R_16BF, m, n, k, ctx);
+  lt_linear(x, w, bias, nullptr, y, CUDA_R_16BF, CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
 }
 
 void cublaslt_linear_gelu(const fp16* x, const fp16* w, const fp16* bias, fp16* y, size_t m, size_t n, size_t k,
                           const LaunchContext& ctx) {
-  lt_linear_gelu(x, w, bias, y, CUDA_R_16F, m, n, k, ctx);
+  lt_linear(x, w, bias, nullptr, y, CUDA_R_16F, CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
+}
+
+void cublaslt_linear_bias_residual(const bf16* x, const bf16* w, const bf16* bias, const bf16* r, bf16* y, size_t m,
+                                   size_t n, size_t k, const LaunchContext& ctx) {
+  lt_linear(x, w, bias, r, y, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
+}
+
+void cublaslt_linear_bias_residual(const fp16* x, const fp16* w, const fp16* bias, const fp16* r, fp16* y, size_t m,
+                                   size_t n, size_t k, const LaunchContext& ctx) {
+  lt_linear(x, w, bias, r, y, CUDA_R_16F, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
 }
 
 }  // namespace fusebench::cuda
@@ -225,6 +235,14 @@ void cublaslt_linear_gelu(const float*, const float*, const float*, float*, size
   no_cublas();
 }
 void cublas_gemm_xwt(const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
+void cublaslt_linear_bias_residual(const bf16*, const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t,
+                                   const LaunchContext&) {
+  no_cublas();
+}
+void cublaslt_linear_bias_residual(const fp16*, const fp16*, const fp16*, const fp16*, fp16*, size_t, size_t, size_t,
+                                   const LaunchContext&) {
+  no_cublas();
+}
 void cublas_gemm_xwt(const fp16*, const fp16*, fp16*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
 void cublaslt_linear_gelu(const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) {
   no_cublas();

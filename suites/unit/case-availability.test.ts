@@ -37,6 +37,8 @@ describe('case availability', () => {
       'linear_gelu/fp16',
       'layernorm_linear/fp32',
       'ffn/fp32',
+      'ffn/bf16',
+      'ffn/fp16',
       'attention/fp32',
       'attention/bf16',
       'attention/fp16',
