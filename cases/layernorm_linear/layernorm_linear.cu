@@ -1,5 +1,8 @@
 // CUDA LayerNorm + Linear: LayerNorm row kernel → cuBLAS GEMM → bias kernel (unfused); the weight
-// fold and one LayerNorm-folded GEMM (fused; gemm.cuh documents the algebra).
+// fold and one LayerNorm-folded GEMM (fused; gemm.cuh documents the algebra); in bf16/fp16 the LayerNorm
+// kernel feeding cuBLASLt's BIAS epilogue.
+#include <type_traits>
+
 #include "cuda/building_blocks.h"
 #include "cuda/cublas_ops.h"
 #include "cuda/gemm.cuh"
@@ -7,19 +10,28 @@
 
 namespace fusebench::kernels {
 
-void layernorm_linear_unfused_cuda(const LayerNormLinearArgs& a, const LaunchContext& ctx) {
+template <class T>
+void layernorm_linear_unfused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx) {
   cuda::layernorm(a.x, a.gamma, a.beta, a.xn, a.m, a.k, a.eps, ctx);
   cuda::cublas_gemm_xwt(a.xn, a.w, a.t, a.m, a.n, a.k, ctx);
   cuda::bias_add(a.t, a.b, a.y, a.m, a.n, ctx);
 }
 
-void layernorm_linear_fused_cuda(const LayerNormLinearArgs& a, const LaunchContext& ctx) {
-  const int m = static_cast<int>(a.m), n = static_cast<int>(a.n), k = static_cast<int>(a.k);
-  cuda::fold_layernorm_weights(a.w, a.gamma, a.beta, a.b, a.w_folded, a.colsum, a.bias_folded, n, k, ctx);
-  cuda::GemmArgs g{a.x, a.w_folded, a.bias_folded, nullptr, a.y, m, n, k, n};
-  g.colsum = a.colsum;
-  g.eps = a.eps;
-  cuda::launch_gemm_tn<cuda::Epilogue::Bias, true>(g, ctx, "layernorm_linear GEMM");
+template <class T>
+void layernorm_linear_fused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx) {
+  if constexpr (std::is_same_v<T, float>) {
+    const int m = static_cast<int>(a.m), n = static_cast<int>(a.n), k = static_cast<int>(a.k);
+    cuda::fold_layernorm_weights(a.w, a.gamma, a.beta, a.b, a.w_folded, a.colsum, a.bias_folded, n, k, ctx);
+    cuda::GemmArgs g{a.x, a.w_folded, a.bias_folded, nullptr, a.y, m, n, k, n};
+    g.colsum = a.colsum;
+    g.eps = a.eps;
+    cuda::launch_gemm_tn<cuda::Epilogue::Bias, true>(g, ctx, "layernorm_linear GEMM");
+  } else {
+    cuda::layernorm(a.x, a.gamma, a.beta, a.xn, a.m, a.k, a.eps, ctx);
+    cuda::cublaslt_linear_bias(a.xn, a.w, a.b, a.y, a.m, a.n, a.k, ctx);
+  }
 }
+
+FB_CUDA_VARIANTS(LayerNormLinearArgs, layernorm_linear_unfused_cuda, layernorm_linear_fused_cuda)
 
 }  // namespace fusebench::kernels

@@ -4,36 +4,45 @@
 // (kernels/cuda/gemm.cuh documents the algebra):
 //   y_ij = rstd_i·(Σ_k x_ik·γ_k·w_jk − mean_i·Σ_k γ_k·w_jk) + Σ_k β_k·w_jk + b_j
 // with the row statistics accumulated while the x tiles stream, so xn is never written or read.
+// In bf16/fp16 (T) the GEMMs run on tensor cores with fp32 accumulation (fusebench's GEMM is fp32 only):
+// the twin is the LayerNorm kernel, cublasGemmEx and the bias kernel; the fused variant is the LayerNorm
+// kernel feeding cuBLASLt's BIAS epilogue (t and its bias pass removed).
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
 // Shape limits: layernorm_linear_case.cc.
+template <class T>
 struct LayerNormLinearArgs {
-  const float* x;      // [m, k]
-  const float* gamma;  // [k]
-  const float* beta;   // [k]
-  const float* w;      // [n, k]
-  const float* b;      // [n]
-  float* y;            // [m, n]
-  float* xn;           // [m, k] unfused scratch: LayerNorm(x)
-  float* t;            // [m, n] unfused scratch: xn·wᵀ
-  float* w_folded;     // [n, k] fused scratch: w·diag(γ)
-  float* colsum;       // [n] fused scratch: Σ_k γ_k·w_jk
-  float* bias_folded;  // [n] fused scratch: b_j + Σ_k β_k·w_jk
+  const T* x;  // [m, k]
+  const T* gamma;  // [k]
+  const T* beta;  // [k]
+  const T* w;  // [n, k]
+  const T* b;  // [n]
+  T* y;  // [m, n]
+  T* xn;  // [m, k] scratch: LayerNorm(x) (the twin; in bf16/fp16 also the fused variant)
+  T* t;  // [m, n] unfused scratch: xn·wᵀ
+  T* w_folded;  // [n, k] fp32 fused scratch: w·diag(γ)
+  T* colsum;  // [n] fp32 fused scratch: Σ_k γ_k·w_jk
+  T* bias_folded;  // [n] fp32 fused scratch: b_j + Σ_k β_k·w_jk
   size_t m, n, k;
   float eps;
 };
 
-void layernorm_linear_unfused_cpu(const LayerNormLinearArgs& a);
-void layernorm_linear_fused_cpu(const LayerNormLinearArgs& a);
+template <class T>
+void layernorm_linear_unfused_cpu(const LayerNormLinearArgs<T>& a);
+template <class T>
+void layernorm_linear_fused_cpu(const LayerNormLinearArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
-void layernorm_linear_unfused_cuda(const LayerNormLinearArgs& a, const LaunchContext& ctx);
-void layernorm_linear_fused_cuda(const LayerNormLinearArgs& a, const LaunchContext& ctx);
+template <class T>
+void layernorm_linear_unfused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx);
+template <class T>
+void layernorm_linear_fused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

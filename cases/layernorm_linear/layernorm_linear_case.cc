@@ -1,3 +1,5 @@
+#include <type_traits>
+
 #include "case_decl.h"
 #include "common/constants.h"
 #include "common/gemm_limits.h"
@@ -8,8 +10,9 @@ namespace {
 
 using kernels::LayerNormLinearArgs;
 
-CaseDecl<LayerNormLinearArgs> declare() {
-  using A = LayerNormLinearArgs;
+template <class T>
+CaseDecl<LayerNormLinearArgs<T>> declare() {
+  using A = LayerNormLinearArgs<T>;
   using namespace kernels;
   constexpr auto mk = [](const A& a) { return a.m * a.k; };
   constexpr auto nk = [](const A& a) { return a.n * a.k; };
@@ -30,8 +33,10 @@ CaseDecl<LayerNormLinearArgs> declare() {
            {"w_folded", &A::w_folded, Role::Scratch, nk},
            {"colsum", &A::colsum, Role::Scratch, n},
            {"bias_folded", &A::bias_folded, Role::Scratch, n}},
-          {{"unfused", layernorm_linear_unfused_cpu, FB_CUDA(layernorm_linear_unfused_cuda), Needs::Cublas},
-           {"fused", layernorm_linear_fused_cpu, FB_CUDA(layernorm_linear_fused_cuda)}},
+          {{"unfused", layernorm_linear_unfused_cpu<T>, FB_CUDA(layernorm_linear_unfused_cuda<T>), Needs::Cublas},
+           // fp32: fusebench's LayerNorm-folded GEMM; bf16/fp16: cuBLASLt (needs cuBLAS).
+           {"fused", layernorm_linear_fused_cpu<T>, FB_CUDA(layernorm_linear_fused_cuda<T>),
+            std::is_same_v<T, float> ? Needs::Nothing : Needs::Cublas}},
           {{"k % 4 == 0", kVectorKWhy, [](const A& a) { return a.k % 4 == 0; }},
            {"k <= 2^30", "the unfused twin's CUDA LayerNorm kernel indexes a row with 32-bit ints",
             [](const A& a) { return a.k <= (size_t{1} << 30); }},
@@ -39,7 +44,7 @@ CaseDecl<LayerNormLinearArgs> declare() {
            {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

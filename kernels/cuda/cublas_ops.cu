@@ -199,6 +199,16 @@ void cublaslt_linear_gelu(const fp16* x, const fp16* w, const fp16* bias, fp16* 
   lt_linear(x, w, bias, nullptr, y, CUDA_R_16F, CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
 }
 
+void cublaslt_linear_bias(const bf16* x, const bf16* w, const bf16* bias, bf16* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx) {
+  lt_linear(x, w, bias, nullptr, y, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
+}
+
+void cublaslt_linear_bias(const fp16* x, const fp16* w, const fp16* bias, fp16* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx) {
+  lt_linear(x, w, bias, nullptr, y, CUDA_R_16F, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
+}
+
 void cublaslt_linear_bias_residual(const bf16* x, const bf16* w, const bf16* bias, const bf16* r, bf16* y, size_t m,
                                    size_t n, size_t k, const LaunchContext& ctx) {
   lt_linear(x, w, bias, r, y, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
@@ -235,6 +245,12 @@ void cublaslt_linear_gelu(const float*, const float*, const float*, float*, size
   no_cublas();
 }
 void cublas_gemm_xwt(const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
+void cublaslt_linear_bias(const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) {
+  no_cublas();
+}
+void cublaslt_linear_bias(const fp16*, const fp16*, const fp16*, fp16*, size_t, size_t, size_t, const LaunchContext&) {
+  no_cublas();
+}
 void cublaslt_linear_bias_residual(const bf16*, const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t,
                                    const LaunchContext&) {
   no_cublas();

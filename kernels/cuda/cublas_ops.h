@@ -33,6 +33,12 @@ void cublas_gemm_batched(const fp16* a, const fp16* b, fp16* c, size_t batch, si
 // y[m, n] = gelu(x[m, k]·w[n, k]ᵀ + bias) in one cuBLASLt call (CUBLASLT_EPILOGUE_GELU_BIAS, the tanh GELU).
 void cublaslt_linear_gelu(const float* x, const float* w, const float* bias, float* y, size_t m, size_t n, size_t k,
                           const LaunchContext& ctx);
+// y[m, n] = x[m, k]·w[n, k]ᵀ + bias in one cuBLASLt call (CUBLASLT_EPILOGUE_BIAS), in bf16 or fp16.
+void cublaslt_linear_bias(const bf16* x, const bf16* w, const bf16* bias, bf16* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx);
+void cublaslt_linear_bias(const fp16* x, const fp16* w, const fp16* bias, fp16* y, size_t m, size_t n, size_t k,
+                          const LaunchContext& ctx);
+
 // y[m, n] = r[m, n] + (x[m, k]·w[n, k]ᵀ + bias) in one cuBLASLt call (CUBLASLT_EPILOGUE_BIAS, β = 1 on C = r),
 // in bf16 or fp16; with the GELU_BIAS call below, the FFN's two library-fused GEMMs.
 void cublaslt_linear_bias_residual(const bf16* x, const bf16* w, const bf16* bias, const bf16* r, bf16* y, size_t m,

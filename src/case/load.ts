@@ -221,7 +221,7 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
           },
           reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params, dtype),
           tolerance: d.tolerance[dtype] as NonNullable<AnyDescriptor['tolerance'][Dtype]>,
-          traffic: (dims) => d.traffic(dimsOf(dims), DTYPE_BYTES[dtype]),
+          traffic: (dims) => d.traffic(dimsOf(dims), DTYPE_BYTES[dtype], dtype),
           ...(d.flops
             ? { flops: (dims: number[]) => (d.flops as NonNullable<AnyDescriptor['flops']>)(dimsOf(dims)) }
             : {}),
