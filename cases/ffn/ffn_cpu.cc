@@ -2,7 +2,8 @@
 // an eager framework runs it: GEMM → t1, bias → u1, GELU → g, GEMM → t2, bias → u2, add x + u2 → y.
 // Fused: two GEMMs, the first with a bias+GELU epilogue writing g, the second with a bias+residual
 // epilogue (x + (acc + b2)) writing y, each applied to an output row segment while it is in L1. Both
-// variants write g and round every op the same way, so their outputs are identical.
+// variants write g and round every op the same way, so in fp32 their outputs are identical; in bf16/fp16
+// the twin also rounds t1, u1, t2 and u2 to T, which the fused variant (as cuBLASLt) never stores.
 #include "ffn.h"
 
 #include "cpu/gemm_any.h"

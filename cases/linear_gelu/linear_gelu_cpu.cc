@@ -1,8 +1,9 @@
 // CPU Linear + GELU, y = gelu(x·wᵀ + b). Unfused, as the unfused GPU twin: the GEMM writes t, a bias
 // pass writes u = t + b, a GELU pass writes y (three full passes over [m, n]). Fused: the same GEMM
 // with a bias+GELU epilogue, applied to each output row segment while it is still in L1, writes y
-// directly. Both run the same GEMM and the same float expressions, so their outputs are identical;
-// the difference is the two [m, n] round trips through memory.
+// directly. Both run the same GEMM and the same float expressions, so in fp32 their outputs are
+// identical; the difference is the two [m, n] round trips through memory. In bf16/fp16 the twin also
+// rounds t and u to T, which the fused variant (as cuBLASLt's epilogue) never stores.
 #include "linear_gelu.h"
 
 #include "cpu/gemm_any.h"

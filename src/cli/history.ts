@@ -70,7 +70,7 @@ function printText(file: string, last: number): void {
         }),
       ]),
     ];
-    console.log(`\n${h.case} (speedup, oldest first)`);
+    console.log(`\n${h.case} ${h.dtype} (speedup, oldest first)`);
     for (const line of padTable(rows)) console.log(line);
   }
 }

@@ -16,6 +16,7 @@ import type { NamedRun } from './load-pair.ts';
 export const COMPARE_HEADER = [
   'case',
   'shape',
+  'dtype',
   'speedup base → head',
   'speedup change [99% CI]',
   'fused time base → head',
@@ -38,6 +39,7 @@ function cells(c: CaseComparison): string[] {
   return [
     c.case,
     c.shape,
+    c.dtype,
     `${times(sp.baseline)} → ${times(sp.current)}`,
     decisionChange(sp),
     ft ? `${ms(ft.baseline)} → ${ms(ft.current)}` : '—',
@@ -103,8 +105,8 @@ export function renderCompareConsole(cmp: RunComparison, base: NamedRun, head: N
 /** The comparison as Markdown: the same content as the console text, every string from a file escaped. */
 export function renderCompareMarkdown(cmp: RunComparison, base: NamedRun, head: NamedRun): string {
   const body: Inline[][] = cmp.compared.map((c) => {
-    const [, , ...ours_] = cells(c);
-    return [c.case, c.shape, ...ours(ours_)];
+    const [, , , ...ours_] = cells(c);
+    return [c.case, c.shape, c.dtype, ...ours(ours_)];
   });
   const keyList = (what: string, keys: string[]): string[] =>
     keys.length > 0

@@ -39,6 +39,7 @@ export interface CaseComparison {
   case: string;
   title: string;
   shape: string;
+  dtype: string;
   /** Which samples were compared. */
   method: TimingMethod;
   /** Calls between events per sample, when batched. */
@@ -126,6 +127,7 @@ export function compareCase(
     case: head.case,
     title: head.title,
     shape: head.shape.label,
+    dtype: head.dtype,
     method,
     callsPerSample: h.callsPerSample,
     methodNote: note,

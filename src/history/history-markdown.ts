@@ -66,11 +66,11 @@ export function renderHistorySection(
     '',
   );
   for (const h of histories) {
-    const path = `${options.imageDir}/${imageName(h.case, taken)}`;
+    const path = `${options.imageDir}/${imageName(`${h.case}-${h.dtype}`, taken)}`;
     images.push({ path, svg: renderHistorySvg(h, device) });
     // The path is ours (imageName keeps it to safe characters); the alt text is escaped.
     parts.push(
-      `![${md`${name(h.case)} speedup over the last ${String(h.commits.length)} commits`.markdown}](${encodeURI(path)})`,
+      `![${md`${name(h.case)} (${h.dtype}) speedup over the last ${String(h.commits.length)} commits`.markdown}](${encodeURI(path)})`,
       '',
       join(
         h.series.map((s) => shapeLine(h, s)),

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { entryKey } from '../gate/baseline-file.ts';
 import { asMeasured, judgedTiming } from '../report/judged-timing.ts';
+import { DTYPES } from '../dtype.ts';
 import { type RowVerdict, VERDICT_ORDER, caseVerdict } from '../report/verdict.ts';
 import type { ResultsFile } from '../results.ts';
 
@@ -16,6 +17,8 @@ export const HISTORY_RECORD_VERSION = 1;
 const caseRecordSchema = z.object({
   case: z.string(),
   shape: z.string(),
+  /** The precision; absent in records written before there were several (read as fp32). */
+  dtype: z.enum(DTYPES).optional(),
   /** The gate's verdict, or why there is none (NO_BASELINE, SKIPPED, FAILED, ERRORED). */
   verdict: z.enum(VERDICT_ORDER as [RowVerdict, ...RowVerdict[]]),
   /** Speedup estimate and its 95% interval: [estimate, lo, hi]; absent when not measured. */
@@ -61,6 +64,7 @@ export function historyRecord(results: ResultsFile): HistoryRecord {
     cases[entryKey(c.case, c.shape.label, c.dtype)] = {
       case: c.case,
       shape: c.shape.label,
+      dtype: c.dtype,
       verdict: caseVerdict(c),
       ...(t
         ? {

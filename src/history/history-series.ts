@@ -3,8 +3,9 @@
  * counts once, with its latest run) and one series per shape, with a point only where that shape was
  * measured at that commit. Pure.
  */
+import type { Dtype } from '../dtype.ts';
 import type { RowVerdict } from '../report/verdict.ts';
-import type { HistoryRecord } from './history-record.ts';
+import type { HistoryCase, HistoryRecord } from './history-record.ts';
 
 /** How many commits a history chart shows unless told otherwise. */
 export const DEFAULT_HISTORY_COMMITS = 20;
@@ -28,6 +29,8 @@ export interface HistorySeries {
 /** One case's chart: the commits on the x axis and a series per shape measured at any of them. */
 export interface CaseHistory {
   case: string;
+  /** The precision of every point of the chart. */
+  dtype: Dtype;
   /** Commit ids in order, oldest first (full ids; shortCommit() labels them). */
   commits: string[];
   /** The date of each commit's run. */
@@ -52,26 +55,34 @@ export function lastCommits(records: HistoryRecord[], last = DEFAULT_HISTORY_COM
   return kept.slice(Math.max(0, kept.length - last));
 }
 
-/** One chart per case measured at any of the last `last` commits, cases and shapes in order of appearance. */
+/**
+ * One chart per case and precision measured at any of the last `last` commits, in order of appearance
+ * (records from before precisions were recorded count as fp32).
+ */
 export function caseHistories(records: HistoryRecord[], last = DEFAULT_HISTORY_COMMITS): CaseHistory[] {
   const runs = lastCommits(records, last);
-  const shapesByCase = new Map<string, string[]>();
+  const dtypeOf = (c: HistoryCase): Dtype => c.dtype ?? 'fp32';
+  const charts = new Map<string, { name: string; dtype: Dtype; shapes: string[] }>();
   for (const r of runs) {
     for (const c of Object.values(r.cases)) {
       if (!c.speedup) continue;
-      const shapes = shapesByCase.get(c.case) ?? [];
-      if (!shapes.includes(c.shape)) shapes.push(c.shape);
-      shapesByCase.set(c.case, shapes);
+      const key = `${c.case}/${dtypeOf(c)}`;
+      const chart = charts.get(key) ?? { name: c.case, dtype: dtypeOf(c), shapes: [] };
+      if (!chart.shapes.includes(c.shape)) chart.shapes.push(c.shape);
+      charts.set(key, chart);
     }
   }
-  return [...shapesByCase].map(([name, shapes]) => ({
+  return [...charts.values()].map(({ name, dtype, shapes }) => ({
     case: name,
+    dtype,
     commits: runs.map((r) => r.commit),
     dates: runs.map((r) => r.date),
     series: shapes.map((shape) => ({
       shape,
       points: runs.flatMap((r, index) => {
-        const c = Object.values(r.cases).find((x) => x.case === name && x.shape === shape && x.speedup);
+        const c = Object.values(r.cases).find(
+          (x) => x.case === name && dtypeOf(x) === dtype && x.shape === shape && x.speedup,
+        );
         if (!c?.speedup) return [];
         const [estimate, lo, hi] = c.speedup;
         return [{ index, estimate, lo, hi, verdict: c.verdict }];

@@ -96,7 +96,7 @@ export function renderHistorySvg(h: CaseHistory, device: string): string {
   const axis = yAxisOf(h);
   const plotBottom = HEIGHT - BOTTOM;
   const out: string[] = [];
-  const title = `${h.case} on ${device}: speedup over the last ${h.commits.length} commit${h.commits.length === 1 ? '' : 's'}`;
+  const title = `${h.case} (${h.dtype}) on ${device}: speedup over the last ${h.commits.length} commit${h.commits.length === 1 ? '' : 's'}`;
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="11">`,
     `<title>${xml(title, 200)}</title>`,

@@ -182,7 +182,7 @@ describe('the comparison rendered', () => {
     const md = renderCompareMarkdown(compareResults(evilBase, evil), named(runFile, evilBase), named(injectFile, evil));
     const rows = markdownTables(md)[0]?.rows ?? [];
     expect(rows).toHaveLength(7);
-    expect(rows.find((r) => r[1] === '16M')?.slice(0, 3)).toEqual(['gelu\\_scale', '16M', '2.04x → 0.39x']);
+    expect(rows.find((r) => r[1] === '16M')?.slice(0, 4)).toEqual(['gelu\\_scale', '16M', 'fp32', '2.04x → 0.39x']);
     expect(md).not.toMatch(/<img|<details|<script|\]\(https/);
     expect(md).not.toMatch(/@everyone(?!\u200b)/);
     expect(tableProblems(md)).toEqual([]);

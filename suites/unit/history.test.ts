@@ -58,11 +58,17 @@ describe('a history record', () => {
     expect(rec.cases['gelu_scale/32x512x768/fp32']).toEqual({
       case: 'gelu_scale',
       shape: '32x512x768',
+      dtype: 'fp32',
       verdict: 'SLOWER',
       speedup: [1.52, Number(c?.speedup?.lo.toPrecision(5)), Number(c?.speedup?.hi.toPrecision(5))],
       fusedMs: Number(c?.timing?.fused.median.toPrecision(5)),
     });
-    expect(rec.cases['gelu_scale/256M/fp32']).toEqual({ case: 'gelu_scale', shape: '256M', verdict: 'SKIPPED' });
+    expect(rec.cases['gelu_scale/256M/fp32']).toEqual({
+      case: 'gelu_scale',
+      shape: '256M',
+      dtype: 'fp32',
+      verdict: 'SKIPPED',
+    });
     expect(JSON.stringify(rec)).not.toContain('\n');
   });
 
@@ -225,13 +231,13 @@ describe('the history section', () => {
       imageDir: 'benchmark-history/nvidia-h200',
     });
     expect(images.map((i) => i.path)).toEqual([
-      'benchmark-history/nvidia-h200/bias_gelu.svg',
-      'benchmark-history/nvidia-h200/scale_mask_softmax.svg',
-      'benchmark-history/nvidia-h200/gelu_scale.svg',
-      'benchmark-history/nvidia-h200/residual_layernorm.svg',
+      'benchmark-history/nvidia-h200/bias_gelu-fp32.svg',
+      'benchmark-history/nvidia-h200/scale_mask_softmax-fp32.svg',
+      'benchmark-history/nvidia-h200/gelu_scale-fp32.svg',
+      'benchmark-history/nvidia-h200/residual_layernorm-fp32.svg',
     ]);
     expect(markdown).toContain(
-      '![gelu\\_scale speedup over the last 2 commits](benchmark-history/nvidia-h200/gelu_scale.svg)',
+      '![gelu\\_scale (fp32) speedup over the last 2 commits](benchmark-history/nvidia-h200/gelu_scale-fp32.svg)',
     );
     expect(markdown).toMatch(/\*\*1K\*\*: 2 of 2 commits, 0\.84x to 1\.67x; latest 0\.84x at c2aaaaa/);
   });
@@ -265,13 +271,13 @@ describe('npm run history and npm run merge --history', () => {
     const text = cli(['src/cli/history.ts', file, '--last', '2']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toContain(`${file}:4: not valid JSON`);
-    expect(text.stdout).toMatch(/gelu_scale \(speedup, oldest first\)\ncommit +date +1M/);
+    expect(text.stdout).toMatch(/gelu_scale fp32 \(speedup, oldest first\)\ncommit +date +1M/);
     expect(text.stdout).not.toContain('1000000'); // --last 2: the first commit is left out
     const out = join(dir, 'report', 'history.md');
     const md = cli(['src/cli/history.ts', file, '--out', out]);
     expect(md.code, md.stderr).toBe(0);
-    expect(readFileSync(out, 'utf8')).toContain('](history-charts/gelu_scale.svg)');
-    expect(readFileSync(join(dir, 'report', 'history-charts', 'gelu_scale.svg'), 'utf8')).toMatch(/^<svg /);
+    expect(readFileSync(out, 'utf8')).toContain('](history-charts/gelu_scale-fp32.svg)');
+    expect(readFileSync(join(dir, 'report', 'history-charts', 'gelu_scale-fp32.svg'), 'utf8')).toMatch(/^<svg /);
     expect(readFileSync(file, 'utf8')).toContain('not json\n'); // reading never rewrites the file
     expect(cli(['src/cli/history.ts', file, '--last', '0']).stderr).toContain(
       "Expected a positive integer for --last but received '0'",
@@ -286,8 +292,8 @@ describe('npm run history and npm run merge --history', () => {
     expect(r.code, r.stderr).toBe(0);
     const md = readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8');
     expect(md).toMatch(/^## History$/m);
-    expect(md).toContain('](benchmark-history/nvidia-h200/gelu_scale.svg)');
-    expect(existsSync(join(out, 'benchmark-history', 'nvidia-h200', 'gelu_scale.svg'))).toBe(true);
+    expect(md).toContain('](benchmark-history/nvidia-h200/gelu_scale-fp32.svg)');
+    expect(existsSync(join(out, 'benchmark-history', 'nvidia-h200', 'gelu_scale-fp32.svg'))).toBe(true);
   });
 });
 
@@ -309,5 +315,33 @@ describe('the source of a run', () => {
     git('checkout', '-q', '--detach');
     expect(currentBranch(dir, {})).toBeUndefined();
     expect(currentBranch(tmp(), {})).toBeUndefined();
+  });
+});
+
+describe('history by precision', () => {
+  const record = (commit: string, cases: HistoryRecord['cases']): HistoryRecord => ({
+    v: 1,
+    date: '2026-11-23T00:00:00Z',
+    commit,
+    device: { name: 'NVIDIA H100 80GB HBM3', slug: 'nvidia-h100-80gb-hbm3' },
+    cases,
+  });
+  const point = (dtype: 'bf16' | 'fp32' | undefined, estimate: number) => ({
+    case: 'gelu_scale',
+    shape: '16M',
+    ...(dtype ? { dtype } : {}),
+    verdict: 'SAME' as const,
+    speedup: [estimate, estimate - 0.01, estimate + 0.01] as [number, number, number],
+  });
+
+  test('fp32 and bf16 of one case and shape are two charts; a record without a precision is fp32', () => {
+    const histories = caseHistories([
+      record('a'.repeat(40), { 'gelu_scale/16M/fp32': point(undefined, 2.1) }),
+      record('b'.repeat(40), { 'gelu_scale/16M/fp32': point('fp32', 2.2), 'gelu_scale/16M/bf16': point('bf16', 1.9) }),
+    ]);
+    expect(histories.map((h) => [h.case, h.dtype, h.series[0]?.points.map((p) => p.estimate)])).toEqual([
+      ['gelu_scale', 'fp32', [2.1, 2.2]],
+      ['gelu_scale', 'bf16', [1.9]],
+    ]);
   });
 });
