@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 
@@ -72,65 +73,47 @@ struct LtOwner {
   }
 };
 
-}  // namespace
-
-void cublas_gemm_xwt(const float* x, const float* w, float* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
-  const float one = 1.0f, zero = 0.0f;
-  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
-  FB_CUBLAS_CHECK(cublasSgemm(blas_on(ctx), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, K, x, K, &zero, y, N));
+// The CUDA data type of the element type T.
+template <class T>
+constexpr cudaDataType data_type() {
+  if constexpr (std::is_same_v<T, float>) return CUDA_R_32F;
+  else if constexpr (std::is_same_v<T, bf16>) return CUDA_R_16BF;
+  else return CUDA_R_16F;
 }
 
-void cublas_gemm_batched(const float* a, const float* b, float* c, size_t batch, size_t m, size_t n, size_t k,
-                         bool b_transposed, const LaunchContext& ctx) {
+}  // namespace
+
+template <class T>
+void cublas_gemm_xwt(const T* x, const T* w, T* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
+  const float one = 1.0f, zero = 0.0f;
+  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
+  if constexpr (std::is_same_v<T, float>) {
+    FB_CUBLAS_CHECK(cublasSgemm(blas_on(ctx), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, K, x, K, &zero, y, N));
+  } else {
+    constexpr cudaDataType t = data_type<T>();
+    FB_CUBLAS_CHECK(cublasGemmEx(blas_on(ctx, true), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, t, K, x, t, K, &zero, y,
+                                 t, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+}
+
+template <class T>
+void cublas_gemm_batched(const T* a, const T* b, T* c, size_t batch, size_t m, size_t n, size_t k, bool b_transposed,
+                         const LaunchContext& ctx) {
   const float one = 1.0f, zero = 0.0f;
   const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k"), B = as_int(batch, "batch");
   const long long sa = static_cast<long long>(m * k), sb = static_cast<long long>(n * k), sc = static_cast<long long>(m * n);
   // cᵀ = bᵀ·aᵀ in column-major: b is n×k row-major (k×n column-major, transposed) or k×n row-major (n×k
   // column-major, as is); a is k×m column-major.
-  FB_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_on(ctx), b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, N, M, K,
-                                            &one, b, b_transposed ? K : N, sb, a, K, sa, &zero, c, N, sc, B));
-}
-
-namespace {
-
-// y = x·wᵀ (as cublas_gemm_xwt) on half operands of CUDA type `t`, accumulating in fp32.
-void gemm_xwt_half(const void* x, const void* w, void* y, cudaDataType t, size_t m, size_t n, size_t k,
-                   const LaunchContext& ctx) {
-  const float one = 1.0f, zero = 0.0f;
-  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
-  FB_CUBLAS_CHECK(cublasGemmEx(blas_on(ctx, true), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, t, K, x, t, K, &zero, y, t,
-                               N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-}
-
-// The strided batched GEMM above on half operands of CUDA type `t`, accumulating in fp32.
-void gemm_batched_half(const void* a, const void* b, void* c, cudaDataType t, size_t batch, size_t m, size_t n, size_t k,
-                       bool b_transposed, const LaunchContext& ctx) {
-  const float one = 1.0f, zero = 0.0f;
-  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k"), B = as_int(batch, "batch");
-  const long long sa = static_cast<long long>(m * k), sb = static_cast<long long>(n * k), sc = static_cast<long long>(m * n);
-  FB_CUBLAS_CHECK(cublasGemmStridedBatchedEx(blas_on(ctx, true), b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N,
-                                             N, M, K, &one, b, t, b_transposed ? K : N, sb, a, t, K, sa, &zero, c, t, N,
-                                             sc, B, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-}
-
-}  // namespace
-
-void cublas_gemm_xwt(const bf16* x, const bf16* w, bf16* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
-  gemm_xwt_half(x, w, y, CUDA_R_16BF, m, n, k, ctx);
-}
-
-void cublas_gemm_xwt(const fp16* x, const fp16* w, fp16* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
-  gemm_xwt_half(x, w, y, CUDA_R_16F, m, n, k, ctx);
-}
-
-void cublas_gemm_batched(const bf16* a, const bf16* b, bf16* c, size_t batch, size_t m, size_t n, size_t k,
-                         bool b_transposed, const LaunchContext& ctx) {
-  gemm_batched_half(a, b, c, CUDA_R_16BF, batch, m, n, k, b_transposed, ctx);
-}
-
-void cublas_gemm_batched(const fp16* a, const fp16* b, fp16* c, size_t batch, size_t m, size_t n, size_t k,
-                         bool b_transposed, const LaunchContext& ctx) {
-  gemm_batched_half(a, b, c, CUDA_R_16F, batch, m, n, k, b_transposed, ctx);
+  const cublasOperation_t op_b = b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int ldb = b_transposed ? K : N;
+  if constexpr (std::is_same_v<T, float>) {
+    FB_CUBLAS_CHECK(cublasSgemmStridedBatched(blas_on(ctx), op_b, CUBLAS_OP_N, N, M, K, &one, b, ldb, sb, a, K, sa, &zero,
+                                              c, N, sc, B));
+  } else {
+    constexpr cudaDataType t = data_type<T>();
+    FB_CUBLAS_CHECK(cublasGemmStridedBatchedEx(blas_on(ctx, true), op_b, CUBLAS_OP_N, N, M, K, &one, b, t, ldb, sb, a, t,
+                                               K, sa, &zero, c, t, N, sc, B, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
 }
 
 namespace {
@@ -163,9 +146,6 @@ struct LtPlan {
   }
 };
 
-}  // namespace
-
-namespace {
 
 // y = epilogue(x·wᵀ + bias) (+ r when r is given: β = 1 on C = r).
 void lt_linear(const void* x, const void* w, const void* bias, const void* r, void* y, cudaDataType t,
@@ -184,39 +164,22 @@ void lt_linear(const void* x, const void* w, const void* bias, const void* r, vo
 
 }  // namespace
 
-void cublaslt_linear_gelu(const float* x, const float* w, const float* bias, float* y, size_t m, size_t n, size_t k,
+template <class T>
+void cublaslt_linear_gelu(const T* x, const T* w, const T* bias, T* y, size_t m, size_t n, size_t k,
                           const LaunchContext& ctx) {
-  lt_linear(x, w, bias, nullptr, y, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
+  lt_linear(x, w, bias, nullptr, y, data_type<T>(), CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
 }
 
-void cublaslt_linear_gelu(const bf16* x, const bf16* w, const bf16* bias, bf16* y, size_t m, size_t n, size_t k,
+template <class T>
+void cublaslt_linear_bias(const T* x, const T* w, const T* bias, T* y, size_t m, size_t n, size_t k,
                           const LaunchContext& ctx) {
-  lt_linear(x, w, bias, nullptr, y, CUDA_R_16BF, CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
+  lt_linear(x, w, bias, nullptr, y, data_type<T>(), CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
 }
 
-void cublaslt_linear_gelu(const fp16* x, const fp16* w, const fp16* bias, fp16* y, size_t m, size_t n, size_t k,
-                          const LaunchContext& ctx) {
-  lt_linear(x, w, bias, nullptr, y, CUDA_R_16F, CUBLASLT_EPILOGUE_GELU_BIAS, m, n, k, ctx);
-}
-
-void cublaslt_linear_bias(const bf16* x, const bf16* w, const bf16* bias, bf16* y, size_t m, size_t n, size_t k,
-                          const LaunchContext& ctx) {
-  lt_linear(x, w, bias, nullptr, y, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
-}
-
-void cublaslt_linear_bias(const fp16* x, const fp16* w, const fp16* bias, fp16* y, size_t m, size_t n, size_t k,
-                          const LaunchContext& ctx) {
-  lt_linear(x, w, bias, nullptr, y, CUDA_R_16F, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
-}
-
-void cublaslt_linear_bias_residual(const bf16* x, const bf16* w, const bf16* bias, const bf16* r, bf16* y, size_t m,
-                                   size_t n, size_t k, const LaunchContext& ctx) {
-  lt_linear(x, w, bias, r, y, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
-}
-
-void cublaslt_linear_bias_residual(const fp16* x, const fp16* w, const fp16* bias, const fp16* r, fp16* y, size_t m,
-                                   size_t n, size_t k, const LaunchContext& ctx) {
-  lt_linear(x, w, bias, r, y, CUDA_R_16F, CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
+template <class T>
+void cublaslt_linear_bias_residual(const T* x, const T* w, const T* bias, const T* r, T* y, size_t m, size_t n, size_t k,
+                                   const LaunchContext& ctx) {
+  lt_linear(x, w, bias, r, y, data_type<T>(), CUBLASLT_EPILOGUE_BIAS, m, n, k, ctx);
 }
 
 }  // namespace fusebench::cuda
@@ -231,40 +194,43 @@ namespace {
   throw std::runtime_error("this addon was built without cuBLAS/cuBLASLt (the CUDA toolkit has no libcublas)");
 }
 }  // namespace
-void cublas_gemm_xwt(const float*, const float*, float*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
-void cublas_gemm_batched(const float*, const float*, float*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
+template <class T>
+void cublas_gemm_xwt(const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&) {
   no_cublas();
 }
-void cublas_gemm_batched(const bf16*, const bf16*, bf16*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
+template <class T>
+void cublas_gemm_batched(const T*, const T*, T*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
   no_cublas();
 }
-void cublas_gemm_batched(const fp16*, const fp16*, fp16*, size_t, size_t, size_t, size_t, bool, const LaunchContext&) {
+template <class T>
+void cublaslt_linear_gelu(const T*, const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&) {
   no_cublas();
 }
-void cublaslt_linear_gelu(const float*, const float*, const float*, float*, size_t, size_t, size_t, const LaunchContext&) {
+template <class T>
+void cublaslt_linear_bias(const T*, const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&) {
   no_cublas();
 }
-void cublas_gemm_xwt(const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
-void cublaslt_linear_bias(const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) {
-  no_cublas();
-}
-void cublaslt_linear_bias(const fp16*, const fp16*, const fp16*, fp16*, size_t, size_t, size_t, const LaunchContext&) {
-  no_cublas();
-}
-void cublaslt_linear_bias_residual(const bf16*, const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t,
+template <class T>
+void cublaslt_linear_bias_residual(const T*, const T*, const T*, const T*, T*, size_t, size_t, size_t,
                                    const LaunchContext&) {
-  no_cublas();
-}
-void cublaslt_linear_bias_residual(const fp16*, const fp16*, const fp16*, const fp16*, fp16*, size_t, size_t, size_t,
-                                   const LaunchContext&) {
-  no_cublas();
-}
-void cublas_gemm_xwt(const fp16*, const fp16*, fp16*, size_t, size_t, size_t, const LaunchContext&) { no_cublas(); }
-void cublaslt_linear_gelu(const bf16*, const bf16*, const bf16*, bf16*, size_t, size_t, size_t, const LaunchContext&) {
-  no_cublas();
-}
-void cublaslt_linear_gelu(const fp16*, const fp16*, const fp16*, fp16*, size_t, size_t, size_t, const LaunchContext&) {
   no_cublas();
 }
 }  // namespace fusebench::cuda
 #endif  // FUSEBENCH_WITH_CUBLAS
+
+namespace fusebench::cuda {
+
+#define FB_INSTANTIATE(T)                                                                                            \
+  template void cublas_gemm_xwt<T>(const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&);          \
+  template void cublas_gemm_batched<T>(const T*, const T*, T*, size_t, size_t, size_t, size_t, bool,               \
+                                       const LaunchContext&);                                                      \
+  template void cublaslt_linear_gelu<T>(const T*, const T*, const T*, T*, size_t, size_t, size_t,                  \
+                                        const LaunchContext&);                                                     \
+  template void cublaslt_linear_bias<T>(const T*, const T*, const T*, T*, size_t, size_t, size_t,                  \
+                                        const LaunchContext&);                                                     \
+  template void cublaslt_linear_bias_residual<T>(const T*, const T*, const T*, const T*, T*, size_t, size_t, size_t, \
+                                                 const LaunchContext&);
+FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
+#undef FB_INSTANTIATE
+
+}  // namespace fusebench::cuda
