@@ -11,8 +11,7 @@ namespace fusebench::kernels {
 
 template <class T>
 void attention_unfused_cpu(const AttentionArgs<T>& a) {
-  if constexpr (std::is_same_v<T, float>) cpu::attention_unfused(a);
-  else cpu::attention_unfused_half(a);
+  cpu::attention_unfused(a);
 }
 
 template <class T>

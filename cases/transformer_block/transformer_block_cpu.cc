@@ -28,7 +28,7 @@ void transformer_block_unfused_cpu(const TransformerBlockArgs& a) {
   cpu::split_heads(a.qkv, 0, a.q, a.batch, a.seq, a.heads);
   cpu::split_heads(a.qkv, c, a.k, a.batch, a.seq, a.heads);
   cpu::split_heads(a.qkv, 2 * c, a.v, a.batch, a.seq, a.heads);
-  cpu::attention_unfused({a.q, a.k, a.v, a.o, a.scores, a.scaled, a.masked, a.p, a.batch, a.heads, a.seq});
+  cpu::attention_unfused(AttentionTensors{a.q, a.k, a.v, a.o, a.scores, a.scaled, a.masked, a.p, a.batch, a.heads, a.seq});
   cpu::merge_heads(a.o, a.merged, a.batch, a.heads, a.seq);
   cpu::gemm(a.merged, a.w_o, a.proj_t, m, c, c, cpu::NoEpilogue{});
   cpu::bias_pass(a.proj_t, a.b_o, a.proj, m, c);

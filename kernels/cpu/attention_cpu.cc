@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cpu/attention_cpu.h"
-#include "cpu/gemm_cpu.h"
+#include "cpu/gemm_any.h"
 #include "cpu/softmax_cpu.h"
 #include "cpu/widen.h"
 
@@ -39,33 +39,25 @@ void probs_times_values(const float* p, const float* v, float* o, size_t seq) {
   }
 }
 
+// The same on bf16/fp16 p and v: widened per head, the sum in float, o rounded to T.
+template <class T>
+void probs_times_values(const T* p, const T* v, T* o, size_t seq) {
+  const std::vector<float> pf = widen(p, seq * seq), vf = widen(v, seq * kHeadDim);
+  std::vector<float> of(seq * kHeadDim);
+  probs_times_values(pf.data(), vf.data(), of.data(), seq);
+  narrow(of.data(), o, seq * kHeadDim);
+}
+
 }  // namespace
 
-void attention_unfused(const AttentionTensors& a) {
+template <class T>
+void attention_unfused(const AttentionTensorsOf<T>& a) {
   const size_t d = kHeadDim;
   const size_t n = a.seq;
   const size_t heads = a.batch * a.heads;
-  for (size_t bh = 0; bh < heads; ++bh)
-    gemm(a.q + bh * n * d, a.k + bh * n * d, a.scores + bh * n * n, n, n, d, NoEpilogue{});
+  for (size_t bh = 0; bh < heads; ++bh) gemm_any(a.q + bh * n * d, a.k + bh * n * d, a.scores + bh * n * n, n, n, d);
   scale_mask_softmax_passes(a.scores, a.scaled, a.masked, a.p, heads * n, n, n, attention_scale());
   for (size_t bh = 0; bh < heads; ++bh) probs_times_values(a.p + bh * n * n, a.v + bh * n * d, a.o + bh * n * d, n);
-}
-
-template <class T>
-void attention_unfused_half(const AttentionTensorsOf<T>& a) {
-  const size_t d = kHeadDim, n = a.seq, heads = a.batch * a.heads;
-  const std::vector<float> q = widen(a.q, heads * n * d), k = widen(a.k, heads * n * d), v = widen(a.v, heads * n * d);
-  std::vector<float> s(n * n), o(n * d);
-  for (size_t bh = 0; bh < heads; ++bh) {
-    gemm(q.data() + bh * n * d, k.data() + bh * n * d, s.data(), n, n, d, NoEpilogue{});
-    narrow(s.data(), a.scores + bh * n * n, n * n);
-  }
-  scale_mask_softmax_passes(a.scores, a.scaled, a.masked, a.p, heads * n, n, n, attention_scale());
-  for (size_t bh = 0; bh < heads; ++bh) {
-    const std::vector<float> p = widen(a.p + bh * n * n, n * n);
-    probs_times_values(p.data(), v.data() + bh * n * d, o.data(), n);
-    narrow(o.data(), a.o + bh * n * d, n * d);
-  }
 }
 
 template <class T>
@@ -78,8 +70,9 @@ void flash_attention_half(const AttentionTensorsOf<T>& a) {
   narrow(o.data(), a.o, count);
 }
 
-template void attention_unfused_half<bf16>(const AttentionTensorsOf<bf16>&);
-template void attention_unfused_half<fp16>(const AttentionTensorsOf<fp16>&);
+#define FB_INSTANTIATE(T) template void attention_unfused<T>(const AttentionTensorsOf<T>&);
+FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
+#undef FB_INSTANTIATE
 template void flash_attention_half<bf16>(const AttentionTensorsOf<bf16>&);
 template void flash_attention_half<fp16>(const AttentionTensorsOf<fp16>&);
 

@@ -94,14 +94,13 @@ inline void split_heads(const float* qkv, size_t offset, float* dst, size_t batc
 
 // The unfused causal attention, one full pass per op as the GPU twin launches them: the GEMM writes
 // the raw scores Q·Kᵀ of every (query, key) pair, the scale, mask and softmax passes (softmax_cpu.h)
-// write scaled, masked and p, and O = p·V over every key, masked ones included (a dense GEMM).
-void attention_unfused(const AttentionTensors& a);
-
-// The same two routines on bf16 or fp16 tensors: the operands widened to float, the arithmetic in
-// float, and what the GPU variants store in T rounded to T (the unfused scores, scaled, masked and p;
-// O). Instantiated for bf16 and fp16.
+// write scaled, masked and p, and O = p·V over every key, masked ones included (a dense GEMM). T is
+// float, bf16 or fp16: the arithmetic in float, every stored tensor rounded to T.
 template <class T>
-void attention_unfused_half(const AttentionTensorsOf<T>& a);
+void attention_unfused(const AttentionTensorsOf<T>& a);
+
+// flash_attention on contiguous bf16 or fp16 Q, K, V: the operands widened to float, O rounded to T.
+// Instantiated for bf16 and fp16.
 template <class T>
 void flash_attention_half(const AttentionTensorsOf<T>& a);
 
