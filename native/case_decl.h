@@ -168,12 +168,13 @@ CaseSpec erase(CaseDecl<Args> decl, const char* dtype) {
 #endif
 
 // Registers the declaration that `fn()` returns, once, when the addon is loaded (fp32 only).
-#define FB_REGISTER_CASE(fn) \
-  [[maybe_unused]] static const bool fb_registered_##fn = ::fusebench::register_case(::fusebench::erase(fn(), "fp32"))
+#define FB_REGISTER_CASE(fn)                              \
+  [[maybe_unused]] static const bool fb_registered_##fn = \
+      ::fusebench::register_case(::fusebench::erase(fn(), ::fusebench::dtype_name<float>()))
 
 // Registers the declaration template `fn<T>()` once per precision: fp32, bf16, fp16.
-#define FB_REGISTER_CASE_DTYPES(fn)                                                                              \
-  [[maybe_unused]] static const bool fb_registered_##fn =                                                       \
-      ::fusebench::register_case(::fusebench::erase(fn<float>(), ::fusebench::dtype_name<float>())) &&                                    \
-      ::fusebench::register_case(::fusebench::erase(fn<::fusebench::bf16>(), ::fusebench::dtype_name<::fusebench::bf16>())) &&                        \
-      ::fusebench::register_case(::fusebench::erase(fn<::fusebench::fp16>(), ::fusebench::dtype_name<::fusebench::fp16>()))
+#define FB_REGISTER_IN(fn, T) ::fusebench::register_case(::fusebench::erase(fn<T>(), ::fusebench::dtype_name<T>()))
+#define FB_REGISTER_CASE_DTYPES(fn)                                                                      \
+  [[maybe_unused]] static const bool fb_registered_##fn = FB_REGISTER_IN(fn, float) &&                  \
+                                                          FB_REGISTER_IN(fn, ::fusebench::bf16) &&      \
+                                                          FB_REGISTER_IN(fn, ::fusebench::fp16)

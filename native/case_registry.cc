@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/dtype.h"
+
 namespace fusebench {
 namespace {
 
@@ -33,9 +35,9 @@ size_t elem_bytes(Elem e) { return e == Elem::BF16 || e == Elem::F16 ? 2 : 4; }
 
 const char* elem_name(Elem e) {
   switch (e) {
-    case Elem::F32: return "fp32";
-    case Elem::BF16: return "bf16";
-    case Elem::F16: return "fp16";
+    case Elem::F32: return dtype_name<float>();
+    case Elem::BF16: return dtype_name<bf16>();
+    case Elem::F16: return dtype_name<fp16>();
     case Elem::U32: return "u32";
   }
   return "?";

@@ -7,8 +7,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { roundTo } from '../dtype.ts';
-import { buildInfo, caseBuffers, checkShape, type NativeCase, nativeCases } from '../native.ts';
+import { isDtype, roundTo } from '../dtype.ts';
+import { buildInfo, caseBuffers, checkShape, elemBytes, type NativeCase, nativeCases } from '../native.ts';
 import type { CaseDescriptor, Comparison } from './define.ts';
 import { type BackendName, type CaseDef, DTYPE_BYTES, DTYPES, type Dtype, type Shape } from './types.ts';
 
@@ -86,11 +86,11 @@ export function registrationsOf(folder: string, natives: readonly NativeCase[]):
         `the addon has: ${[...new Set(natives.map((c) => c.name))].join(', ')})`,
     );
   }
+  const first = mine[0] as NativeCase;
   for (const c of mine) {
-    if (!(DTYPES as readonly string[]).includes(c.dtype)) {
+    if (!isDtype(c.dtype)) {
       throw new Error(`the addon registers ${folder} in '${c.dtype}'; fusebench knows ${DTYPES.join(', ')}`);
     }
-    const first = mine[0] as NativeCase;
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     if (!same(c.dims, first.dims) || !same(c.params, first.params)) {
       throw new Error(`the addon's ${folder} has different dims or params in ${first.dtype} and ${c.dtype}`);
@@ -215,7 +215,7 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
             return Object.fromEntries(
               Object.entries(raw).map(([k, v]) => {
                 const e = elems.get(k);
-                return [k, e === 'bf16' || e === 'fp16' ? roundTo(e, v) : v];
+                return [k, e && isDtype(e) ? roundTo(e, v) : v];
               }),
             );
           },
@@ -236,8 +236,7 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
                   ),
               }
             : {}),
-          allocatedBytes: (dims) =>
-            buffers(dims).reduce((s, b) => s + b.count * (b.elem === 'bf16' || b.elem === 'fp16' ? 2 : 4), 0),
+          allocatedBytes: (dims) => buffers(dims).reduce((s, b) => s + b.count * elemBytes(b.elem), 0),
           elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
         };
       }),
