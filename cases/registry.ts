@@ -28,11 +28,16 @@ export function loadCases(): Promise<CaseDef[]> {
   return loaded;
 }
 
-/** The comparison called `name`; throws listing the valid names otherwise. */
+/** The comparison called `name` in fp32 (the first precision); throws listing the valid names otherwise. */
 export async function findCase(name: string): Promise<CaseDef> {
+  return (await findCaseInEveryDtype(name))[0] as CaseDef;
+}
+
+/** The comparison called `name` in each precision it runs in, fp32 first; throws listing the valid names if none. */
+export async function findCaseInEveryDtype(name: string): Promise<CaseDef[]> {
   const cases = await loadCases();
-  const c = cases.find((x) => x.name === name);
-  if (!c)
+  const found = cases.filter((x) => x.name === name);
+  if (found.length === 0)
     throw new Error(`Unknown case '${name}'; expected one of: ${[...new Set(cases.map((x) => x.name))].join(', ')}`);
-  return c;
+  return found;
 }

@@ -17,6 +17,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("checkShape", Napi::Function::New(env, check_shape, "checkShape"));
   exports.Set("caseBuffers", Napi::Function::New(env, case_buffers, "caseBuffers"));
   exports.Set("copyTimes", Napi::Function::New(env, copy_times, "copyTimes"));
+  exports.Set("matmulTimes", Napi::Function::New(env, matmul_times, "matmulTimes"));
   exports.Set("constants", Napi::Function::New(env, constants, "constants"));
   exports.Set("Workspace", workspace_class(env));
   return exports;

@@ -15,6 +15,7 @@ Napi::Value cases(const Napi::CallbackInfo& info);
 Napi::Value check_shape(const Napi::CallbackInfo& info);
 Napi::Value case_buffers(const Napi::CallbackInfo& info);
 Napi::Value copy_times(const Napi::CallbackInfo& info);
+Napi::Value matmul_times(const Napi::CallbackInfo& info);
 Napi::Value constants(const Napi::CallbackInfo& info);
 Napi::Function workspace_class(Napi::Env env);
 

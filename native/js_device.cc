@@ -4,6 +4,7 @@
 #include "case_registry.h"
 #include "common/constants.h"
 #include "copy_probe.h"
+#include "matmul_probe.h"
 #include "cpu_info.h"
 #include "js_api.h"
 #include "js_args.h"
@@ -170,6 +171,22 @@ Napi::Value copy_times(const Napi::CallbackInfo& info) {
   auto out = Napi::Array::New(env, times.size());
   for (size_t i = 0; i < times.size(); ++i) out.Set(static_cast<uint32_t>(i), times[i]);
   return out;
+}
+
+Napi::Value matmul_times(const Napi::CallbackInfo& info) {
+  const Napi::Env env = info.Env();
+  const std::string dtype = string_arg(info, 0, "dtype");
+  const std::vector<double> n = numbers_arg(info, 1, "sizeAndSamples");
+  if (n.size() != 2 || n[0] < 1 || n[1] < 1)
+    throw Napi::TypeError::New(env, "Expected [size, samples] of positive integers for `sizeAndSamples`");
+#ifdef FUSEBENCH_WITH_CUDA
+  const auto times = fusebench::matmul_times(dtype, static_cast<size_t>(n[0]), static_cast<int>(n[1]));
+  auto out = Napi::Array::New(env, times.size());
+  for (size_t i = 0; i < times.size(); ++i) out.Set(static_cast<uint32_t>(i), times[i]);
+  return out;
+#else
+  throw Napi::Error::New(env, "the addon was built without CUDA: no matrix throughput to measure");
+#endif
 }
 
 Napi::Value constants(const Napi::CallbackInfo& info) {

@@ -9,7 +9,9 @@ import {
   nvmlSample,
   type CopyMethod,
   copyTimes,
+  matmulTimes,
 } from './native.ts';
+import { DTYPES, type Dtype } from './dtype.ts';
 import type { BackendChoice } from './options.ts';
 import type { BackendName } from './case/types.ts';
 import { summarize } from './stats.ts';
@@ -35,6 +37,8 @@ export interface DeviceDescription {
   };
   /** Measured device-to-device copy bandwidth, GB/s, counting bytes read plus bytes written. */
   copyBandwidthGBs: number;
+  /** Measured cuBLAS square-GEMM throughput, TFLOP/s, per precision the device runs (CUDA with cuBLAS). */
+  matrixPeakTFlops?: Partial<Record<Dtype, number>>;
   /** Free device memory at the start of the run (bytes). */
   freeMemoryBytes: number;
   /** CUDA: the most dynamic shared memory one block can have (bytes). */
@@ -123,7 +127,41 @@ function copyDetail(c: CopyBandwidth): string {
   return `${c.best.toFixed(0)} GB/s (runtime copy ${c.byMethod.runtime.toFixed(0)}, copy kernel ${c.byMethod.kernel.toFixed(0)})`;
 }
 
-/** Opens the backend, describes its device and measures its copy bandwidth. */
+/** The square GEMM the matrix peak is measured at, and its timed calls per precision. */
+const PEAK_GEMM_N = 8192;
+const PEAK_SAMPLES = 20;
+
+/**
+ * Measures the matrix peak of each precision the device runs: 20 timed cuBLAS GEMMs of 8192³ (the
+ * unfused twins' own call: FP32 math in fp32, tensor cores with fp32 accumulation in bf16/fp16), the
+ * fast decile's TFLOP/s, as the copy ceiling takes its fast decile. bf16 needs compute capability 8.0.
+ * Undefined without cuBLAS: no ceiling is then quoted, and none is typed in instead.
+ */
+export function measureMatrixPeak(
+  computeCapability: string,
+  freeMemoryBytes: number,
+): Partial<Record<Dtype, number>> | undefined {
+  if (!buildInfo().cublas) return undefined;
+  const n = PEAK_GEMM_N;
+  if (3 * n * n * 4 > freeMemoryBytes / 2) return undefined;
+  const peak: Partial<Record<Dtype, number>> = {};
+  for (const dtype of DTYPES) {
+    if (dtype === 'bf16' && Number(computeCapability) < 8) continue;
+    peak[dtype] = (2 * n ** 3) / (summarize(matmulTimes(dtype, n, PEAK_SAMPLES)).p10 / 1e3) / 1e12;
+  }
+  return peak;
+}
+
+/** "fp32 51.2 · bf16 712 · fp16 745 TFLOP/s (cuBLAS 8192³)". */
+export function matrixPeakDetail(peak: Partial<Record<Dtype, number>>): string {
+  const parts = DTYPES.filter((d) => peak[d] !== undefined).map((d) => {
+    const v = peak[d] as number;
+    return `${d} ${v >= 100 ? v.toFixed(0) : v.toFixed(1)}`;
+  });
+  return `${parts.join(' · ')} TFLOP/s (cuBLAS ${PEAK_GEMM_N}³)`;
+}
+
+/** Opens the backend, describes its device and measures its copy bandwidth and matrix peak. */
 export function openDevice(backend: BackendName): DeviceContext {
   if (backend === 'cpu') {
     const cpu = cpuInfo();
@@ -157,6 +195,7 @@ export function openDevice(backend: BackendName): DeviceContext {
   // sizes of the memory-bound cases' tensors.
   const sizes = [GiB / 16, GiB / 4, GiB].map((b) => Math.min(b, Math.floor(gpu.freeMemoryBytes / 4)));
   const copy = measureCopyBandwidth('cuda', sizes);
+  const peak = measureMatrixPeak(gpu.computeCapability, gpu.freeMemoryBytes);
   return {
     description: {
       backend,
@@ -175,6 +214,7 @@ export function openDevice(backend: BackendName): DeviceContext {
           ? `${nvml.maxSmClockMHz} / ${nvml.maxMemClockMHz} MHz`
           : `unknown (${nvml.error})`,
         'Copy bandwidth': copyDetail(copy),
+        'Matrix peak': peak ? matrixPeakDetail(peak) : 'not measured (the addon was built without cuBLAS)',
       },
       fingerprint: {
         driver: nvml.available ? nvml.driverVersion : undefined,
@@ -186,6 +226,7 @@ export function openDevice(backend: BackendName): DeviceContext {
         uuid: gpu.uuid,
       },
       copyBandwidthGBs: copy.best,
+      ...(peak ? { matrixPeakTFlops: peak } : {}),
       freeMemoryBytes: gpu.freeMemoryBytes,
       maxSharedMemoryPerBlock: gpu.maxSharedMemoryPerBlock,
     },

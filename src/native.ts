@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DTYPE_BYTES } from './dtype.ts';
+import { DTYPE_BYTES, type Dtype } from './dtype.ts';
 
 interface RawWorkspace {
   buffers(): NativeBuffer[];
@@ -37,6 +37,7 @@ interface RawAddon {
   checkShape(caseName: string, dtype: string, dims: number[]): void;
   caseBuffers(caseName: string, dtype: string, dims: number[]): NativeBuffer[];
   copyTimes(backend: string, countAndSamples: [number, number], method: CopyMethod): number[];
+  matmulTimes(dtype: string, sizeAndSamples: [number, number]): number[];
   constants(): NativeConstants;
   Workspace: new (
     backend: string,
@@ -187,6 +188,14 @@ export function caseBuffers(caseName: string, dtype: string, dims: number[]): Na
 /** Milliseconds of `samples` copies of `count` floats within the device, caches flushed before each. */
 export function copyTimes(backend: 'cpu' | 'cuda', count: number, samples: number, method: CopyMethod): number[] {
   return load().copyTimes(backend, [count, samples], method);
+}
+
+/**
+ * Milliseconds of `samples` square cuBLAS GEMMs of size n in `dtype` on the CUDA device (the call the
+ * unfused twins make; native/matmul_probe.h). Throws without CUDA or cuBLAS.
+ */
+export function matmulTimes(dtype: Dtype, n: number, samples: number): number[] {
+  return load().matmulTimes(dtype, [n, samples]);
 }
 
 let constantsCache: NativeConstants | undefined;

@@ -130,6 +130,8 @@ export const caseResultSchema = z.object({
   fusedPctOfCopy: z.number().optional(),
   /** Achieved TFLOP/s of each variant's median time, on the case's useful flops (compute-bound cases). */
   tflops: z.object({ unfused: z.number(), fused: z.number() }).optional(),
+  /** The fused variant's TFLOP/s as a percentage of the device's measured matrix peak in the case's precision. */
+  fusedPctOfMatrixPeak: z.number().optional(),
   clocks: z
     .object({ smMHz: range, memMHz: range, throttledPairs: z.number().int(), reasonsSeen: z.number() })
     .nullable()
@@ -174,6 +176,10 @@ export const deviceSchema = z.object({
     uuid: z.string().optional(),
   }),
   copyBandwidthGBs: z.number(),
+  /** Measured cuBLAS square-GEMM throughput per precision, TFLOP/s (CUDA built with cuBLAS only). */
+  matrixPeakTFlops: z
+    .object({ fp32: z.number().optional(), bf16: z.number().optional(), fp16: z.number().optional() })
+    .optional(),
   freeMemoryBytes: z.number(),
   maxSharedMemoryPerBlock: z.number().optional(),
 });

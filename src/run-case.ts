@@ -179,6 +179,7 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
     const fusedGBs = result.traffic.fused.bytes / (fused.median / 1e3) / 1e9;
     const flops = def.flops?.(shape.dims);
     const tflops = (t: number) => (flops ?? 0) / (t / 1e3) / 1e12;
+    const peak = device.description.matrixPeakTFlops?.[def.dtype];
     return {
       ...result,
       status: 'measured',
@@ -198,6 +199,7 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
       fusedGBs,
       fusedPctOfCopy: (100 * fusedGBs) / device.description.copyBandwidthGBs,
       ...(flops ? { tflops: { unfused: tflops(unfused.median), fused: tflops(fused.median) } } : {}),
+      ...(flops && peak ? { fusedPctOfMatrixPeak: (100 * tflops(fused.median)) / peak } : {}),
       clocks: m.clocks,
       ...(batched ? { batched, gatedOn: 'batched' as const } : {}),
       ...(injection

@@ -23,10 +23,9 @@ void attention_fused_cuda(const AttentionArgs<T>& a, const LaunchContext& ctx) {
   if constexpr (std::is_same_v<T, float>) {
     cuda::launch_flash<false>(cuda::contiguous_flash_args(a), ctx, "flash_attention");
   } else {
-    using H = std::conditional_t<std::is_same_v<T, bf16>, __nv_bfloat16, __half>;  // layout-compatible with T
-    const auto as = [](const T* p) { return reinterpret_cast<const H*>(p); };
-    cuda::launch_flash_mma<H, kHeadDim>(
-        cuda::contiguous_flash_mma_args(as(a.q), as(a.k), as(a.v), reinterpret_cast<H*>(a.o), static_cast<int>(a.batch),
+    cuda::launch_flash_mma<cuda::CudaHalf<T>, kHeadDim>(
+        cuda::contiguous_flash_mma_args(cuda::as_cuda_half(a.q), cuda::as_cuda_half(a.k), cuda::as_cuda_half(a.v),
+                                        reinterpret_cast<cuda::CudaHalf<T>*>(a.o), static_cast<int>(a.batch),
                                         static_cast<int>(a.heads), static_cast<int>(a.seq), static_cast<int>(kHeadDim)),
         ctx, "flash_attention_mma");
   }

@@ -19,7 +19,7 @@ void attention_fused_cpu(const AttentionArgs<T>& a) {
   if constexpr (std::is_same_v<T, float>) {
     cpu::flash_attention(cpu::contiguous_operands(a), a.o, cpu::contiguous_heads(a.heads, a.seq));
   } else {
-    cpu::flash_attention_half<T>(a);
+    cpu::flash_attention_half<T>(a, a.o, cpu::contiguous_heads(a.heads, a.seq));
   }
 }
 

@@ -1,3 +1,5 @@
+#include <type_traits>
+
 #include "attention_layernorm_residual.h"
 #include "attention_limits.h"
 #include "case_decl.h"
@@ -8,8 +10,10 @@ namespace {
 
 using kernels::AttentionLayerNormArgs;
 
-CaseDecl<AttentionLayerNormArgs> declare() {
-  using A = AttentionLayerNormArgs;
+template <class T>
+CaseDecl<AttentionLayerNormArgs<T>> declare() {
+  using A = AttentionLayerNormArgs<T>;
+  constexpr bool kHalf = !std::is_same_v<T, float>;
   using namespace kernels;
   constexpr auto qkv = [](const A& a) { return a.batch * a.heads * a.seq * a.d; };
   constexpr auto scores = [](const A& a) { return a.batch * a.heads * a.seq * a.seq; };
@@ -32,13 +36,16 @@ CaseDecl<AttentionLayerNormArgs> declare() {
            {"merged", &A::merged, Role::Scratch, qkv},
            {"h", &A::h, Role::Scratch, qkv},
            {"counters", &A::counters, Role::Scratch, [](const A& a) { return a.batch * ((a.seq + 63) / 64); }}},
-          {{"unfused", attention_layernorm_residual_unfused_cpu, FB_CUDA(attention_layernorm_residual_unfused_cuda),
-            Needs::Cublas},
-           {"fused", attention_layernorm_residual_fused_cpu, FB_CUDA(attention_layernorm_residual_fused_cuda), Needs::Nothing, kFlashSmemBytes}},
+          {{"unfused", attention_layernorm_residual_unfused_cpu<T>,
+            FB_CUDA(attention_layernorm_residual_unfused_cuda<T>), Needs::Cublas},
+           // fp32: the SIMT flash kernel with its LayerNorm ending; bf16/fp16: the tensor-core flash
+           // kernel (sm_80+) and the residual LayerNorm row kernel.
+           {"fused", attention_layernorm_residual_fused_cpu<T>, FB_CUDA(attention_layernorm_residual_fused_cuda<T>),
+            Needs::Nothing, kHalf ? kFlashMmaSmemBytes : kFlashSmemBytes, kHalf ? 80 : 0}},
           attention_limits<A>()};
 }
 
-FB_REGISTER_CASE(declare);
+FB_REGISTER_CASE_DTYPES(declare);
 
 }  // namespace
 }  // namespace fusebench

@@ -1,7 +1,9 @@
 /**
  * Transformer FFN with its residual: y = x + gelu(x·w1ᵀ + b1)·w2ᵀ + b2, x [m, h], w1 [f, h], b1 [f],
  * w2 [h, f], b2 [h]. Unfused, one launch per op as an eager framework runs it (GEMM, bias, GELU, GEMM,
- * bias, add); fused, two of fusebench's GEMMs with bias+GELU and bias+residual epilogues.
+ * bias, add). Two comparisons against that twin in fp32: fusebench's own GEMMs with bias+GELU and
+ * bias+residual epilogues, and cuBLASLt's GELU_BIAS and BIAS (β = 1 on the residual) epilogues (the
+ * library-fused variant, CUDA only). In bf16/fp16 the fused variant is the cuBLASLt one.
  */
 import { defineCase } from '../../src/case/define.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
@@ -14,6 +16,12 @@ const SAMPLED_ROWS = 32;
 
 export default defineCase<'m' | 'h' | 'f'>({
   title: 'FFN (Linear + GELU + Linear + residual)',
+  // fusebench's GEMM is fp32 only: in bf16/fp16 the native 'fused' variant is cuBLASLt's epilogues on
+  // tensor cores, and there is no separate library-fused comparison.
+  compare: [
+    { fused: 'fused' },
+    { name: 'ffn_cublaslt', title: 'FFN (cuBLASLt epilogues)', fused: 'cublaslt', dtypes: ['fp32'] },
+  ],
   shapes: {
     cuda: [
       {

@@ -1,9 +1,10 @@
 // Transformer FFN with its residual: y = x + gelu(x·w1ᵀ + b1)·w2ᵀ + b2, x [m, h], w1 [f, h], w2 [h, f].
 // Unfused, one launch per op as an eager framework runs it: GEMM → t1, bias → u1, GELU → g,
 // GEMM → t2, bias → u2, add → y. Fused: fusebench's GEMM with a bias+GELU epilogue writes g, then
-// with a bias+residual epilogue writes y. In bf16/fp16 (T) the GEMMs run on tensor cores with fp32
-// accumulation: cublasGemmEx in the twin, and cuBLASLt's GELU_BIAS and BIAS (β = 1 on the residual)
-// epilogues as the fused variant (fusebench's own GEMM is fp32 only).
+// with a bias+residual epilogue writes y. Library-fused (cublaslt): cuBLASLt's GELU_BIAS and BIAS
+// (β = 1 on the residual) epilogues. In bf16/fp16 (T) the GEMMs run on tensor cores with fp32
+// accumulation: cublasGemmEx in the twin, and the cuBLASLt epilogues as the fused variant (fusebench's
+// own GEMM is fp32 only).
 #pragma once
 #include <cstddef>
 
@@ -37,8 +38,9 @@ void ffn_fused_cpu(const FfnArgs<T>& a);
 #ifdef FUSEBENCH_WITH_CUDA
 template <class T>
 void ffn_unfused_cuda(const FfnArgs<T>& a, const LaunchContext& ctx);
+void ffn_fused_cuda(const FfnArgs<float>& a, const LaunchContext& ctx);  // fusebench's fp32 GEMM
 template <class T>
-void ffn_fused_cuda(const FfnArgs<T>& a, const LaunchContext& ctx);
+void ffn_cublaslt_cuda(const FfnArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

@@ -1,4 +1,5 @@
 #include <type_traits>
+#include <vector>
 
 #include "case_decl.h"
 #include "common/gemm_limits.h"
@@ -16,6 +17,15 @@ CaseDecl<FfnArgs<T>> declare() {
   constexpr auto mh = [](const A& a) { return a.m * a.h; };
   constexpr auto mf = [](const A& a) { return a.m * a.f; };
   constexpr auto fh = [](const A& a) { return a.f * a.h; };
+  std::vector<Variant<A>> variants = {{"unfused", ffn_unfused_cpu<T>, FB_CUDA(ffn_unfused_cuda<T>), Needs::Cublas}};
+  if constexpr (std::is_same_v<T, float>) {
+    variants.push_back({"fused", ffn_fused_cpu<T>, FB_CUDA(ffn_fused_cuda)});
+    variants.push_back({"cublaslt", nullptr, FB_CUDA(ffn_cublaslt_cuda<T>), Needs::Cublas});
+  } else {
+    // fusebench's GEMM is fp32 only: in bf16/fp16 the fused variant is cuBLASLt's epilogues on tensor
+    // cores (on the CPU, the GEMMs with the same epilogues, g and y rounded once).
+    variants.push_back({"fused", ffn_fused_cpu<T>, FB_CUDA(ffn_cublaslt_cuda<T>), Needs::Cublas});
+  }
   return {"ffn",
           {{"m", &A::m}, {"h", &A::h}, {"f", &A::f}},
           {},
@@ -30,10 +40,7 @@ CaseDecl<FfnArgs<T>> declare() {
            {"u1", &A::u1, Role::Scratch, mf},
            {"t2", &A::t2, Role::Scratch, mh},
            {"u2", &A::u2, Role::Scratch, mh}},
-          {{"unfused", ffn_unfused_cpu<T>, FB_CUDA(ffn_unfused_cuda<T>), Needs::Cublas},
-           // fp32: fusebench's GEMM; bf16/fp16: cuBLASLt's epilogues (needs cuBLAS).
-           {"fused", ffn_fused_cpu<T>, FB_CUDA(ffn_fused_cuda<T>),
-            std::is_same_v<T, float> ? Needs::Nothing : Needs::Cublas}},
+          variants,
           // The first GEMM reduces over h, the second over f.
           {{"h % 4 == 0 and f % 4 == 0", kVectorKWhy, [](const A& a) { return a.h % 4 == 0 && a.f % 4 == 0; }},
            {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.h, a.f}); }},

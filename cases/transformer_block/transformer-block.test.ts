@@ -2,7 +2,7 @@
 // fused epilogues and flash attention) beyond the shared numerics suite: the reference agrees with itself
 // across batch elements, the tolerance catches real defects, the shape rules hold, and the models.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
+import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import type { SampledReference } from '../../src/case/types.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 
@@ -21,18 +21,21 @@ test('the reference samples the last batch element, its first and last positions
   expect(transformerBlock.reference(transformerBlock.inputs(whole, 7), whole).y).toBeInstanceOf(Float64Array);
 });
 
-describe('transformer_block tolerance catches real defects (CPU kernels against a defective reference)', () => {
-  const dims = [2, 70, 2, 256];
-  test('the out-projection bias left out (h wrong)', () => {
-    expectCaught(transformerBlock, dims, (inputs) => (inputs.b_o as Float32Array).fill(0));
-  });
-  test('the FFN output bias left out (h right, y wrong)', () => {
-    expectCaught(transformerBlock, dims, (inputs) => (inputs.b2 as Float32Array).fill(0));
-  });
-  test('LN1 without γ (γ ≈ 1 ± 0.1)', () => {
-    expectCaught(transformerBlock, dims, (inputs) => (inputs.ln1_g as Float32Array).fill(1));
-  });
-});
+describe.each((await findCaseInEveryDtype('transformer_block')).map((d) => [d.dtype, d] as const))(
+  'transformer_block %s tolerance catches real defects (CPU kernels against a defective reference)',
+  (_dtype, def) => {
+    const dims = [2, 70, 2, 256];
+    test('the out-projection bias left out (h wrong)', () => {
+      expectCaught(def, dims, (inputs) => (inputs.b_o as Float32Array).fill(0));
+    });
+    test('the FFN output bias left out (h right, y wrong)', () => {
+      expectCaught(def, dims, (inputs) => (inputs.b2 as Float32Array).fill(0));
+    });
+    test('LN1 without γ (γ ≈ 1 ± 0.1)', () => {
+      expectCaught(def, dims, (inputs) => (inputs.ln1_g as Float32Array).fill(1));
+    });
+  },
+);
 
 describe('transformer_block shape validation', () => {
   test.each([
@@ -64,5 +67,19 @@ describe('transformer_block model', () => {
       unfused: { bytes: 4 * (40 * mc + 6 * mf + 8 * n + 4 * c * c + 2 * f * c + 9 * c + f), launches: 22 },
       fused: { bytes: 4 * (14 * mc + 2 * mf + 10 * c * c + 4 * f * c + 21 * c + 5 * f), launches: 7 },
     });
+  });
+  test('the library-fused block (fp32 cublaslt comparison, bf16/fp16 fused) moves its own bytes', async () => {
+    const dims = [32, 512, 12, 3072];
+    const [m, c, f] = [32 * 512, 768, 3072];
+    const [mc, mf] = [m * c, m * f];
+    // LN1, QKV+bias, flash, out-proj+bias+x, LN2, FFN1+bias+GELU, FFN2+bias+h.
+    const library = 18 * mc + 2 * mf + 4 * c * c + 2 * f * c + 9 * c + f;
+    const lt = await findCase('transformer_block_cublaslt');
+    expect(lt.dtype).toBe('fp32');
+    expect(lt.variants).toEqual({ unfused: 'unfused', fused: 'cublaslt' });
+    expect(lt.traffic(dims).fused).toEqual({ bytes: 4 * library, launches: 7 });
+    const [, bf16] = await findCaseInEveryDtype('transformer_block');
+    expect(bf16?.dtype).toBe('bf16');
+    expect(bf16?.traffic(dims).fused).toEqual({ bytes: 2 * library, launches: 7 });
   });
 });

@@ -1,55 +1,67 @@
 // A GPT-2 pre-LN transformer block, with c = heads·64 and m = batch·seq rows:
 //   a = LN1(x); qkv = a·Wqkvᵀ + bqkv; o = causal attention over the heads of qkv;
 //   h = x + merge_heads(o)·Woᵀ + bo; y = h + gelu(LN2(h)·W1ᵀ + b1)·W2ᵀ + b2.
-// qkv's columns are [Q | K | V], each split into heads of 64. Unfused: one launch per op, as an
-// eager framework runs the block (LayerNorm, GEMM, bias, the head split copies, the unfused
-// attention, the merge copy, add, ...). Fused: five kernels: the LN1-folded QKV GEMM, flash
-// attention reading Q/K/V in place from qkv and writing merged heads, the out-projection GEMM with
-// a bias+residual epilogue, the LN2-folded FFN1 GEMM with a bias+GELU epilogue, and the FFN2 GEMM
-// with a bias+residual epilogue (plus the two small weight-folding kernels of gemm.cuh).
+// qkv's columns are [Q | K | V], each split into heads of 64. In every precision (T = float, bf16,
+// fp16; half GEMMs on tensor cores with fp32 accumulation). Unfused: one launch per op, as an eager
+// framework runs the block (LayerNorm, GEMM, bias, the head split copies, the unfused attention, the
+// merge copy, add, ...). Fused (fp32 only): five of fusebench's kernels: the LN1-folded QKV GEMM,
+// flash attention reading Q/K/V in place from qkv and writing merged heads, the out-projection GEMM
+// with a bias+residual epilogue, the LN2-folded FFN1 GEMM with a bias+GELU epilogue, and the FFN2 GEMM
+// with a bias+residual epilogue (plus the two small weight-folding kernels of gemm.cuh). Library-fused
+// (cublaslt; the fused variant in bf16/fp16): the LayerNorm kernels feeding cuBLASLt GEMMs with the
+// BIAS, GELU_BIAS and BIAS + β·C residual epilogues, around the same in-place flash attention (the
+// tensor-core kernel in bf16/fp16): 7 launches.
 #pragma once
 #include <cstddef>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 
 namespace fusebench::kernels {
 
+template <class T>
 struct TransformerBlockArgs {
   // Inputs.
-  const float* x;                      // [m, c]
-  const float* ln1_g, *ln1_b;          // [c]
-  const float* w_qkv, *b_qkv;          // [3c, c], [3c]
-  const float* w_o, *b_o;              // [c, c], [c]
-  const float* ln2_g, *ln2_b;          // [c]
-  const float* w1, *b1;                // [f, c], [f]
-  const float* w2, *b2;                // [c, f], [c]
+  const T* x;                      // [m, c]
+  const T* ln1_g, *ln1_b;          // [c]
+  const T* w_qkv, *b_qkv;          // [3c, c], [3c]
+  const T* w_o, *b_o;              // [c, c], [c]
+  const T* ln2_g, *ln2_b;          // [c]
+  const T* w1, *b1;                // [f, c], [f]
+  const T* w2, *b2;                // [c, f], [c]
   // Outputs of both variants.
-  float* h;                            // [m, c]
-  float* y;                            // [m, c]
-  // Scratch (the fused variant uses qkv, merged and g).
-  float* a;                            // [m, c] LN1(x)
-  float* qkv_t, *qkv;                  // [m, 3c]
-  float* q, *k, *v;                    // [batch, heads, seq, 64] split copies
-  float* scores, *scaled, *masked, *p; // [batch, heads, seq, seq]
-  float* o;                            // [batch, heads, seq, 64]
-  float* merged;                       // [m, c]
-  float* proj_t, *proj;                // [m, c]
-  float* a2;                           // [m, c] LN2(h)
-  float* f1_t, *f1, *g;                // [m, f]
-  float* f2_t, *f2;                    // [m, c]
-  // Fused scratch: the LayerNorm-folded weights (gemm.cuh): w·diag(γ), Σ_k γ_k·w_jk, b_j + Σ_k β_k·w_jk.
-  float* wqkv_f, *cqkv, *dqkv;         // [3c, c], [3c], [3c]
-  float* w1_f, *c1, *d1;               // [f, c], [f], [f]
+  T* h;                            // [m, c]
+  T* y;                            // [m, c]
+  // Scratch (the fused variants use qkv, merged and g; the library-fused one a and a2 too).
+  T* a;                            // [m, c] LN1(x)
+  T* qkv_t, *qkv;                  // [m, 3c]
+  T* q, *k, *v;                    // [batch, heads, seq, 64] split copies
+  T* scores, *scaled, *masked, *p; // [batch, heads, seq, seq]
+  T* o;                            // [batch, heads, seq, 64]
+  T* merged;                       // [m, c]
+  T* proj_t, *proj;                // [m, c]
+  T* a2;                           // [m, c] LN2(h)
+  T* f1_t, *f1, *g;                // [m, f]
+  T* f2_t, *f2;                    // [m, c]
+  // fp32 fused scratch: the LayerNorm-folded weights (gemm.cuh): w·diag(γ), Σ_k γ_k·w_jk, b_j + Σ_k β_k·w_jk.
+  T* wqkv_f, *cqkv, *dqkv;         // [3c, c], [3c], [3c]
+  T* w1_f, *c1, *d1;               // [f, c], [f], [f]
   size_t batch, seq, heads, f;
   float eps;
 };
 
-void transformer_block_unfused_cpu(const TransformerBlockArgs& a);
-void transformer_block_fused_cpu(const TransformerBlockArgs& a);
+template <class T>
+void transformer_block_unfused_cpu(const TransformerBlockArgs<T>& a);
+void transformer_block_fused_cpu(const TransformerBlockArgs<float>& a);
+template <class T>
+void transformer_block_cublaslt_cpu(const TransformerBlockArgs<T>& a);  // bf16/fp16: the GPU's library path
 
 #ifdef FUSEBENCH_WITH_CUDA
-void transformer_block_unfused_cuda(const TransformerBlockArgs& a, const LaunchContext& ctx);
-void transformer_block_fused_cuda(const TransformerBlockArgs& a, const LaunchContext& ctx);
+template <class T>
+void transformer_block_unfused_cuda(const TransformerBlockArgs<T>& a, const LaunchContext& ctx);
+void transformer_block_fused_cuda(const TransformerBlockArgs<float>& a, const LaunchContext& ctx);
+template <class T>
+void transformer_block_cublaslt_cuda(const TransformerBlockArgs<T>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

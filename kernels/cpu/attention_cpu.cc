@@ -61,20 +61,20 @@ void attention_unfused(const AttentionTensorsOf<T>& a) {
 }
 
 template <class T>
-void flash_attention_half(const AttentionTensorsOf<T>& a) {
+void flash_attention_half(const AttentionTensorsOf<T>& a, T* o, const HeadStrides& os) {
   const size_t count = a.batch * a.heads * a.seq * kHeadDim;
   const std::vector<float> q = widen(a.q, count), k = widen(a.k, count), v = widen(a.v, count);
-  std::vector<float> o(count);
+  std::vector<float> wide_o(count);
   const HeadStrides s = contiguous_heads(a.heads, a.seq);
-  flash_attention({q.data(), s, k.data(), s, v.data(), s, a.batch, a.heads, a.seq}, o.data(), s);
-  narrow(o.data(), a.o, count);
+  flash_attention({q.data(), s, k.data(), s, v.data(), s, a.batch, a.heads, a.seq}, wide_o.data(), os);
+  narrow(wide_o.data(), o, count);
 }
 
 #define FB_INSTANTIATE(T) template void attention_unfused<T>(const AttentionTensorsOf<T>&);
 FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
 #undef FB_INSTANTIATE
-template void flash_attention_half<bf16>(const AttentionTensorsOf<bf16>&);
-template void flash_attention_half<fp16>(const AttentionTensorsOf<fp16>&);
+template void flash_attention_half<bf16>(const AttentionTensorsOf<bf16>&, bf16*, const HeadStrides&);
+template void flash_attention_half<fp16>(const AttentionTensorsOf<fp16>&, fp16*, const HeadStrides&);
 
 void flash_attention_rows(const AttentionOperands& a, size_t b, size_t h, size_t i0, size_t rows, float* out,
                           size_t ldo) {

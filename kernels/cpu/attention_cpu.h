@@ -66,28 +66,30 @@ void flash_attention_rows(const AttentionOperands& a, size_t b, size_t h, size_t
 void flash_attention(const AttentionOperands& a, float* o, const HeadStrides& os);
 
 // merged[b, s, h·64 + d] = o[b, h, s, d]: the copy an eager framework makes before the out-projection.
-inline void merge_heads(const float* o, float* merged, size_t batch, size_t heads, size_t seq) {
+template <class T>
+void merge_heads(const T* o, T* merged, size_t batch, size_t heads, size_t seq) {
   const size_t d = kHeadDim;
   const size_t c = heads * d;
   for (size_t b = 0; b < batch; ++b)
     for (size_t s = 0; s < seq; ++s) {
-      float* dst = merged + (b * seq + s) * c;
+      T* dst = merged + (b * seq + s) * c;
       for (size_t h = 0; h < heads; ++h) {
-        const float* src = o + ((b * heads + h) * seq + s) * d;
+        const T* src = o + ((b * heads + h) * seq + s) * d;
         for (size_t i = 0; i < d; ++i) dst[h * d + i] = src[i];
       }
     }
 }
 
 // dst[b, h, s, :] = qkv[b·seq + s, offset + h·64 + :]: a head-split copy out of a [batch·seq, 3·heads·64] projection.
-inline void split_heads(const float* qkv, size_t offset, float* dst, size_t batch, size_t seq, size_t heads) {
+template <class T>
+void split_heads(const T* qkv, size_t offset, T* dst, size_t batch, size_t seq, size_t heads) {
   const size_t d = kHeadDim;
   const size_t row_len = 3 * heads * d;
   for (size_t b = 0; b < batch; ++b)
     for (size_t h = 0; h < heads; ++h)
       for (size_t s = 0; s < seq; ++s) {
-        const float* src = qkv + (b * seq + s) * row_len + offset + h * d;
-        float* out = dst + ((b * heads + h) * seq + s) * d;
+        const T* src = qkv + (b * seq + s) * row_len + offset + h * d;
+        T* out = dst + ((b * heads + h) * seq + s) * d;
         for (size_t i = 0; i < d; ++i) out[i] = src[i];
       }
 }
@@ -99,9 +101,10 @@ inline void split_heads(const float* qkv, size_t offset, float* dst, size_t batc
 template <class T>
 void attention_unfused(const AttentionTensorsOf<T>& a);
 
-// flash_attention on contiguous bf16 or fp16 Q, K, V: the operands widened to float, O rounded to T.
+// flash_attention on contiguous bf16 or fp16 Q, K, V: the operands widened to float, O rounded to T
+// and written at o with the strides os (a.o is not used; os spans batch·heads·seq·64 elements).
 // Instantiated for bf16 and fp16.
 template <class T>
-void flash_attention_half(const AttentionTensorsOf<T>& a);
+void flash_attention_half(const AttentionTensorsOf<T>& a, T* o, const HeadStrides& os);
 
 }  // namespace fusebench::kernels::cpu

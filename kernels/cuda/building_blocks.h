@@ -47,10 +47,13 @@ void softmax(const T* in, T* p, size_t rows, size_t seq_q, size_t seq_k, const L
 
 // --- attention_blocks.cu -------------------------------------------------------------------------
 // Copies a [batch, seq, heads·64] slice (row stride `ld`, starting at column `col0`) into
-// [batch, heads, seq, 64] (split_heads), or [batch, heads, seq, 64] into [batch, seq, heads·64] (merge_heads).
-void split_heads(const float* src, size_t ld, size_t col0, float* dst, size_t batch, size_t seq, size_t heads,
+// [batch, heads, seq, 64] (split_heads), or [batch, heads, seq, 64] into [batch, seq, heads·64] (merge_heads);
+// ld and col0 in elements, multiples of one 16-byte pack.
+template <class T>
+void split_heads(const T* src, size_t ld, size_t col0, T* dst, size_t batch, size_t seq, size_t heads,
                  const LaunchContext& ctx);
-void merge_heads(const float* src, float* dst, size_t batch, size_t seq, size_t heads, const LaunchContext& ctx);
+template <class T>
+void merge_heads(const T* src, T* dst, size_t batch, size_t seq, size_t heads, const LaunchContext& ctx);
 // The unfused causal attention: batched cuBLAS GEMM → scores, scale, mask, softmax, batched GEMM → O, every
 // intermediate stored in T (float, or bf16/fp16 with tensor-core GEMMs accumulating in fp32).
 template <class T>

@@ -104,6 +104,11 @@ __device__ __forceinline__ void flash_fetch_v(float* vs, const HeadLayout& l, in
 constexpr size_t kFlashSmemFloats = 6 * kFlashB * kFlashLd;  // Qᵀ, 2 × Kᵀ, 2 × V, Pᵀ
 static_assert(kFlashSmemFloats * sizeof(float) == kFlashSmemBytes, "common/constants.h states the flash block's shared memory");
 
+// The kernel and its launcher are local to each .cu file that includes this header: without
+// relocatable device code every .cu file holds its own copy of the kernel, and the shared-memory
+// opt-in (cudaFuncSetAttribute) belongs to one copy, so each file's launcher opts in its own.
+namespace {
+
 template <bool kLayerNorm>
 __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(FlashArgs a) {
   extern __shared__ __align__(16) float smem[];
@@ -325,5 +330,7 @@ void launch_flash(const FlashArgs& a, const LaunchContext& ctx, const char* what
   flash_attention_kernel<kLayerNorm><<<static_cast<unsigned>(blocks), kFlashThreads, smem, stream>>>(a);
   FB_CUDA_CHECK_LAUNCH(what);
 }
+
+}  // namespace
 
 }  // namespace fusebench::cuda

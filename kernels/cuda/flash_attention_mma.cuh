@@ -34,6 +34,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/dtype.h"
 #include "common/launch.h"
 #include "cuda_check.cuh"
 
@@ -133,6 +134,11 @@ __device__ __forceinline__ float exp2_approx(float x) {  // 2^x; −∞ gives 0
 
 // 4 blocks per SM at D = 64 hold 128 registers a thread without spilling (about 5% faster on an H100
 // than the 136 ptxas picks unbounded); D = 128 needs about 230, so 2.
+// The kernel and its launcher are local to each .cu file that includes this header: without
+// relocatable device code every .cu file holds its own copy of the kernel, and the shared-memory
+// opt-in (cudaFuncSetAttribute) belongs to one copy, so each file's launcher opts in its own.
+namespace {
+
 template <class T, int D>
 __global__ void __launch_bounds__(kFlashMmaThreads, D == 64 ? 4 : 2) flash_mma_kernel(FlashMmaArgs<T> a) {
   static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "fp16 or bf16");
@@ -259,13 +265,59 @@ __global__ void __launch_bounds__(kFlashMmaThreads, D == 64 ? 4 : 2) flash_mma_k
 #endif
 }
 
+// The CUDA type the kernel computes with for fusebench's storage type T (the same 16 bits).
+template <class T>
+using CudaHalf = std::conditional_t<std::is_same_v<T, bf16>, __nv_bfloat16, __half>;
+
+template <class T>
+const CudaHalf<T>* as_cuda_half(const T* p) {
+  return reinterpret_cast<const CudaHalf<T>*>(p);
+}
+
+// log2(e)/√d, the kernel's exp2 scale.
+inline float flash_mma_scale_log2(int d) {
+  return static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(d)));
+}
+
 // The operands of contiguous [batch, heads, seq, d] Q, K, V, O.
 template <class T>
 FlashMmaArgs<T> contiguous_flash_mma_args(const T* q, const T* k, const T* v, T* o, int batch, int heads, int seq,
                                           int d) {
   const long long sh = static_cast<long long>(seq) * d, sb = heads * sh;
-  return {{q, sb, sh, d}, {k, sb, sh, d}, {v, sb, sh, d}, o, sb, sh, d, batch, heads, seq,
-          static_cast<float>(1.4426950408889634 / std::sqrt(static_cast<double>(d)))};
+  return {{q, sb, sh, d}, {k, sb, sh, d}, {v, sb, sh, d}, o, sb, sh, d, batch, heads, seq, flash_mma_scale_log2(d)};
+}
+
+// Heads of 64 side by side in rows: head h of position (b, s) at base[(b·seq + s)·ld + h·64].
+template <class T>
+HalfHeadLayout<CudaHalf<T>> interleaved_layout(const T* base, size_t seq, size_t ld) {
+  return {as_cuda_half(base), static_cast<long long>(seq * ld), 64, static_cast<long long>(ld)};
+}
+
+// Contiguous [batch, heads, seq, 64] Q, K, V (fusebench's bf16/fp16); O written as merged-heads rows
+// [batch·seq, heads·64], the layout the out-projection or the residual LayerNorm reads.
+template <class T>
+FlashMmaArgs<CudaHalf<T>> merged_flash_mma_args(const T* q, const T* k, const T* v, T* merged, size_t batch,
+                                                size_t heads, size_t seq) {
+  auto* out = reinterpret_cast<CudaHalf<T>*>(merged);
+  FlashMmaArgs<CudaHalf<T>> a =
+      contiguous_flash_mma_args(as_cuda_half(q), as_cuda_half(k), as_cuda_half(v), out, static_cast<int>(batch),
+                                static_cast<int>(heads), static_cast<int>(seq), 64);
+  const HalfHeadLayout<CudaHalf<T>> o = interleaved_layout(merged, seq, heads * 64);
+  a.osb = o.sb;
+  a.osh = o.sh;
+  a.oss = o.ss;
+  return a;
+}
+
+// Q, K, V read in place from a projection qkv [batch·seq, 3·heads·64] (columns [Q | K | V]); O written
+// as merged-heads rows [batch·seq, heads·64].
+template <class T>
+FlashMmaArgs<CudaHalf<T>> qkv_flash_mma_args(const T* qkv, T* merged, size_t batch, size_t heads, size_t seq) {
+  const size_t c = heads * 64;
+  const HalfHeadLayout<CudaHalf<T>> o = interleaved_layout(merged, seq, c);
+  return {interleaved_layout(qkv, seq, 3 * c), interleaved_layout(qkv + c, seq, 3 * c),
+          interleaved_layout(qkv + 2 * c, seq, 3 * c), const_cast<CudaHalf<T>*>(o.base), o.sb, o.sh, o.ss,
+          static_cast<int>(batch), static_cast<int>(heads), static_cast<int>(seq), flash_mma_scale_log2(64)};
 }
 
 // Compute capability of the current device as 10·major + minor, read once (the process has one device).
@@ -318,5 +370,7 @@ void launch_flash_mma(const FlashMmaArgs<T>& a, const LaunchContext& ctx, const 
   flash_mma_kernel<T, D><<<grid, kFlashMmaThreads, smem, static_cast<cudaStream_t>(ctx.stream)>>>(a);
   FB_CUDA_CHECK_LAUNCH(name);
 }
+
+}  // namespace
 
 }  // namespace fusebench::cuda

@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 #include "common/launch.h"
 #include "cuda/elementwise.cuh"
@@ -26,7 +28,8 @@ namespace fusebench::cuda {
 enum class Norm { Layer, Rms };
 
 // The operands of one launch. With a residual, x and r are read and h = x + r written; otherwise x is
-// the row to normalize (r and h unused). β is LayerNorm's only.
+// the row to normalize (r and h unused). h may be null where only y is wanted, for rows that fit in
+// registers (the streaming kernel reads h back). β is LayerNorm's only.
 template <class T>
 struct NormRows {
   const T* x;
@@ -68,7 +71,7 @@ __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
       for (int s = 0; s < kSlots; ++s) {
 #pragma unroll
         for (int c = 0; c < kW; ++c) v[s][c] = stored<T>(v[s][c] + rs[s][c]);
-        Slots::store(a.h + off, n, s, t, v[s]);
+        if (a.h != nullptr) Slots::store(a.h + off, n, s, t, v[s]);
       }
     }
     float mean = 0.0f;
@@ -184,6 +187,9 @@ void launch_norm_rows(const NormRows<T>& a, const LaunchContext& ctx) {
     constexpr int kSlots = decltype(slots)::value;
     constexpr bool kVec = decltype(vec_tag)::value;
     if constexpr (kSlots == 0) {
+      if (kResidual && a.h == nullptr)
+        throw std::invalid_argument("norm rows: a row of " + std::to_string(n) +
+                                    " elements is too long for registers and streams through h; h must be given");
       constexpr auto kernel = norm_stream_kernel<T, kVec, kNorm, kResidual>;
       const unsigned grid = row_grid<kernel>(a.rows, kRowThreads, ctx);
       kernel<<<grid, kRowThreads, 0, stream>>>(a);

@@ -49,8 +49,12 @@ export interface CaseDescriptor<D extends string, P extends string = never> {
   reference(inputs: Inputs, d: Dims<D>, params: Params<P>, dtype: Dtype): References;
   /** The tolerance of each precision the native registration declares (fp32 always). */
   tolerance: { fp32: Tolerance } & Partial<Record<Dtype, Tolerance>>;
-  /** Bytes each variant moves, given `e`, the bytes of one element of `dtype`, the precision measured. */
-  traffic(d: Dims<D>, e: number, dtype: Dtype): { unfused: Traffic; fused: Traffic };
+  /**
+   * Bytes each variant moves, given `e`, the bytes of one element of `dtype`, the precision measured:
+   * the unfused and fused models, plus one under a native variant's name where a comparison's variant
+   * moves other bytes than the "fused" model says (a library-fused variant).
+   */
+  traffic(d: Dims<D>, e: number, dtype: Dtype): { unfused: Traffic; fused: Traffic; [variant: string]: Traffic };
   flops?(d: Dims<D>): number;
   extraNumerics?(
     inputs: Inputs,

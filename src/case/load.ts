@@ -221,7 +221,10 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
           },
           reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params, dtype),
           tolerance: d.tolerance[dtype] as NonNullable<AnyDescriptor['tolerance'][Dtype]>,
-          traffic: (dims) => d.traffic(dimsOf(dims), DTYPE_BYTES[dtype], dtype),
+          traffic: (dims) => {
+            const t = d.traffic(dimsOf(dims), DTYPE_BYTES[dtype], dtype);
+            return { unfused: t[variants.unfused] ?? t.unfused, fused: t[variants.fused] ?? t.fused };
+          },
           ...(d.flops
             ? { flops: (dims: number[]) => (d.flops as NonNullable<AnyDescriptor['flops']>)(dimsOf(dims)) }
             : {}),

@@ -40,5 +40,13 @@ export function residualRow(
 ): Float64Array {
   const h = new Float64Array(n);
   for (let i = 0; i < n; i++) h[i] = (x[row * n + i] as number) + (r[row * n + i] as number);
+  return storedRow(dtype, h);
+}
+
+/**
+ * A float64 row as a case stores it in `dtype` before reading it again (a residual stream h that a
+ * norm then normalizes): itself in fp32, rounded to the precision in bf16/fp16.
+ */
+export function storedRow(dtype: Dtype, h: Float64Array): Float64Array {
   return dtype === 'fp32' ? h : Float64Array.from(roundTo(dtype, Float32Array.from(h)));
 }

@@ -7,7 +7,7 @@ import { DTYPES, type Dtype } from '../dtype.ts';
 import type { CaseResult, MeasuredCase, ResultsFile } from '../results.ts';
 import { renderCaseSection } from './case-section.ts';
 import { type Inline, type Markdown, codeBlock, codeSpan, join, md, name, note, ours, trusted } from './escape.ts';
-import { flopRate, gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
+import { flopRateOfPeak, gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
 import { renderSpeedupCharts } from './speedup-chart.ts';
 import { caseVerdict, verdictLabel } from './verdict.ts';
 
@@ -62,7 +62,7 @@ function summary(results: ResultsFile): string {
       speedup(c.speedup),
       ms(c.timing.unfused.median - c.timing.fused.median),
       `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
-      c.tflops ? flopRate(c.tflops.fused) : `${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy`,
+      c.tflops ? flopRateOfPeak(c) : `${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy`,
       c.gate?.speedup
         ? `${verdictLabel(caseVerdict(c))} vs ${times(c.gate.speedup.baseline)}`
         : verdictLabel(caseVerdict(c)),

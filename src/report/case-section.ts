@@ -8,6 +8,7 @@ import { type Inline, NOTE_CHARS, md, name, note, ours, text, trusted } from './
 import {
   decisionChange,
   flopRate,
+  flopRateOfPeak,
   gbs,
   injectionLabel,
   markdownTable,
@@ -114,14 +115,7 @@ function measuredRows(c: Measured, options: CaseSectionOptions): Inline[][] {
       `efficiency ${pct(c.efficiency ?? 0)} of theoretical`,
     ]),
     ...(c.tflops
-      ? [
-          ours([
-            'Achieved flop rate',
-            flopRate(c.tflops.unfused),
-            flopRate(c.tflops.fused),
-            'useful flops / median time',
-          ]),
-        ]
+      ? [ours(['Achieved flop rate', flopRate(c.tflops.unfused), flopRateOfPeak(c), 'useful flops / median time'])]
       : []),
     ours([
       'Max error vs float64',

@@ -41,13 +41,20 @@ export function flopRate(tflops: number): string {
   return tflops >= 1 ? `${tflops.toFixed(1)} TFLOP/s` : `${(1000 * tflops).toFixed(1)} GFLOP/s`;
 }
 
+/** "612.3 TFLOP/s (84% of matrix peak)", or the rate alone where no peak was measured. */
+export function flopRateOfPeak(c: { tflops?: { fused: number }; fusedPctOfMatrixPeak?: number }): string {
+  const rate = flopRate(c.tflops?.fused ?? 0);
+  return c.fusedPctOfMatrixPeak === undefined ? rate : `${rate} (${c.fusedPctOfMatrixPeak.toFixed(0)}% of matrix peak)`;
+}
+
 /** Throughput of a measured case: TFLOP/s for compute-bound cases, else GB/s and % of copy bandwidth. */
 export function throughput(c: {
   fusedGBs?: number;
   fusedPctOfCopy?: number;
   tflops?: { unfused: number; fused: number };
+  fusedPctOfMatrixPeak?: number;
 }) {
-  if (c.tflops) return `${flopRate(c.tflops.fused)} (unfused ${flopRate(c.tflops.unfused)})`;
+  if (c.tflops) return `${flopRateOfPeak(c)}; unfused ${flopRate(c.tflops.unfused)}`;
   return `${gbs(c.fusedGBs ?? 0)} (${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy)`;
 }
 

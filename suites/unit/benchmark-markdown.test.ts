@@ -174,3 +174,28 @@ describe('BENCHMARK_RESULTS.md of a results file with hostile text in every fiel
     expect(tableProblems(merged)).toEqual([]);
   });
 });
+
+describe('the matrix peak', () => {
+  // The recorded H200 run with a measured matrix peak added to its device, and one measured case given
+  // a flop rate at 90% of it (as npm run perf computes for the GEMM-bound cases).
+  const withPeak = structuredClone(h200);
+  withPeak.device.matrixPeakTFlops = { fp32: 50, fp16: 700 };
+  withPeak.device.details['Matrix peak'] = 'fp32 50.0 · fp16 700 TFLOP/s (cuBLAS 8192³)';
+  const gemm = withPeak.cases.find((c) => c.status === 'measured');
+  if (!gemm) throw new Error('the H200 fixture has no measured case');
+  gemm.tflops = { unfused: 30, fused: 45 };
+  gemm.fusedPctOfMatrixPeak = 90;
+  const md = renderBenchmarkMarkdown(withPeak);
+
+  test('is in the hardware configuration and beside the flop rate, in the summary and the case table', () => {
+    expect(md).toContain('- **Matrix peak:** fp32 50.0 · fp16 700 TFLOP/s \\(cuBLAS 8192³\\)'); // the file's text, escaped
+    expect(md.split('45.0 TFLOP/s (90% of matrix peak)').length - 1).toBe(2);
+  });
+
+  test('a run without one quotes the flop rate alone', () => {
+    delete gemm.fusedPctOfMatrixPeak;
+    const without = renderBenchmarkMarkdown(withPeak);
+    expect(without).not.toContain('of matrix peak');
+    expect(without).toContain('45.0 TFLOP/s');
+  });
+});

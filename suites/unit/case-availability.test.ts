@@ -39,13 +39,19 @@ describe('case availability', () => {
       'layernorm_linear/bf16',
       'layernorm_linear/fp16',
       'ffn/fp32',
+      'ffn_cublaslt/fp32',
       'ffn/bf16',
       'ffn/fp16',
       'attention/fp32',
       'attention/bf16',
       'attention/fp16',
       'attention_layernorm_residual/fp32',
+      'attention_layernorm_residual/bf16',
+      'attention_layernorm_residual/fp16',
       'transformer_block/fp32',
+      'transformer_block_cublaslt/fp32',
+      'transformer_block/bf16',
+      'transformer_block/fp16',
     ]);
   });
 
