@@ -20,35 +20,58 @@ export function isDtype(s: string): s is Dtype {
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
-/** x (a float32 value) rounded to the nearest bfloat16, ties to even; NaN stays NaN. */
-export function roundBf16(x: number): number {
+/** The bits of x as a float32. */
+function bitsOf(x: number): number {
   f32[0] = x;
-  const u = u32[0] as number;
-  if ((u & 0x7fffffff) > 0x7f800000) return Number.NaN;
-  u32[0] = ((u + 0x7fff + ((u >>> 16) & 1)) & 0xffff0000) >>> 0;
+  return u32[0] as number;
+}
+
+/** The float32 with bits u. */
+function valueOf(u: number): number {
+  u32[0] = u;
   return f32[0] as number;
 }
 
-/** v rounded to the nearest integer, ties to even. */
-function roundHalfEven(v: number): number {
-  const r = Math.round(v);
-  return Math.abs(v - Math.trunc(v)) === 0.5 ? 2 * Math.round(v / 2) : r;
+/** Float32 bits u rounded to the nearest bfloat16 (ties to even), as float32 bits; NaN stays NaN. */
+function bf16Bits(u: number): number {
+  if ((u & 0x7fffffff) > 0x7f800000) return u;
+  return ((u + 0x7fff + ((u >>> 16) & 1)) & 0xffff0000) >>> 0;
+}
+
+/**
+ * Float32 bits u rounded to the nearest IEEE binary16 (ties to even), as float32 bits: ±∞ from 65520
+ * on, the subnormal spacing 2^-24 below 2^-14, NaN and ±∞ unchanged. In the normal range the 13
+ * mantissa bits binary16 lacks are rounded off in place (a carry moves into the exponent correctly).
+ */
+function fp16Bits(u: number): number {
+  const a = u & 0x7fffffff;
+  const sign = u & 0x80000000;
+  if (a >= 0x7f800000) return u;
+  if (a >= 0x477ff000) return (sign | 0x7f800000) >>> 0;
+  if (a >= 0x38800000) return (sign | ((a + 0xfff + ((a >>> 13) & 1)) & 0xffffe000)) >>> 0;
+  const r = valueOf(a) * 2 ** 24; // exact: a multiple of the spacing below 1024
+  const k = Math.floor(r);
+  const d = r - k;
+  const q = k + (d > 0.5 || (d === 0.5 && (k & 1) === 1) ? 1 : 0);
+  return (sign | bitsOf(q * 2 ** -24)) >>> 0;
+}
+
+/** x (a float32 value) rounded to the nearest bfloat16, ties to even; NaN stays NaN. */
+export function roundBf16(x: number): number {
+  return Number.isNaN(x) ? x : valueOf(bf16Bits(bitsOf(x)));
 }
 
 /** x (a float32 value) rounded to the nearest IEEE binary16, ties to even; ±∞ past 65504, NaN stays NaN. */
 export function roundFp16(x: number): number {
-  if (!Number.isFinite(x) || x === 0) return x;
-  const a = Math.abs(x);
-  if (a >= 65520) return Math.sign(x) * Number.POSITIVE_INFINITY;
-  f32[0] = a;
-  const exp = Math.max(((u32[0] as number) >>> 23) - 127, -14); // below 2^-14: the subnormal spacing 2^-24
-  const quantum = 2 ** (exp - 10);
-  return Math.sign(x) * roundHalfEven(a / quantum) * quantum;
+  return Number.isNaN(x) ? x : valueOf(fp16Bits(bitsOf(x)));
 }
 
-/** A copy of `data` rounded to `dtype` (fp32: the same values). */
+/** A copy of `data` rounded to `dtype` (fp32: the same values), on the float32 bits in one pass. */
 export function roundTo(dtype: Dtype, data: Float32Array): Float32Array {
   if (dtype === 'fp32') return data;
-  const round = dtype === 'bf16' ? roundBf16 : roundFp16;
-  return data.map(round);
+  const out = Float32Array.from(data);
+  const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
+  const round = dtype === 'bf16' ? bf16Bits : fp16Bits;
+  for (let i = 0; i < bits.length; i++) bits[i] = round(bits[i] as number);
+  return out;
 }
