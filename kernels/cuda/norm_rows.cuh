@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "common/launch.h"
 #include "cuda/elementwise.cuh"
@@ -50,7 +51,9 @@ __device__ __forceinline__ float stored(float v) {
   return to_float(from_float<T>(v));
 }
 
-template <class T, int kRowWarps, int kSlots, bool kVec, Norm kNorm, bool kResidual>
+// kStoreH: h = x + r is written (false: a.h is null and only y is wanted; a template argument, as a
+// run-time test of a.h cost the H100 2-7% at GPT-2's rows).
+template <class T, int kRowWarps, int kSlots, bool kVec, Norm kNorm, bool kResidual, bool kStoreH>
 __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
   using Slots = RowSlots<T, kRowWarps, kSlots, kVec>;
   constexpr int kW = Slots::kW;
@@ -71,7 +74,7 @@ __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
       for (int s = 0; s < kSlots; ++s) {
 #pragma unroll
         for (int c = 0; c < kW; ++c) v[s][c] = stored<T>(v[s][c] + rs[s][c]);
-        if (a.h != nullptr) Slots::store(a.h + off, n, s, t, v[s]);
+        if constexpr (kStoreH) Slots::store(a.h + off, n, s, t, v[s]);
       }
     }
     float mean = 0.0f;
@@ -195,10 +198,14 @@ void launch_norm_rows(const NormRows<T>& a, const LaunchContext& ctx) {
       kernel<<<grid, kRowThreads, 0, stream>>>(a);
       FB_CUDA_CHECK_LAUNCH("norm_stream_kernel");
     } else {
-      constexpr auto kernel = norm_rows_kernel<T, kRowWarps, kSlots, kVec, kNorm, kResidual>;
-      const unsigned grid = row_grid<kernel>(a.rows, 32 * kRowWarps, ctx);
-      kernel<<<grid, kRowThreads, 0, stream>>>(a);
-      FB_CUDA_CHECK_LAUNCH("norm_rows_kernel");
+      const auto launch = [&](auto store_h) {
+        constexpr auto kernel = norm_rows_kernel<T, kRowWarps, kSlots, kVec, kNorm, kResidual, decltype(store_h)::value>;
+        const unsigned grid = row_grid<kernel>(a.rows, 32 * kRowWarps, ctx);
+        kernel<<<grid, kRowThreads, 0, stream>>>(a);
+        FB_CUDA_CHECK_LAUNCH("norm_rows_kernel");
+      };
+      if (kResidual && a.h == nullptr) launch(std::false_type{});
+      else launch(std::bool_constant<kResidual>{});
     }
   });
 }
