@@ -28,14 +28,20 @@ FB_HOST_DEVICE float gelu_tanh(float x) {
 
 #if defined(__CUDACC__)
 // The tanh GELU in its cheaper sigmoid form, 0.5·x·(1 + tanh(u)) = x / (1 + e^(−2u)), on the fast
-// exponential and division intrinsics: a few ulp from gelu_tanh, no cancellation in the negative tail;
-// the exponent is capped so e^(−2u) stays finite and x / (1 + e) goes to −0 for very negative x. Used
+// base-2 exponential and division: −2u·log2(e) = x·(a + b·x²) with the constants folded (three FP32
+// operations), then ex2.approx and __fdividef; a few ulp from gelu_tanh, no cancellation in the negative
+// tail; the exponent is capped so 2^z stays finite and x / (1 + 2^z) goes to −0 for very negative x. Used
 // where the math shows: the GEMM epilogues, and the half-precision kernels, whose 8 elements per
-// 16-byte load made them compute-bound with the accurate expf and division (gelu_scale at 57% of copy
-// on an H200), and whose bf16/fp16 result cannot tell the two apart.
+// 16-byte load make them compute-bound (gelu_scale ran at 57% of copy on an H200 with the accurate expf
+// and division; ncu then showed the H200's issue slots 76-84% busy with the natural-base form, whose
+// exponent took two operations more), and whose bf16/fp16 result cannot tell the forms apart.
 __device__ __forceinline__ float gelu_fast(float x) {
-  const float u = static_cast<float>(kGeluSqrt2OverPi) * (x + static_cast<float>(kGeluCubic) * x * x * x);
-  return __fdividef(x, 1.0f + __expf(fminf(-2.0f * u, 80.0f)));
+  constexpr float a = static_cast<float>(-2.0 * kGeluSqrt2OverPi * 1.4426950408889634);  // −2·√(2/π)·log2(e)
+  constexpr float b = static_cast<float>(-2.0 * kGeluSqrt2OverPi * 1.4426950408889634 * kGeluCubic);
+  const float z = fminf(x * fmaf(b, x * x, a), 115.0f);
+  float e;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z));
+  return __fdividef(x, 1.0f + e);
 }
 
 // GELU for elements stored in T: the accurate form for fp32, the fast one for the half types.
