@@ -12,6 +12,7 @@ export const CASE_FOLDERS: readonly string[] = [
   'residual_layernorm',
   'rmsnorm_residual',
   'scale_mask_softmax',
+  'gemm',
   'linear_gelu',
   'layernorm_linear',
   'ffn',

@@ -8,6 +8,7 @@
 // prefetched into registers one k slice ahead and stored transposed into the other shared buffer.
 //
 // Epilogues (applied to the register tile before the one write of y):
+//   None          y = acc (the GEMM alone: the gemm case measures it against cuBLAS)
 //   Bias          y = acc + b_j
 //   BiasGelu      y = gelu(acc + b_j)
 //   BiasResidual  y = acc + b_j + r_ij
@@ -40,7 +41,7 @@ constexpr int kGemmBM = 128, kGemmBN = 128, kGemmBK = 16, kGemmThreads = 256;
 static_assert(kGemmBM == kGemmTileRows, "common/gemm_limits.h states the GEMM's row tile");
 constexpr int kGemmPad = 4;  // shared rows of 132 floats keep the float4 reads aligned
 
-enum class Epilogue { Bias, BiasGelu, BiasResidual };
+enum class Epilogue { None, Bias, BiasGelu, BiasResidual };
 
 struct GemmArgs {
   const float* x;  // [m, k]
@@ -57,7 +58,8 @@ struct GemmArgs {
 
 template <Epilogue E>
 __device__ __forceinline__ float epilogue_value(float acc, float bias, float res) {
-  if constexpr (E == Epilogue::Bias) return acc + bias;
+  if constexpr (E == Epilogue::None) return acc;
+  else if constexpr (E == Epilogue::Bias) return acc + bias;
   else if constexpr (E == Epilogue::BiasGelu) return gelu_fast(acc + bias);  // the epilogue's math is not hidden behind memory traffic
   else return acc + bias + res;
 }
@@ -199,7 +201,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_tn_kernel(GemmArgs a) {
         if constexpr (kLnFold) s = row_rstd[lrow] * (s - row_mean[lrow] * __ldg(a.colsum + cc));
         float res = 0.0f;
         if constexpr (E == Epilogue::BiasResidual) res = __ldg(a.r + static_cast<size_t>(row) * a.n + cc);
-        v[c] = epilogue_value<E>(s, __ldg(a.b + cc), res);
+        v[c] = epilogue_value<E>(s, E == Epilogue::None ? 0.0f : __ldg(a.b + cc), res);
       }
       float* out = a.y + static_cast<size_t>(row) * a.ldy + col;
       if (vec_store && col + 3 < a.n) {

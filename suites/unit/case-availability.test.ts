@@ -31,6 +31,7 @@ describe('case availability', () => {
       .filter((c) => c.unavailableReason('cuda', { cublas: false }) !== undefined)
       .map((c) => `${c.name}/${c.dtype}`);
     expect(needing).toEqual([
+      'gemm/fp32',
       'linear_gelu/fp32',
       'linear_gelu_cublaslt/fp32',
       'linear_gelu/bf16',
