@@ -17,4 +17,11 @@ std::vector<Limit<Args>> attention_limits() {
            [](const Args& a) { return a.batch * a.heads < (size_t{1} << 31); }}};
 }
 
+// The tensor-core flash kernel's grid (query tiles, heads, batch): the bf16/fp16 registrations add it.
+template <class Args>
+Limit<Args> tensor_core_flash_grid_limit() {
+  return {"batch <= 65,535 and heads <= 65,535", "the tensor-core flash kernel's grid has heads in y and batch in z",
+          [](const Args& a) { return a.batch <= 65535 && a.heads <= 65535; }};
+}
+
 }  // namespace fusebench

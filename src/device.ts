@@ -135,21 +135,22 @@ const PEAK_SAMPLES = 20;
  * Measures the matrix peak of each precision the device runs: 20 timed cuBLAS GEMMs of 8192³ (the
  * unfused twins' own call: FP32 math in fp32, tensor cores with fp32 accumulation in bf16/fp16), the
  * fast decile's TFLOP/s, as the copy ceiling takes its fast decile. bf16 needs compute capability 8.0.
- * Undefined without cuBLAS: no ceiling is then quoted, and none is typed in instead.
+ * Without cuBLAS, or without the memory for three 8192² fp32 matrices, it says why instead: no ceiling
+ * is then quoted, and none is typed in instead.
  */
 export function measureMatrixPeak(
   computeCapability: string,
   freeMemoryBytes: number,
-): Partial<Record<Dtype, number>> | undefined {
-  if (!buildInfo().cublas) return undefined;
+): { peak: Partial<Record<Dtype, number>> } | { why: string } {
+  if (!buildInfo().cublas) return { why: 'the addon was built without cuBLAS' };
   const n = PEAK_GEMM_N;
-  if (3 * n * n * 4 > freeMemoryBytes / 2) return undefined;
+  if (3 * n * n * 4 > freeMemoryBytes / 2) return { why: `less than twice three ${n}² fp32 matrices of memory free` };
   const peak: Partial<Record<Dtype, number>> = {};
   for (const dtype of DTYPES) {
     if (dtype === 'bf16' && Number(computeCapability) < 8) continue;
     peak[dtype] = (2 * n ** 3) / (summarize(matmulTimes(dtype, n, PEAK_SAMPLES)).p10 / 1e3) / 1e12;
   }
-  return peak;
+  return { peak };
 }
 
 /** "fp32 51.2 · bf16 712 · fp16 745 TFLOP/s (cuBLAS 8192³)". */
@@ -195,7 +196,7 @@ export function openDevice(backend: BackendName): DeviceContext {
   // sizes of the memory-bound cases' tensors.
   const sizes = [GiB / 16, GiB / 4, GiB].map((b) => Math.min(b, Math.floor(gpu.freeMemoryBytes / 4)));
   const copy = measureCopyBandwidth('cuda', sizes);
-  const peak = measureMatrixPeak(gpu.computeCapability, gpu.freeMemoryBytes);
+  const matrix = measureMatrixPeak(gpu.computeCapability, gpu.freeMemoryBytes);
   return {
     description: {
       backend,
@@ -214,7 +215,7 @@ export function openDevice(backend: BackendName): DeviceContext {
           ? `${nvml.maxSmClockMHz} / ${nvml.maxMemClockMHz} MHz`
           : `unknown (${nvml.error})`,
         'Copy bandwidth': copyDetail(copy),
-        'Matrix peak': peak ? matrixPeakDetail(peak) : 'not measured (the addon was built without cuBLAS)',
+        'Matrix peak': 'peak' in matrix ? matrixPeakDetail(matrix.peak) : `not measured (${matrix.why})`,
       },
       fingerprint: {
         driver: nvml.available ? nvml.driverVersion : undefined,
@@ -226,7 +227,7 @@ export function openDevice(backend: BackendName): DeviceContext {
         uuid: gpu.uuid,
       },
       copyBandwidthGBs: copy.best,
-      ...(peak ? { matrixPeakTFlops: peak } : {}),
+      ...('peak' in matrix ? { matrixPeakTFlops: matrix.peak } : {}),
       freeMemoryBytes: gpu.freeMemoryBytes,
       maxSharedMemoryPerBlock: gpu.maxSharedMemoryPerBlock,
     },

@@ -1,4 +1,5 @@
 #include <type_traits>
+#include <vector>
 
 #include "attention.h"
 #include "attention_limits.h"
@@ -17,6 +18,8 @@ CaseDecl<AttentionArgs<T>> declare() {
   using namespace kernels;
   constexpr auto qkv = [](const A& a) { return a.batch * a.heads * a.seq * a.d; };
   constexpr auto scores = [](const A& a) { return a.batch * a.heads * a.seq * a.seq; };
+  std::vector<Limit<A>> limits = attention_limits<A>();
+  if constexpr (kHalf) limits.push_back(tensor_core_flash_grid_limit<A>());
   return {"attention",
           {{"batch", &A::batch}, {"heads", &A::heads}, {"seq", &A::seq}, {"d", &A::d}},
           {},
@@ -32,7 +35,7 @@ CaseDecl<AttentionArgs<T>> declare() {
            // fp32: the SIMT flash kernel; bf16/fp16: the tensor-core one (mma.sync, cp.async: sm_80+).
            {"fused", attention_fused_cpu<T>, FB_CUDA(attention_fused_cuda<T>), Needs::Nothing,
             kHalf ? kFlashMmaSmemBytes : kFlashSmemBytes, kHalf ? 80 : 0}},
-          attention_limits<A>()};
+          limits};
 }
 
 FB_REGISTER_CASE_DTYPES(declare);

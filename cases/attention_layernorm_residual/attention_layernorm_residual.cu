@@ -38,8 +38,11 @@ void attention_layernorm_residual_fused_cuda(const AttentionLayerNormArgs<T>& a,
     cuda::launch_flash_mma<cuda::CudaHalf<T>, kHeadDim>(
         cuda::merged_flash_mma_args(a.q, a.k, a.v, a.merged, a.batch, a.heads, a.seq), ctx,
         "flash_attention_mma (merged heads)");
+    // h = x + merged is stored only where the row is too long for registers (past 16,384 halves: 256
+    // heads) and the streaming kernel reads it back; the traffic model counts the register case.
+    T* h = cuda::row_in_registers<T>(static_cast<size_t>(c)) ? nullptr : a.h;
     cuda::launch_norm_rows<cuda::Norm::Layer, true>(
-        cuda::NormRows<T>{a.x, a.merged, nullptr, a.gamma, a.beta, a.y, a.batch * a.seq, c, a.eps}, ctx);
+        cuda::NormRows<T>{a.x, a.merged, h, a.gamma, a.beta, a.y, a.batch * a.seq, c, a.eps}, ctx);
   }
 }
 

@@ -1,4 +1,5 @@
 #include <type_traits>
+#include <vector>
 
 #include "attention_layernorm_residual.h"
 #include "attention_limits.h"
@@ -18,6 +19,8 @@ CaseDecl<AttentionLayerNormArgs<T>> declare() {
   constexpr auto qkv = [](const A& a) { return a.batch * a.heads * a.seq * a.d; };
   constexpr auto scores = [](const A& a) { return a.batch * a.heads * a.seq * a.seq; };
   constexpr auto c = [](const A& a) { return a.heads * a.d; };
+  std::vector<Limit<A>> limits = attention_limits<A>();
+  if constexpr (kHalf) limits.push_back(tensor_core_flash_grid_limit<A>());
   return {"attention_layernorm_residual",
           {{"batch", &A::batch}, {"heads", &A::heads}, {"seq", &A::seq}, {"d", &A::d}},
           {{"eps", &A::eps, kLayerNormEps}},
@@ -42,7 +45,7 @@ CaseDecl<AttentionLayerNormArgs<T>> declare() {
            // kernel (sm_80+) and the residual LayerNorm row kernel.
            {"fused", attention_layernorm_residual_fused_cpu<T>, FB_CUDA(attention_layernorm_residual_fused_cuda<T>),
             Needs::Nothing, kHalf ? kFlashMmaSmemBytes : kFlashSmemBytes, kHalf ? 80 : 0}},
-          attention_limits<A>()};
+          limits};
 }
 
 FB_REGISTER_CASE_DTYPES(declare);

@@ -3,6 +3,7 @@
 
 #include "case_decl.h"
 #include "common/constants.h"
+#include "attention_limits.h"
 #include "common/gemm_limits.h"
 #include "transformer_block.h"
 
@@ -52,6 +53,14 @@ CaseDecl<TransformerBlockArgs<T>> declare() {
     variants.push_back({"fused", transformer_block_cublaslt_cpu<T>, FB_CUDA(transformer_block_cublaslt_cuda<T>),
                         Needs::Cublas, kFlashMmaSmemBytes, 80});
   }
+  // c = heads·64 is a multiple of 4 by construction; f is the FFN2 GEMM's k.
+  std::vector<Limit<A>> limits = {{"f % 4 == 0", kVectorKWhy, [](const A& a) { return a.f % 4 == 0; }},
+           {"seq <= 16,384", "the unfused twin materializes seq×seq scores per head (1 GiB each at 16,384)",
+            [](const A& a) { return a.seq <= kMaxSeq; }},
+           {"every GEMM dimension < 2^31", kIntDimsWhy,
+            [](const A& a) { return fit_int({m_of(a), 3 * c_of(a), a.f, a.batch * a.heads}); }},
+           {"batch·seq <= 8,388,480", kGemmRowsWhy, [](const A& a) { return m_of(a) <= kMaxGemmRows; }}};
+  if constexpr (!std::is_same_v<T, float>) limits.push_back(tensor_core_flash_grid_limit<A>());
   const Role in = Role::Input, out = Role::Output, tmp = Role::Scratch;
   return {"transformer_block",
           {{"batch", &A::batch}, {"seq", &A::seq}, {"heads", &A::heads}, {"f", &A::f}},
@@ -74,13 +83,7 @@ CaseDecl<TransformerBlockArgs<T>> declare() {
            {"cqkv", &A::cqkv, tmp, c3<A>}, {"dqkv", &A::dqkv, tmp, c3<A>}, {"w1_f", &A::w1_f, tmp, fc<A>},
            {"c1", &A::c1, tmp, f<A>}, {"d1", &A::d1, tmp, f<A>}},
           variants,
-          // c = heads·64 is a multiple of 4 by construction; f is the FFN2 GEMM's k.
-          {{"f % 4 == 0", kVectorKWhy, [](const A& a) { return a.f % 4 == 0; }},
-           {"seq <= 16,384", "the unfused twin materializes seq×seq scores per head (1 GiB each at 16,384)",
-            [](const A& a) { return a.seq <= kMaxSeq; }},
-           {"every GEMM dimension < 2^31", kIntDimsWhy,
-            [](const A& a) { return fit_int({m_of(a), 3 * c_of(a), a.f, a.batch * a.heads}); }},
-           {"batch·seq <= 8,388,480", kGemmRowsWhy, [](const A& a) { return m_of(a) <= kMaxGemmRows; }}}};
+          limits};
 }
 
 FB_REGISTER_CASE_DTYPES(declare);

@@ -134,9 +134,22 @@ using IntTag = std::integral_constant<int, kValue>;
 // floats (GPT-2's 768 → 6 slots, 512 → 4), a whole block per row up to 8192 (halves: twice as many
 // elements in the same registers). Past that kSlots is 0: the streaming kernels, which keep no row in
 // registers and read it again from global memory (mostly L2).
+// A row of `elements` elements of T in 4-element slot units, and the most a row kernel holds in registers.
+template <class T>
+size_t row_slot_units(size_t elements) {
+  return (elements * 4 + Pack<T>::N - 1) / Pack<T>::N;
+}
+constexpr size_t kRegisterRowSlotUnits = 8192;
+
+// Whether the row kernels keep a row of `elements` elements of T in registers (else they stream it).
+template <class T>
+bool row_in_registers(size_t elements) {
+  return row_slot_units<T>(elements) <= kRegisterRowSlotUnits;
+}
+
 template <class T, typename F>
 void dispatch_rows(size_t elements, bool vec, F&& f) {
-  const size_t n = (elements * 4 + Pack<T>::N - 1) / Pack<T>::N;  // in 4-element slot units
+  const size_t n = row_slot_units<T>(elements);
   auto with_vec = [&](auto warps, auto slots) {
     if (vec) f(warps, slots, std::true_type{});
     else f(warps, slots, std::false_type{});
@@ -148,7 +161,7 @@ void dispatch_rows(size_t elements, bool vec, F&& f) {
   else if (n <= 1024) with_vec(IntTag<1>{}, IntTag<8>{});
   else if (n <= 2048) with_vec(IntTag<8>{}, IntTag<2>{});
   else if (n <= 4096) with_vec(IntTag<8>{}, IntTag<4>{});
-  else if (n <= 8192) with_vec(IntTag<8>{}, IntTag<8>{});
+  else if (n <= kRegisterRowSlotUnits) with_vec(IntTag<8>{}, IntTag<8>{});
   else with_vec(IntTag<8>{}, IntTag<0>{});
 }
 
