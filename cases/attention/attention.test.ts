@@ -2,7 +2,7 @@
 // shared numerics suite: the tolerance catches real defects (a causal mask off by one among them), the
 // shape rules hold, and the models.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
+import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import type { CaseDef } from '../../src/case/types.ts';
 import { causalAttentionRow } from '../../src/reference/attention.ts';
 import { expectCaught, withDefect } from '../../suites/support/numerics-check.ts';
@@ -75,6 +75,18 @@ describe.each([
   test('flops: the useful causal work, 4·64 per unmasked (query, key) pair', () => {
     expect(def.flops?.([1, 1, 1, 64])).toBe(4 * 64);
     expect(def.flops?.([32, 12, 512, 64])).toBe(32 * 12 * 4 * 64 * ((512 * 513) / 2));
+  });
+});
+
+describe("the tensor-core flash kernel's grid is a limit of the half precisions only", () => {
+  test.each(['attention', 'attention_layernorm_residual', 'transformer_block'])('%s', async (name) => {
+    const [fp32, bf16, fp16] = await findCaseInEveryDtype(name);
+    // heads 65,536 of one position (attention cases: batch, heads, seq, d; the block: batch, seq, heads, f).
+    const dims = name === 'transformer_block' ? [1, 1, 65_536, 4] : [1, 65_536, 1, 64];
+    const limit = /breaks the limit batch <= 65,535 and heads <= 65,535: the tensor-core flash kernel's grid/;
+    expect(() => bf16?.validate(dims)).toThrow(limit);
+    expect(() => fp16?.validate(dims)).toThrow(limit);
+    expect(() => fp32?.validate(dims)).not.toThrow(limit);
   });
 });
 
