@@ -1,5 +1,5 @@
 #include "case_decl.h"
-#include "common/gemm_limits.h"
+#include "linear_limits.h"
 #include "gemm.h"
 
 namespace fusebench {
@@ -19,9 +19,7 @@ CaseDecl<GemmBlockArgs> declare() {
           // CUDA only: the CPU backend has one GEMM, nothing to compare it with.
           {{"cublas", nullptr, FB_CUDA(gemm_cublas_cuda), Needs::Cublas},
            {"own", nullptr, FB_CUDA(gemm_own_cuda)}},
-          {{"k % 4 == 0", kVectorKWhy, [](const A& a) { return a.k % 4 == 0; }},
-           {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.n, a.k}); }},
-           {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
+          linear_limits<A>()};
 }
 
 FB_REGISTER_CASE(declare);

@@ -1,8 +1,9 @@
 #include <type_traits>
+#include <vector>
 
 #include "case_decl.h"
 #include "common/constants.h"
-#include "common/gemm_limits.h"
+#include "linear_limits.h"
 #include "layernorm_linear.h"
 
 namespace fusebench {
@@ -19,6 +20,9 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
   constexpr auto mn = [](const A& a) { return a.m * a.n; };
   constexpr auto n = [](const A& a) { return a.n; };
   constexpr auto k = [](const A& a) { return a.k; };
+  std::vector<Limit<A>> limits = linear_limits<A>();
+  limits.push_back({"k <= 2^30", "the unfused twin's CUDA LayerNorm kernel indexes a row with 32-bit ints",
+                    [](const A& a) { return a.k <= (size_t{1} << 30); }});
   return {"layernorm_linear",
           {{"m", &A::m}, {"n", &A::n}, {"k", &A::k}},
           {{"eps", &A::eps, kLayerNormEps}},
@@ -37,11 +41,7 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
            // fp32: fusebench's LayerNorm-folded GEMM; bf16/fp16: cuBLASLt (needs cuBLAS).
            {"fused", layernorm_linear_fused_cpu<T>, FB_CUDA(layernorm_linear_fused_cuda<T>),
             std::is_same_v<T, float> ? Needs::Nothing : Needs::Cublas}},
-          {{"k % 4 == 0", kVectorKWhy, [](const A& a) { return a.k % 4 == 0; }},
-           {"k <= 2^30", "the unfused twin's CUDA LayerNorm kernel indexes a row with 32-bit ints",
-            [](const A& a) { return a.k <= (size_t{1} << 30); }},
-           {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.n, a.k}); }},
-           {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
+          limits};
 }
 
 FB_REGISTER_CASE_DTYPES(declare);

@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "case_decl.h"
-#include "common/gemm_limits.h"
+#include "linear_limits.h"
 #include "linear_gelu.h"
 
 namespace fusebench {
@@ -36,9 +36,7 @@ CaseDecl<LinearGeluArgs<T>> declare() {
            {"t", &A::t, Role::Scratch, mn},
            {"u", &A::u, Role::Scratch, mn}},
           variants,
-          {{"k % 4 == 0", kVectorKWhy, [](const A& a) { return a.k % 4 == 0; }},
-           {"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.n, a.k}); }},
-           {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
+          linear_limits<A>()};
 }
 
 FB_REGISTER_CASE_DTYPES(declare);
