@@ -21,13 +21,13 @@ const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
 /** The bits of x as a float32. */
-function bitsOf(x: number): number {
+function bitsOfFloat(x: number): number {
   f32[0] = x;
   return u32[0] as number;
 }
 
 /** The float32 with bits u. */
-function valueOf(u: number): number {
+function floatOfBits(u: number): number {
   u32[0] = u;
   return f32[0] as number;
 }
@@ -49,21 +49,21 @@ function fp16Bits(u: number): number {
   if (a >= 0x7f800000) return u;
   if (a >= 0x477ff000) return (sign | 0x7f800000) >>> 0;
   if (a >= 0x38800000) return (sign | ((a + 0xfff + ((a >>> 13) & 1)) & 0xffffe000)) >>> 0;
-  const r = valueOf(a) * 2 ** 24; // exact: a multiple of the spacing below 1024
+  const r = floatOfBits(a) * 2 ** 24; // exact: a multiple of the spacing below 1024
   const k = Math.floor(r);
   const d = r - k;
   const q = k + (d > 0.5 || (d === 0.5 && (k & 1) === 1) ? 1 : 0);
-  return (sign | bitsOf(q * 2 ** -24)) >>> 0;
+  return (sign | bitsOfFloat(q * 2 ** -24)) >>> 0;
 }
 
 /** x (a float32 value) rounded to the nearest bfloat16, ties to even; NaN stays NaN. */
 export function roundBf16(x: number): number {
-  return Number.isNaN(x) ? x : valueOf(bf16Bits(bitsOf(x)));
+  return Number.isNaN(x) ? x : floatOfBits(bf16Bits(bitsOfFloat(x)));
 }
 
 /** x (a float32 value) rounded to the nearest IEEE binary16, ties to even; ±∞ past 65504, NaN stays NaN. */
 export function roundFp16(x: number): number {
-  return Number.isNaN(x) ? x : valueOf(fp16Bits(bitsOf(x)));
+  return Number.isNaN(x) ? x : floatOfBits(fp16Bits(bitsOfFloat(x)));
 }
 
 /** A copy of `data` rounded to `dtype` (fp32: the same values), on the float32 bits in one pass. */
