@@ -6,7 +6,7 @@
  * regression shows here rather than through linear_gelu, layernorm_linear, ffn and the block. CUDA only.
  */
 import { defineCase } from '../../src/case/define.ts';
-import { GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
+import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { dot, rowOf } from '../../src/reference/linear.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
 import { normalArray, seedStream } from '../../src/rng.ts';
@@ -33,7 +33,8 @@ export default defineCase<'m' | 'n' | 'k'>({
       gpt2(768, 3072, 'FFN down-projection'),
       gpt2(2304, 768, 'QKV projection'),
     ],
-    cpu: [],
+    // Stated so a CPU run reports the case as skipped with its reason (it runs on CUDA only).
+    cpu: [CPU_GEMM_SHAPE],
   },
   testShapes: GEMM_TEST_SHAPES,
   // x ~ N(0, 1); w ~ N(0, 1/√k), so every y has sd 1 whatever k.

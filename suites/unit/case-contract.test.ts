@@ -56,6 +56,11 @@ describe.each(cases.map((c) => [`${c.name} ${c.dtype}`, c] as const))('%s', (_na
     expect(names).toContain(def.variants.fused);
   });
 
+  test('it states a shape for each backend (one a backend cannot run is reported skipped with the reason)', () => {
+    expect(def.shapes('cpu').length).toBeGreaterThan(0);
+    expect(def.shapes('cuda').length).toBeGreaterThan(0);
+  });
+
   test('its shapes have the native dims and pass the native limits', () => {
     for (const s of [...shapes, ...def.shapes('cuda').map((x) => x.dims)]) {
       expect(s, `${def.name} ${JSON.stringify(s)}`).toHaveLength(def.dimNames.length);
