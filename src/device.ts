@@ -11,7 +11,7 @@ import {
   copyTimes,
   matmulTimes,
 } from './native.ts';
-import { DTYPES, type Dtype } from './dtype.ts';
+import { DTYPES, type Dtype, dtypeUnsupportedOn } from './dtype.ts';
 import type { BackendChoice } from './options.ts';
 import type { BackendName } from './case/types.ts';
 import { summarize } from './stats.ts';
@@ -134,7 +134,7 @@ const PEAK_SAMPLES = 20;
 /**
  * Measures the matrix peak of each precision the device runs: 20 timed cuBLAS GEMMs of 8192³ (the
  * unfused twins' own call: FP32 math in fp32, tensor cores with fp32 accumulation in bf16/fp16), the
- * fast decile's TFLOP/s, as the copy ceiling takes its fast decile. bf16 needs compute capability 8.0.
+ * fast decile's TFLOP/s, as the copy ceiling takes its fast decile, in each precision the device runs.
  * Without cuBLAS, or without the memory for three 8192² fp32 matrices, it says why instead: no ceiling
  * is then quoted, and none is typed in instead.
  */
@@ -147,7 +147,7 @@ export function measureMatrixPeak(
   if (3 * n * n * 4 > freeMemoryBytes / 2) return { why: `less than twice three ${n}² fp32 matrices of memory free` };
   const peak: Partial<Record<Dtype, number>> = {};
   for (const dtype of DTYPES) {
-    if (dtype === 'bf16' && Number(computeCapability) < 8) continue;
+    if (dtypeUnsupportedOn(dtype, computeCapability)) continue;
     peak[dtype] = (2 * n ** 3) / (summarize(matmulTimes(dtype, n, PEAK_SAMPLES)).p10 / 1e3) / 1e12;
   }
   return { peak };

@@ -12,6 +12,16 @@ export type Dtype = (typeof DTYPES)[number];
 /** Bytes of one element of each precision. */
 export const DTYPE_BYTES: Record<Dtype, number> = { fp32: 4, bf16: 2, fp16: 2 };
 
+/**
+ * Why a CUDA device of compute capability `cc` ("7.0") cannot run `dtype`, or undefined when it can:
+ * bf16 needs 8.0 (Ampere) for its arithmetic and tensor cores.
+ */
+export function dtypeUnsupportedOn(dtype: Dtype, cc: string): string | undefined {
+  return dtype === 'bf16' && Number(cc) < 8
+    ? `bf16 needs compute capability 8.0+ (bf16 arithmetic and tensor-core bf16); this GPU is ${cc}`
+    : undefined;
+}
+
 /** Whether `s` names a precision. */
 export function isDtype(s: string): s is Dtype {
   return (DTYPES as readonly string[]).includes(s);

@@ -129,11 +129,6 @@ inline bool vector_rows_ok(size_t row_length, std::initializer_list<const void*>
 template <int kValue>
 using IntTag = std::integral_constant<int, kValue>;
 
-// Calls f(IntTag<kRowWarps>, IntTag<kSlots>, std::bool_constant<kVec>) with the smallest
-// configuration whose capacity holds a row of n elements of T: in fp32, one warp per row up to 1024
-// floats (GPT-2's 768 → 6 slots, 512 → 4), a whole block per row up to 8192 (halves: twice as many
-// elements in the same registers). Past that kSlots is 0: the streaming kernels, which keep no row in
-// registers and read it again from global memory (mostly L2).
 // A row of `elements` elements of T in 4-element slot units, and the most a row kernel holds in registers.
 template <class T>
 size_t row_slot_units(size_t elements) {
@@ -147,6 +142,11 @@ bool row_in_registers(size_t elements) {
   return row_slot_units<T>(elements) <= kRegisterRowSlotUnits;
 }
 
+// Calls f(IntTag<kRowWarps>, IntTag<kSlots>, std::bool_constant<kVec>) with the smallest
+// configuration whose capacity holds a row of n elements of T: in fp32, one warp per row up to 1024
+// floats (GPT-2's 768 → 6 slots, 512 → 4), a whole block per row up to 8192 (halves: twice as many
+// elements in the same registers). Past that kSlots is 0: the streaming kernels, which keep no row in
+// registers and read it again from global memory (mostly L2).
 template <class T, typename F>
 void dispatch_rows(size_t elements, bool vec, F&& f) {
   const size_t n = row_slot_units<T>(elements);

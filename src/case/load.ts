@@ -7,7 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDtype, roundTo } from '../dtype.ts';
+import { dtypeUnsupportedOn, isDtype, roundTo } from '../dtype.ts';
 import { buildInfo, caseBuffers, checkShape, elemBytes, type NativeCase, nativeCases } from '../native.ts';
 import type { CaseDescriptor, Comparison } from './define.ts';
 import { type BackendName, type CaseDef, DTYPE_BYTES, DTYPES, type Dtype, type Shape } from './types.ts';
@@ -183,9 +183,8 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
           unavailableReason: (backend, on = {}) => {
             const cublas = on.cublas ?? buildInfo().cublas;
             const cc = on.computeCapability;
-            if (backend === 'cuda' && dtype === 'bf16' && cc !== undefined && Number(cc) < 8) {
-              return `bf16 needs compute capability 8.0+ (bf16 arithmetic and tensor-core bf16); this GPU is ${cc}`;
-            }
+            const unsupported = backend === 'cuda' && cc !== undefined ? dtypeUnsupportedOn(dtype, cc) : undefined;
+            if (unsupported) return unsupported;
             for (const v of used) {
               if (backend === 'cpu' && !v.cpu) {
                 return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
