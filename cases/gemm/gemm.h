@@ -1,9 +1,10 @@
 // The GEMM building block on its own: y = x·wᵀ, x [m, k], w [n, k], y [m, n], fp32 (FP32 math, no
-// TF32). Two implementations of the same product, compared like a case so a GEMM regression is caught
-// where it happens rather than through the four GEMM-bound cases built on it: cuBLAS SGEMM (the
-// twins' call, in the unfused column) and fusebench's own GEMM (kernels/cuda/gemm.cuh without an
-// epilogue, in the fused column). The speedup is cuBLAS's time over fusebench's: the own GEMM's share
-// of cuBLAS throughput. CUDA only: the CPU backend has one GEMM.
+// TF32), compared like a case so a GEMM regression is caught where it happens rather than through the
+// four GEMM-bound cases built on it: cuBLAS SGEMM (the twins' call, in the unfused column) against
+// fusebench's own GEMMs without an epilogue (the fused column): "own", the kernel the fused cases run
+// (kernels/cuda/gemm.cuh), and "multistage", its candidate successor (kernels/cuda/gemm_multistage.cuh).
+// The speedup is cuBLAS's time over fusebench's: the own GEMM's share of cuBLAS throughput. CUDA only:
+// the CPU backend has one GEMM.
 #pragma once
 #include <cstddef>
 
@@ -22,6 +23,7 @@ struct GemmBlockArgs {
 #ifdef FUSEBENCH_WITH_CUDA
 void gemm_cublas_cuda(const GemmBlockArgs& a, const LaunchContext& ctx);
 void gemm_own_cuda(const GemmBlockArgs& a, const LaunchContext& ctx);
+void gemm_multistage_cuda(const GemmBlockArgs& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

@@ -7,11 +7,7 @@
 // the transposed tiles touch 4 and 8 distinct 16-byte words (no bank conflicts). Global tiles are
 // prefetched into registers one k slice ahead and stored transposed into the other shared buffer.
 //
-// Epilogues (applied to the register tile before the one write of y):
-//   None          y = acc (the GEMM alone: the gemm case measures it against cuBLAS)
-//   Bias          y = acc + b_j
-//   BiasGelu      y = gelu(acc + b_j)
-//   BiasResidual  y = acc + b_j + r_ij
+// Epilogues: gemm_common.cuh, applied to the register tile before the one write of y.
 // LayerNorm folding (kLnFold), for y = LayerNorm(x)·wᵀ + b with LayerNorm(x)_k = (x_k − μ)·ρ·γ_k + β_k:
 //   Σ_k LN(x)_ik w_jk = ρ_i·(Σ_k x_ik·w'_jk − μ_i·c_j) + Σ_k β_k w_jk,  w'_jk = γ_k·w_jk,  c_j = Σ_k w'_jk
 // fold_layernorm_weights() makes w', c and d_j = b_j + Σ_k β_k w_jk (one warp per weight row: a
@@ -27,42 +23,16 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include <stdexcept>
-#include <string>
-
-#include "common/gelu.h"
 #include "common/gemm_limits.h"
 #include "common/launch.h"
 #include "cuda_check.cuh"
+#include "cuda/gemm_common.cuh"
 
 namespace fusebench::cuda {
 
 constexpr int kGemmBM = 128, kGemmBN = 128, kGemmBK = 16, kGemmThreads = 256;
 static_assert(kGemmBM == kGemmTileRows, "common/gemm_limits.h states the GEMM's row tile");
 constexpr int kGemmPad = 4;  // shared rows of 132 floats keep the float4 reads aligned
-
-enum class Epilogue { None, Bias, BiasGelu, BiasResidual };
-
-struct GemmArgs {
-  const float* x;  // [m, k]
-  const float* w;  // [n, k]
-  const float* b;  // [n]
-  const float* r;  // [m, n] residual (BiasResidual), row stride n
-  float* y;        // [m, n], row stride ldy
-  int m, n, k;
-  int ldy;
-  // LayerNorm folding (kLnFold): w is w', b is d, colsum is c (fold_layernorm_weights), and ε.
-  const float* colsum = nullptr;
-  float eps = 0.0f;
-};
-
-template <Epilogue E>
-__device__ __forceinline__ float epilogue_value(float acc, float bias, float res) {
-  if constexpr (E == Epilogue::None) return acc;
-  else if constexpr (E == Epilogue::Bias) return acc + bias;
-  else if constexpr (E == Epilogue::BiasGelu) return gelu_fast(acc + bias);  // the epilogue's math is not hidden behind memory traffic
-  else return acc + bias + res;
-}
 
 template <Epilogue E, bool kLnFold>
 __global__ void __launch_bounds__(kGemmThreads, 2) gemm_tn_kernel(GemmArgs a) {
@@ -183,36 +153,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_tn_kernel(GemmArgs a) {
     __syncthreads();
   }
 
-  const bool vec_store = (a.ldy % 4 == 0) && (reinterpret_cast<size_t>(a.y) % 16 == 0);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int lrow = (i < 4 ? 0 : 64) + 4 * ty + (i % 4);
-    const int row = row0 + lrow;
-    if (row >= a.m) continue;
-#pragma unroll
-    for (int jh = 0; jh < 2; ++jh) {
-      const int col = col0 + 64 * jh + 4 * tx;
-      if (col >= a.n) continue;
-      float v[4];
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const int cc = col + c < a.n ? col + c : a.n - 1;  // clamped reads; stores are predicated
-        float s = acc[i][4 * jh + c];
-        if constexpr (kLnFold) s = row_rstd[lrow] * (s - row_mean[lrow] * __ldg(a.colsum + cc));
-        float res = 0.0f;
-        if constexpr (E == Epilogue::BiasResidual) res = __ldg(a.r + static_cast<size_t>(row) * a.n + cc);
-        v[c] = epilogue_value<E>(s, E == Epilogue::None ? 0.0f : __ldg(a.b + cc), res);
-      }
-      float* out = a.y + static_cast<size_t>(row) * a.ldy + col;
-      if (vec_store && col + 3 < a.n) {
-        *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
-      } else {
-#pragma unroll
-        for (int c = 0; c < 4; ++c)
-          if (col + c < a.n) out[c] = v[c];
-      }
-    }
-  }
+  gemm_store_tile<E, kLnFold, BM, BN>(acc, a, row0, col0, ty, tx, row_mean, row_rstd);
 }
 
 // w' = w·diag(γ), c_j = Σ_k w'_jk, d_j = b_j + Σ_k β_k·w_jk for w [n, k] (layernorm_fold.cu).
@@ -222,13 +163,8 @@ void fold_layernorm_weights(const float* w, const float* gamma, const float* bet
 // Launches the GEMM; throws (naming `what`) when the operands break the kernel's constraints.
 template <Epilogue E, bool kLnFold = false>
 void launch_gemm_tn(const GemmArgs& a, const LaunchContext& ctx, const char* what) {
-  const auto misaligned = [](const void* p) { return reinterpret_cast<size_t>(p) % 16 != 0; };
-  if (a.k % 4 != 0 || misaligned(a.x) || misaligned(a.w)) {
-    throw std::invalid_argument(std::string(what) + ": the fused GEMM needs k % 4 == 0 and 16-byte aligned " +
-                                "operands (it loads float4 along k); got k = " + std::to_string(a.k));
-  }
+  check_gemm_operands(a, kGemmBM, what);
   const dim3 grid((a.n + kGemmBN - 1) / kGemmBN, (a.m + kGemmBM - 1) / kGemmBM);
-  if (grid.y > 65535u) throw std::invalid_argument(std::string(what) + ": m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
   gemm_tn_kernel<E, kLnFold><<<grid, kGemmThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(a);
   FB_CUDA_CHECK_LAUNCH(what);
 }
