@@ -3,7 +3,10 @@
  * with γ, β [k]; w [n, k], b [n]: a transformer's pre-LN projection. The unfused twin writes the
  * normalized rows and reads them back; the CUDA fused variant folds γ, β and b into the weights and
  * the row statistics into the GEMM (kernels/cuda/gemm.cuh has the algebra), the CPU one normalizes a
- * block of rows into cache and multiplies it there.
+ * block of rows into cache and multiplies it there. The fold (w' = w·diag(γ), c = Σ_k w', d = b + β·wᵀ)
+ * depends on the weights only: the fused variant folds on every call, as training must (the weights
+ * change every step); layernorm_linear_prefolded runs the same GEMM on weights folded once beforehand,
+ * as inference can, so the two fused times differ by what the fold costs (CUDA, fp32).
  */
 import { defineCase } from '../../src/case/define.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
@@ -15,8 +18,45 @@ import { normalArray, seedStream } from '../../src/rng.ts';
 /** Output rows the reference computes: 32 × n × k multiply-adds, 19 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;
 
+/** The weight fold in float64 (fold_layernorm_weights' math): w'_jk = γ_k·w_jk, c_j = Σ_k w'_jk, d_j = b_j + Σ_k β_k·w_jk. */
+export function foldLayerNorm(
+  w: Float32Array,
+  gamma: Float32Array,
+  beta: Float32Array,
+  b: Float32Array,
+  n: number,
+  k: number,
+) {
+  const wFolded = new Float32Array(n * k);
+  const colsum = new Float32Array(n);
+  const biasFolded = new Float32Array(n);
+  for (let j = 0; j < n; j++) {
+    let c = 0;
+    let d = b[j] as number;
+    for (let i = 0; i < k; i++) {
+      const wv = w[j * k + i] as number;
+      const f = wv * (gamma[i] as number);
+      wFolded[j * k + i] = f;
+      c += f;
+      d += (beta[i] as number) * wv;
+    }
+    colsum[j] = c;
+    biasFolded[j] = d;
+  }
+  return { wFolded, colsum, biasFolded };
+}
+
 export default defineCase<'m' | 'n' | 'k', 'eps'>({
   title: 'LayerNorm + Linear',
+  compare: [
+    { fused: 'fused' },
+    {
+      name: 'layernorm_linear_prefolded',
+      title: 'LayerNorm + Linear (weights folded once, as at inference)',
+      fused: 'prefolded',
+      dtypes: ['fp32'],
+    },
+  ],
   shapes: {
     cuda: [
       {
@@ -34,13 +74,24 @@ export default defineCase<'m' | 'n' | 'k', 'eps'>({
   // that mean² = 9·var costs, and more as the offset grows); so does the fold's
   // y = rstd·(x·w'ᵀ − mean·c) + d, where x·w'ᵀ ≈ 3·c must cancel against mean·c. γ ≈ 1 and β ≈ 0 as
   // in a trained model; w ~ N(0, 1/√k), so the normalized row times w has sd ≈ 1 whatever k; b ~ N(0, 0.5).
-  inputs: ({ m, n, k }, seed) => ({
-    x: normalArray(m * k, 1, seedStream(seed, 0), 3),
-    gamma: normalArray(k, 0.1, seedStream(seed, 1), 1),
-    beta: normalArray(k, 0.1, seedStream(seed, 2)),
-    w: normalArray(n * k, 1 / Math.sqrt(k), seedStream(seed, 3)),
-    b: normalArray(n, 0.5, seedStream(seed, 4)),
-  }),
+  // The prefolded weights are those inputs folded (foldLayerNorm).
+  inputs: ({ m, n, k }, seed) => {
+    const gamma = normalArray(k, 0.1, seedStream(seed, 1), 1);
+    const beta = normalArray(k, 0.1, seedStream(seed, 2));
+    const w = normalArray(n * k, 1 / Math.sqrt(k), seedStream(seed, 3));
+    const b = normalArray(n, 0.5, seedStream(seed, 4));
+    const folded = foldLayerNorm(w, gamma, beta, b, n, k);
+    return {
+      x: normalArray(m * k, 1, seedStream(seed, 0), 3),
+      gamma,
+      beta,
+      w,
+      b,
+      w_prefolded: folded.wFolded,
+      colsum_prefolded: folded.colsum,
+      bias_prefolded: folded.biasFolded,
+    };
+  },
   reference: (inputs, { m, n, k }, { eps }) => {
     const [x, gamma, beta, w, b] = [inputs.x, inputs.gamma, inputs.beta, inputs.w, inputs.b] as Float32Array[] as [
       Float32Array,
@@ -85,6 +136,8 @@ export default defineCase<'m' | 'n' | 'k', 'eps'>({
         dtype === 'fp32'
           ? { bytes: e * (nk + 2 * k + n + (nk + 2 * n) + (mk + nk + 2 * n + mn)), launches: 2 }
           : { bytes: e * (mk + 2 * k + mk + (mk + nk + n + mn)), launches: 2 },
+      // The GEMM alone: read x, w_prefolded, colsum, bias_prefolded; write y.
+      prefolded: { bytes: e * (mk + nk + 2 * n + mn), launches: 1 },
     };
   },
   flops: ({ m, n, k }) => 2 * m * n * k,

@@ -2,10 +2,49 @@
 // LayerNorm folded into its weights and epilogue, or the CPU's normalize-then-multiply in cache) beyond
 // the shared numerics suite: the tolerance catches real defects, the shape rules hold, and the models.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
+import { linearRow, rowOf } from '../../src/reference/linear.ts';
+import { layerNormRow } from '../../src/reference/norms.ts';
+import { normalArray } from '../../src/rng.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
+import { findCase } from '../registry.ts';
+import { foldLayerNorm } from './case.ts';
 
 const layerNormLinear = await findCase('layernorm_linear');
+const prefolded = await findCase('layernorm_linear_prefolded');
+
+describe('layernorm_linear_prefolded (the folded GEMM on weights folded once)', () => {
+  test('is an fp32 CUDA comparison against the same twin', async () => {
+    expect(prefolded.variants).toEqual({ unfused: 'unfused', fused: 'prefolded' });
+    expect(prefolded.dtype).toBe('fp32');
+    expect(prefolded.unavailableReason('cpu', { cublas: true })).toMatch(/runs on cuda only/);
+    expect(prefolded.unavailableReason('cuda', { cublas: true })).toBeUndefined();
+  });
+
+  test("the fold's algebra: ρ·(x·w'ᵀ − μ·c) + d is LayerNorm(x)·wᵀ + b (float64, rows off zero)", () => {
+    const [n, k, eps] = [5, 48, 1e-5];
+    const x = normalArray(3 * k, 1, 11, 3);
+    const [gamma, beta] = [normalArray(k, 0.1, 12, 1), normalArray(k, 0.1, 13)];
+    const [w, b] = [normalArray(n * k, 0.2, 14), normalArray(n, 0.5, 15)];
+    const { wFolded, colsum, biasFolded } = foldLayerNorm(w, gamma, beta, b, n, k);
+    for (let row = 0; row < 3; row++) {
+      const xr = rowOf(x, row, k);
+      const mu = xr.reduce((s, v) => s + v, 0) / k;
+      const rho = 1 / Math.sqrt(xr.reduce((s, v) => s + (v - mu) ** 2, 0) / k + eps);
+      const direct = linearRow(layerNormRow(xr, gamma, beta, eps), w, b, n);
+      const raw = linearRow(xr, wFolded, undefined, n);
+      for (let j = 0; j < n; j++) {
+        const folded = rho * ((raw[j] as number) - mu * (colsum[j] as number)) + (biasFolded[j] as number);
+        // float32 storage of w', c and d: ~1e-6 relative of Σ|x·w'| ≈ 3·Σ|w'|.
+        expect(Math.abs(folded - (direct[j] as number))).toBeLessThan(2e-5);
+      }
+    }
+  });
+
+  test("moves the GEMM's bytes only, in one launch", () => {
+    const [m, n, k] = [16_384, 768, 768];
+    expect(prefolded.traffic([m, n, k]).fused).toEqual({ bytes: 4 * (m * k + n * k + 2 * n + m * n), launches: 1 });
+  });
+});
 
 describe('layernorm_linear tolerance catches real defects (CPU kernels against a defective reference)', () => {
   const dims = [48, 64, 768];

@@ -4,6 +4,9 @@
 // (kernels/cuda/gemm.cuh documents the algebra):
 //   y_ij = rstd_i·(Σ_k x_ik·γ_k·w_jk − mean_i·Σ_k γ_k·w_jk) + Σ_k β_k·w_jk + b_j
 // with the row statistics accumulated while the x tiles stream, so xn is never written or read.
+// Prefolded (CUDA, fp32): the same GEMM on weights folded once beforehand (w_prefolded, colsum_prefolded,
+// bias_prefolded: inputs), as at inference, where weights do not change between calls; the fused
+// variant's time less this one's is what folding every call costs.
 // In bf16/fp16 (T) the GEMMs run on tensor cores with fp32 accumulation (fusebench's GEMM is fp32 only):
 // the twin is the LayerNorm kernel, cublasGemmEx and the bias kernel; the fused variant is the LayerNorm
 // kernel feeding cuBLASLt's BIAS epilogue (t and its bias pass removed).
@@ -29,6 +32,9 @@ struct LayerNormLinearArgs {
   T* w_folded;  // [n, k] fp32 fused scratch: w·diag(γ)
   T* colsum;  // [n] fp32 fused scratch: Σ_k γ_k·w_jk
   T* bias_folded;  // [n] fp32 fused scratch: b_j + Σ_k β_k·w_jk
+  const T* w_prefolded;  // [n, k] input: w·diag(γ), folded once (the prefolded variant; fp32)
+  const T* colsum_prefolded;  // [n] input: Σ_k γ_k·w_jk
+  const T* bias_prefolded;  // [n] input: b_j + Σ_k β_k·w_jk
   size_t m, n, k;
   float eps;
 };
@@ -43,6 +49,7 @@ template <class T>
 void layernorm_linear_unfused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx);
 template <class T>
 void layernorm_linear_fused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx);
+void layernorm_linear_prefolded_cuda(const LayerNormLinearArgs<float>& a, const LaunchContext& ctx);
 #endif
 
 }  // namespace fusebench::kernels

@@ -21,6 +21,13 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
   constexpr auto n = [](const A& a) { return a.n; };
   constexpr auto k = [](const A& a) { return a.k; };
   std::vector<Limit<A>> limits = linear_limits<A>();
+  std::vector<Variant<A>> variants = {
+      {"unfused", layernorm_linear_unfused_cpu<T>, FB_CUDA(layernorm_linear_unfused_cuda<T>), Needs::Cublas},
+      // fp32: fusebench's LayerNorm-folded GEMM; bf16/fp16: cuBLASLt (needs cuBLAS).
+      {"fused", layernorm_linear_fused_cpu<T>, FB_CUDA(layernorm_linear_fused_cuda<T>),
+       std::is_same_v<T, float> ? Needs::Nothing : Needs::Cublas}};
+  // fp32, CUDA: the folded GEMM on weights folded once (the CPU's fused variant does not fold).
+  if constexpr (std::is_same_v<T, float>) variants.push_back({"prefolded", nullptr, FB_CUDA(layernorm_linear_prefolded_cuda)});
   limits.push_back({"k <= 2^30", "the unfused twin's CUDA LayerNorm kernel indexes a row with 32-bit ints",
                     [](const A& a) { return a.k <= (size_t{1} << 30); }});
   return {"layernorm_linear",
@@ -36,11 +43,11 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
            {"t", &A::t, Role::Scratch, mn},
            {"w_folded", &A::w_folded, Role::Scratch, nk},
            {"colsum", &A::colsum, Role::Scratch, n},
-           {"bias_folded", &A::bias_folded, Role::Scratch, n}},
-          {{"unfused", layernorm_linear_unfused_cpu<T>, FB_CUDA(layernorm_linear_unfused_cuda<T>), Needs::Cublas},
-           // fp32: fusebench's LayerNorm-folded GEMM; bf16/fp16: cuBLASLt (needs cuBLAS).
-           {"fused", layernorm_linear_fused_cpu<T>, FB_CUDA(layernorm_linear_fused_cuda<T>),
-            std::is_same_v<T, float> ? Needs::Nothing : Needs::Cublas}},
+           {"bias_folded", &A::bias_folded, Role::Scratch, n},
+           {"w_prefolded", &A::w_prefolded, Role::Input, nk},
+           {"colsum_prefolded", &A::colsum_prefolded, Role::Input, n},
+           {"bias_prefolded", &A::bias_prefolded, Role::Input, n}},
+          variants,
           limits};
 }
 

@@ -11,11 +11,12 @@
 // LayerNorm folding (kLnFold), for y = LayerNorm(x)·wᵀ + b with LayerNorm(x)_k = (x_k − μ)·ρ·γ_k + β_k:
 //   Σ_k LN(x)_ik w_jk = ρ_i·(Σ_k x_ik·w'_jk − μ_i·c_j) + Σ_k β_k w_jk,  w'_jk = γ_k·w_jk,  c_j = Σ_k w'_jk
 // fold_layernorm_weights() makes w', c and d_j = b_j + Σ_k β_k w_jk (one warp per weight row: a
-// read and a write of w, small beside the GEMM); the GEMM then multiplies raw x by w', accumulates
-// each row's Σ(x − s) and Σ(x − s)² while its x tiles stream (s = the row's first element: a shift
-// that keeps the one-pass variance from cancelling when the mean is large against the spread), and
-// applies ρ_i·(acc − μ_i·c_j) with bias d in the epilogue. Every block walks all of k, so the row
-// statistics are exact without a second pass over x or another launch.
+// read and a write of w, small beside the GEMM, and needed once per weight update: the
+// layernorm_linear_prefolded comparison times the GEMM without it); the GEMM then multiplies raw x
+// by w', accumulates each row's Σ(x − s) and Σ(x − s)² while its x tiles stream (s = the row's first
+// element: a shift that keeps the one-pass variance from cancelling when the mean is large against
+// the spread), and applies ρ_i·(acc − μ_i·c_j) with bias d in the epilogue. Every block walks all
+// of k, so the row statistics are exact without a second pass over x or another launch.
 //
 // Constraints (checked by the launcher): k % 4 == 0 and 16-byte aligned x and w (the tiles are
 // loaded as float4 along k); any m and n (edge tiles are predicated); n % 4 == 0 and an aligned y

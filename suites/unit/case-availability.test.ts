@@ -38,6 +38,7 @@ describe('case availability', () => {
       'linear_gelu/bf16',
       'linear_gelu/fp16',
       'layernorm_linear/fp32',
+      'layernorm_linear_prefolded/fp32',
       'layernorm_linear/bf16',
       'layernorm_linear/fp16',
       'ffn/fp32',
