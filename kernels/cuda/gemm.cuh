@@ -115,18 +115,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2) gemm_tn_kernel(GemmArgs a) {
   for (int k0 = 0; k0 < a.k; k0 += BK) {
     const bool more = k0 + BK < a.k;
     if (more) load_tile(k0 + BK);
-#pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      float av[8], bv[8];
-      *reinterpret_cast<float4*>(av) = *reinterpret_cast<const float4*>(&As[buf][kk][4 * ty]);
-      *reinterpret_cast<float4*>(av + 4) = *reinterpret_cast<const float4*>(&As[buf][kk][64 + 4 * ty]);
-      *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(&Bs[buf][kk][4 * tx]);
-      *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(&Bs[buf][kk][64 + 4 * tx]);
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-    }
+    gemm_multiply_slice<BK, BM, BN, LD, LD>(acc, &As[buf][0][0], &Bs[buf][0][0], ty, tx);
     if (more) {
       store_tile(buf ^ 1, k0 + BK);
       __syncthreads();

@@ -1,6 +1,6 @@
 // What fusebench's GEMM kernels share (gemm.cuh, gemm_multistage_kernel.cuh): their arguments, the
-// fused epilogues, the one write of a thread's 8×8 register tile, and the launchers' operand checks.
-// No CUDA headers, so the CPU emulation of the kernels (suites/emu) compiles it too.
+// fused epilogues, a k slice's FMAs, the one write of a thread's 8×8 register tile, and the launchers'
+// operand checks. No CUDA headers, so the CPU emulation of the kernels (suites/emu) compiles it too.
 //
 // Epilogues (applied to the register tile before the one write of y):
 //   None          y = acc (the GEMM alone: the gemm case measures it against cuBLAS)
@@ -51,6 +51,25 @@ __device__ __forceinline__ float epilogue_value(float acc, float bias, float res
   else if constexpr (E == Epilogue::Bias) return acc + bias;
   else if constexpr (E == Epilogue::BiasGelu) return gelu_fast(acc + bias);  // the epilogue's math is not hidden behind memory traffic
   else return acc + bias + res;
+}
+
+// One k slice of FMAs on a thread's 8×8 tile (rows {4ty + i, BM/2 + 4ty + i}, columns {4tx + j,
+// BN/2 + 4tx + j}): `as` and `bs` hold the slice transposed, BK rows of x values (lda floats apart) and
+// of w values (ldb floats apart), so each k step is four 16-byte shared loads and 64 FMAs.
+template <int BK, int BM, int BN, int LDA, int LDB>
+__device__ __forceinline__ void gemm_multiply_slice(float (&acc)[8][8], const float* as, const float* bs, int ty, int tx) {
+#pragma unroll
+  for (int kk = 0; kk < BK; ++kk) {
+    float av[8], bv[8];
+    *reinterpret_cast<float4*>(av) = *reinterpret_cast<const float4*>(as + kk * LDA + 4 * ty);
+    *reinterpret_cast<float4*>(av + 4) = *reinterpret_cast<const float4*>(as + kk * LDA + BM / 2 + 4 * ty);
+    *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(bs + kk * LDB + 4 * tx);
+    *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(bs + kk * LDB + BN / 2 + 4 * tx);
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+  }
 }
 
 // Writes a thread's tile of the BM×BN block tile at (row0, col0): rows {4ty + i, BM/2 + 4ty + i},

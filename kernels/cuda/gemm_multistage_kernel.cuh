@@ -129,22 +129,7 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_multist
   for (int i = 0; i < 8; ++i)
 #pragma unroll
     for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
-  auto multiply = [&](int s) {
-    const float* as = stage_a(s);
-    const float* bs = stage_b(s);
-#pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      float av[8], bv[8];
-      *reinterpret_cast<float4*>(av) = *reinterpret_cast<const float4*>(as + kk * LDA + 4 * ty);
-      *reinterpret_cast<float4*>(av + 4) = *reinterpret_cast<const float4*>(as + kk * LDA + BM / 2 + 4 * ty);
-      *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(bs + kk * LDB + 4 * tx);
-      *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(bs + kk * LDB + BN / 2 + 4 * tx);
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-    }
-  };
+  auto multiply = [&](int s) { gemm_multiply_slice<BK, BM, BN, LDA, LDB>(acc, stage_a(s), stage_b(s), ty, tx); };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   // Asynchronous copies, S − 1 slices ahead of the one being multiplied. `whole` (std::true_type):
