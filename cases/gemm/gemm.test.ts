@@ -17,9 +17,8 @@ describe('gemm', () => {
     ]);
   });
 
-  test('gemm_multistage compares the multistage candidate with cuBLAS at the same shapes, under its own name', () => {
+  test('gemm_multistage compares the multistage candidate with cuBLAS, under its own name', () => {
     expect(multistage.variants).toEqual({ unfused: 'cublas', fused: 'multistage' });
-    expect(multistage.shapes('cuda')).toEqual(gemm.shapes('cuda'));
     expect(multistage.unavailableReason('cpu', { cublas: true })).toMatch(/runs on cuda only/);
     expect(() => multistage.validate([16_384, 768, 770])).toThrow(
       /^gemm_multistage: shape .* breaks the limit k % 4 == 0/,

@@ -17,7 +17,7 @@
 namespace fusebench::cuda {
 
 // The configuration the launcher takes: 128×128 tiles of 256 threads (two blocks a multiprocessor),
-// k slices of 8, four slices in flight (33 KB of shared memory a block).
+// k slices of 8, four shared buffers: three slices copied while one is multiplied (33 KB a block).
 using GemmMultistageTile = GemmTile<128, 128, 8, 4>;
 static_assert(GemmMultistageTile::BM == kGemmTileRows, "common/gemm_limits.h states the GEMM's row tile");
 

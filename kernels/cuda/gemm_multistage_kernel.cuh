@@ -26,13 +26,13 @@
 // Device code only (no CUDA headers), so the tests run it on the CPU (suites/emu).
 #pragma once
 #include <cstddef>
-#include <type_traits>
 
 #include "cuda/gemm_common.cuh"
 
 namespace fusebench::cuda {
 
-// One tile configuration: BM×BN outputs per block, k slices of BK, kStages slices in flight (sm_80+).
+// One tile configuration: BM×BN outputs per block, k slices of BK, kStages shared buffers (sm_80+:
+// kStages − 1 slices copied while one is multiplied).
 template <int BM_, int BN_, int BK_, int kStages_>
 struct GemmTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_;
@@ -65,6 +65,20 @@ struct SliceCopy {
   __device__ static int r_of(int tid, int j) { return tid / 8 + j * kRowStep; }
   // Shared offset of element (h, j) in a stage's operand block.
   __device__ static int at(int tid, int h, int j) { return kk_of(tid, h) * LD + r_of(tid, j); }
+  // sm_80+: issues this thread's asynchronous copies of the slice at k0 from its rows into `stage`.
+  // kWhole: the slice lies before k (every slice but a partial last one) and copies unpredicated;
+  // otherwise k past its end is zero-filled from an address inside the tile.
+  template <bool kWhole>
+  __device__ static void copy_async(float* stage, const float* const (&rows)[kRowSteps], const float* tile, int tid,
+                                    int k0, int k) {
+#pragma unroll
+    for (int h = 0; h < kHalves; ++h) {
+      const bool kin = kWhole || k0 + kk_of(tid, h) < k;
+#pragma unroll
+      for (int j = 0; j < kRowSteps; ++j)
+        __pipeline_memcpy_async(stage + at(tid, h, j), kin ? rows[j] + k0 + 8 * h : tile, 4, kin ? 0 : 4);
+    }
+  }
   // Offset of element (0, j) in the operand from its tile's first row, for a tile of `rows` rows
   // (rows past them read the last one: their copies are zero-filled) and `k` columns.
   __device__ static int src_offset(int tid, int j, int rows, int k) {
@@ -102,9 +116,9 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_multist
   for (int j = 0; j < CopyA::kRowSteps; ++j) xrow[j] = xtile + CopyA::src_offset(tid, j, a.m - row0, a.k);
 #pragma unroll
   for (int j = 0; j < CopyB::kRowSteps; ++j) wrow[j] = wtile + CopyB::src_offset(tid, j, a.n - col0, a.k);
-  // Whether element (h, ·) of the slice starting at k0 lies before k (always, but in a last partial slice).
-  auto x_k = [&](int k0, int h) { return k0 + CopyA::kk_of(tid, h) < a.k; };
-  auto w_k = [&](int k0, int h) { return k0 + CopyB::kk_of(tid, h) < a.k; };
+  // Whether element (h, ·) of the slice starting at k0 lies before k (always, but in a last partial
+  // slice); kk_of is the same for both operands.
+  auto k_in = [&](int k0, int h) { return k0 + CopyA::kk_of(tid, h) < a.k; };
 
   // LayerNorm fold: this thread sums row stat_row of x over slice rows [stat_part·kStatK, +kStatK).
   constexpr int kStatK = BK / Tile::kStatParts;
@@ -132,29 +146,16 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_multist
   auto multiply = [&](int s) { gemm_multiply_slice<BK, BM, BN, LDA, LDB>(acc, stage_a(s), stage_b(s), ty, tx); };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // Asynchronous copies, S − 1 slices ahead of the one being multiplied. `whole` (std::true_type):
-  // the slice lies before k, as every slice but a partial last one does, and copies unpredicated;
-  // in a partial slice, k past its end is zero-filled from an address inside the tile.
-  auto fetch = [&](int s, int slice, auto whole) {
-    const int k0 = slice * BK;
-#pragma unroll
-    for (int h = 0; h < CopyA::kHalves; ++h) {
-      const bool kin = decltype(whole)::value || x_k(k0, h);
-#pragma unroll
-      for (int j = 0; j < CopyA::kRowSteps; ++j)
-        __pipeline_memcpy_async(stage_a(s) + CopyA::at(tid, h, j), kin ? xrow[j] + k0 + 8 * h : xtile, 4, kin ? 0 : 4);
-    }
-#pragma unroll
-    for (int h = 0; h < CopyB::kHalves; ++h) {
-      const bool kin = decltype(whole)::value || w_k(k0, h);
-#pragma unroll
-      for (int j = 0; j < CopyB::kRowSteps; ++j)
-        __pipeline_memcpy_async(stage_b(s) + CopyB::at(tid, h, j), kin ? wrow[j] + k0 + 8 * h : wtile, 4, kin ? 0 : 4);
-    }
-  };
+  // Asynchronous copies, S − 1 slices ahead of the one being multiplied (SliceCopy::copy_async).
   auto fetch_slice = [&](int s, int slice) {
-    if ((slice + 1) * BK <= a.k) fetch(s, slice, std::true_type{});
-    else fetch(s, slice, std::false_type{});
+    const int k0 = slice * BK;
+    if (k0 + BK <= a.k) {
+      CopyA::template copy_async<true>(stage_a(s), xrow, xtile, tid, k0, a.k);
+      CopyB::template copy_async<true>(stage_b(s), wrow, wtile, tid, k0, a.k);
+    } else {
+      CopyA::template copy_async<false>(stage_a(s), xrow, xtile, tid, k0, a.k);
+      CopyB::template copy_async<false>(stage_b(s), wrow, wtile, tid, k0, a.k);
+    }
   };
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
@@ -177,11 +178,11 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_multist
 #pragma unroll
     for (int h = 0; h < CopyA::kHalves; ++h)
 #pragma unroll
-      for (int j = 0; j < CopyA::kRowSteps; ++j) xa[h][j] = x_k(k0, h) ? __ldg(xrow[j] + k0 + 8 * h) : 0.0f;
+      for (int j = 0; j < CopyA::kRowSteps; ++j) xa[h][j] = k_in(k0, h) ? __ldg(xrow[j] + k0 + 8 * h) : 0.0f;
 #pragma unroll
     for (int h = 0; h < CopyB::kHalves; ++h)
 #pragma unroll
-      for (int j = 0; j < CopyB::kRowSteps; ++j) wb[h][j] = w_k(k0, h) ? __ldg(wrow[j] + k0 + 8 * h) : 0.0f;
+      for (int j = 0; j < CopyB::kRowSteps; ++j) wb[h][j] = k_in(k0, h) ? __ldg(wrow[j] + k0 + 8 * h) : 0.0f;
   };
   auto store = [&](int s) {
 #pragma unroll

@@ -2,7 +2,7 @@
 // source runs on the CPU under suites/emu/cuda_emu.h (a thread per CUDA thread, deferred asynchronous
 // copies, poisoned shared memory), built with the address and undefined-behaviour sanitizers, once per
 // copy path, against a float64 reference (suites/emu/gemm_multistage_emu.cc). The GPU runs the same
-// kernel in the gemm case's numerics and under compute-sanitizer; this catches indexing, predication,
+// kernel in the gemm case's numerics (and compute-sanitizer, run by hand); this catches indexing, predication,
 // pipeline-order and epilogue mistakes in CI, where there is no GPU.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
