@@ -3,10 +3,7 @@
  * the GPT-2 cases run: cuBLAS SGEMM (the twins' call; the "unfused" column) against fusebench's own
  * GEMM without an epilogue (the "fused" column). Both move the same bytes, so the speedup is cuBLAS's
  * time over the own GEMM's: the own GEMM's share of cuBLAS throughput, gated like every case so a GEMM
- * regression shows here rather than through linear_gelu, layernorm_linear, ffn and the block. A second
- * comparison, gemm_multistage, measures the candidate successor of the own GEMM (an asynchronous-copy
- * pipeline, kernels/cuda/gemm_multistage.cuh) the same way, so it replaces the kernel the fused cases
- * run only on a measured win. CUDA only.
+ * regression shows here rather than through linear_gelu, layernorm_linear, ffn and the block. CUDA only.
  */
 import { defineCase } from '../../src/case/define.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
@@ -28,15 +25,7 @@ function gpt2(n: number, k: number, what: string) {
 
 export default defineCase<'m' | 'n' | 'k'>({
   title: "GEMM (fusebench's fp32 GEMM against cuBLAS SGEMM)",
-  compare: [
-    { unfused: 'cublas', fused: 'own' },
-    {
-      name: 'gemm_multistage',
-      title: "GEMM (fusebench's multistage fp32 GEMM against cuBLAS SGEMM)",
-      unfused: 'cublas',
-      fused: 'multistage',
-    },
-  ],
+  compare: [{ unfused: 'cublas', fused: 'own' }],
   shapes: {
     cuda: [
       gpt2(3072, 768, 'FFN up-projection'),

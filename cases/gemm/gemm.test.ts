@@ -4,7 +4,6 @@ import { describe, expect, test } from 'vitest';
 import { findCase } from '../registry.ts';
 
 const gemm = await findCase('gemm');
-const multistage = await findCase('gemm_multistage');
 
 describe('gemm', () => {
   test('compares the own GEMM (fused column) with cuBLAS (unfused column) at the four GPT-2 GEMM shapes', () => {
@@ -15,14 +14,6 @@ describe('gemm', () => {
       '16384x768x3072',
       '16384x2304x768',
     ]);
-  });
-
-  test('gemm_multistage compares the multistage candidate with cuBLAS, under its own name', () => {
-    expect(multistage.variants).toEqual({ unfused: 'cublas', fused: 'multistage' });
-    expect(multistage.unavailableReason('cpu', { cublas: true })).toMatch(/runs on cuda only/);
-    expect(() => multistage.validate([16_384, 768, 770])).toThrow(
-      /^gemm_multistage: shape .* breaks the limit k % 4 == 0/,
-    );
   });
 
   test('runs on CUDA only, and needs cuBLAS there', () => {

@@ -18,8 +18,7 @@ CaseDecl<GemmBlockArgs> declare() {
            {"y", &A::y, Role::Output, [](const A& a) { return a.m * a.n; }}},
           // CUDA only: the CPU backend has one GEMM, nothing to compare it with.
           {{"cublas", nullptr, FB_CUDA(gemm_cublas_cuda), Needs::Cublas},
-           {"own", nullptr, FB_CUDA(gemm_own_cuda)},
-           {"multistage", nullptr, FB_CUDA(gemm_multistage_cuda)}},
+           {"own", nullptr, FB_CUDA(gemm_own_cuda)}},
           linear_limits<A>()};
 }
 

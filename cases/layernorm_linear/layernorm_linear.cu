@@ -1,6 +1,6 @@
 // CUDA LayerNorm + Linear: LayerNorm row kernel → cuBLAS GEMM → bias kernel (unfused); the weight
-// fold and one LayerNorm-folded GEMM (fused; gemm.cuh documents the algebra), or that GEMM alone on
-// weights folded beforehand (prefolded); in bf16/fp16 the LayerNorm kernel feeding cuBLASLt's BIAS
+// fold, the row statistics and one LayerNorm-folded GEMM (fused; gemm.cuh documents the algebra), or
+// the statistics and that GEMM on weights folded beforehand (prefolded); in bf16/fp16 the LayerNorm kernel feeding cuBLASLt's BIAS
 // epilogue.
 #include <type_traits>
 
@@ -20,13 +20,15 @@ void layernorm_linear_unfused_cuda(const LayerNormLinearArgs<T>& a, const Launch
 
 namespace {
 
-// y = LayerNorm(x)·wᵀ + b as one GEMM on folded weights (w' = w·diag(γ), c, d: gemm.cuh).
+// y = LayerNorm(x)·wᵀ + b as the rows' statistics and one GEMM on folded weights (w' = w·diag(γ), c,
+// d: gemm.cuh).
 void layernorm_folded_gemm(const LayerNormLinearArgs<float>& a, const float* w_folded, const float* colsum,
                            const float* bias_folded, const LaunchContext& ctx) {
   const int m = static_cast<int>(a.m), n = static_cast<int>(a.n), k = static_cast<int>(a.k);
+  cuda::layernorm_row_stats(a.x, a.row_stats, m, k, a.eps, ctx);
   cuda::GemmArgs g{a.x, w_folded, bias_folded, nullptr, a.y, m, n, k, n};
   g.colsum = colsum;
-  g.eps = a.eps;
+  g.row_stats = a.row_stats;
   cuda::launch_gemm_tn<cuda::Epilogue::Bias, true>(g, ctx, "layernorm_linear GEMM");
 }
 

@@ -1,9 +1,9 @@
 // LayerNorm + Linear: y = LayerNorm(x)·wᵀ + b, LayerNorm over the k features of each row with γ, β.
 // Unfused: a LayerNorm row kernel writes xn, a cuBLAS GEMM writes t = xn·wᵀ, a bias kernel writes y.
-// Fused (CUDA): a small kernel folds γ, β and b into the weights, then one GEMM folds the LayerNorm in
-// (kernels/cuda/gemm.cuh documents the algebra):
+// Fused (CUDA): a small kernel folds γ, β and b into the weights, a pass over x takes each row's mean
+// and rstd, then one GEMM folds the LayerNorm in (kernels/cuda/gemm.cuh documents the algebra):
 //   y_ij = rstd_i·(Σ_k x_ik·γ_k·w_jk − mean_i·Σ_k γ_k·w_jk) + Σ_k β_k·w_jk + b_j
-// with the row statistics accumulated while the x tiles stream, so xn is never written or read.
+// so xn is never written or read.
 // Prefolded (CUDA, fp32): the same GEMM on weights folded once beforehand (w_prefolded, colsum_prefolded,
 // bias_prefolded: inputs), as at inference, where weights do not change between calls; the fused
 // variant's time less this one's is what folding every call costs.
@@ -32,6 +32,7 @@ struct LayerNormLinearArgs {
   T* w_folded;  // [n, k] fp32 fused scratch: w·diag(γ)
   T* colsum;  // [n] fp32 fused scratch: Σ_k γ_k·w_jk
   T* bias_folded;  // [n] fp32 fused scratch: b_j + Σ_k β_k·w_jk
+  T* row_stats;  // [m, 2] fp32 fused scratch: each row's mean and rstd
   const T* w_prefolded;  // [n, k] input: w·diag(γ), folded once (the prefolded variant; fp32)
   const T* colsum_prefolded;  // [n] input: Σ_k γ_k·w_jk
   const T* bias_prefolded;  // [n] input: b_j + Σ_k β_k·w_jk

@@ -44,6 +44,7 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
            {"w_folded", &A::w_folded, Role::Scratch, nk},
            {"colsum", &A::colsum, Role::Scratch, n},
            {"bias_folded", &A::bias_folded, Role::Scratch, n},
+           {"row_stats", &A::row_stats, Role::Scratch, [](const A& a) { return 2 * a.m; }},
            {"w_prefolded", &A::w_prefolded, Role::Input, nk},
            {"colsum_prefolded", &A::colsum_prefolded, Role::Input, n},
            {"bias_prefolded", &A::bias_prefolded, Role::Input, n}},

@@ -191,15 +191,17 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
       (3 * c * c + 2 * 3 * c) + // fold 1: read Wqkv, γ, β, bqkv; write W', colsum, bias
       (f * c + 2 * c + f) +
       (f * c + 2 * f) + // fold 2: read W1, γ, β, b1; write W', colsum, bias
-      (mc + 3 * c * c + 2 * 3 * c + 3 * mc) + // QKV GEMM: read x, W', colsum, bias; write qkv
+      (mc + 2 * m) + // LN1 statistics: read x; write mean, rstd
+      (mc + 2 * m + 3 * c * c + 2 * 3 * c + 3 * mc) + // QKV GEMM: read x, its statistics, W', colsum, bias; write qkv
       (3 * mc + mc) + // flash attention: read Q, K, V in place from qkv; write merged
       (mc + c * c + c + mc + mc) + // out-projection: read merged, Wo, bo, x; write h
-      (mc + f * c + 2 * f + mf) + // FFN1: read h, W1', colsum, bias; write g
+      (mc + 2 * m) + // LN2 statistics: read h; write mean, rstd
+      (mc + 2 * m + f * c + 2 * f + mf) + // FFN1: read h, its statistics, W1', colsum, bias; write g
       (mf + c * f + c + mc + mc); // FFN2: read g, W2, b2, h; write y
     return {
       // Each op's inputs read once and outputs written once (K/V tiles re-read from L2 not counted).
       unfused: { bytes: e * unfused, launches: 22 },
-      fused: { bytes: e * (dtype === 'fp32' ? fused : library), launches: 7 },
+      fused: dtype === 'fp32' ? { bytes: e * fused, launches: 9 } : { bytes: e * library, launches: 7 },
       cublaslt: { bytes: e * library, launches: 7 },
     };
   },

@@ -7,7 +7,8 @@
 // merge copy, add, ...). Fused (fp32 only): five of fusebench's kernels: the LN1-folded QKV GEMM,
 // flash attention reading Q/K/V in place from qkv and writing merged heads, the out-projection GEMM
 // with a bias+residual epilogue, the LN2-folded FFN1 GEMM with a bias+GELU epilogue, and the FFN2 GEMM
-// with a bias+residual epilogue (plus the two small weight-folding kernels of gemm.cuh). Library-fused
+// with a bias+residual epilogue (plus gemm.cuh's small passes: two weight folds and the row
+// statistics of x and of h). Library-fused
 // (cublaslt; the fused variant in bf16/fp16): the LayerNorm kernels feeding cuBLASLt GEMMs with the
 // BIAS, GELU_BIAS and BIAS + β·C residual epilogues, around the same in-place flash attention (the
 // tensor-core kernel in bf16/fp16): 7 launches.
@@ -46,6 +47,7 @@ struct TransformerBlockArgs {
   // fp32 fused scratch: the LayerNorm-folded weights (gemm.cuh): w·diag(γ), Σ_k γ_k·w_jk, b_j + Σ_k β_k·w_jk.
   T* wqkv_f, *cqkv, *dqkv;         // [3c, c], [3c], [3c]
   T* w1_f, *c1, *d1;               // [f, c], [f], [f]
+  T* stats1, *stats2;              // [m, 2] the rows' mean and rstd of x (LN1) and h (LN2)
   size_t batch, seq, heads, f;
   float eps;
 };

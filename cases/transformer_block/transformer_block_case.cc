@@ -36,6 +36,8 @@ template <class A>
 size_t mf(const A& a) { return m_of(a) * a.f; }
 template <class A>
 size_t scores(const A& a) { return a.batch * a.heads * a.seq * a.seq; }
+template <class A>
+size_t rows2(const A& a) { return 2 * m_of(a); }
 
 template <class T>
 CaseDecl<TransformerBlockArgs<T>> declare() {
@@ -81,7 +83,8 @@ CaseDecl<TransformerBlockArgs<T>> declare() {
            {"a2", &A::a2, tmp, mc<A>}, {"f1_t", &A::f1_t, tmp, mf<A>}, {"f1", &A::f1, tmp, mf<A>}, {"g", &A::g, tmp, mf<A>},
            {"f2_t", &A::f2_t, tmp, mc<A>}, {"f2", &A::f2, tmp, mc<A>}, {"wqkv_f", &A::wqkv_f, tmp, cc3<A>},
            {"cqkv", &A::cqkv, tmp, c3<A>}, {"dqkv", &A::dqkv, tmp, c3<A>}, {"w1_f", &A::w1_f, tmp, fc<A>},
-           {"c1", &A::c1, tmp, f<A>}, {"d1", &A::d1, tmp, f<A>}},
+           {"c1", &A::c1, tmp, f<A>}, {"d1", &A::d1, tmp, f<A>}, {"stats1", &A::stats1, tmp, rows2<A>},
+           {"stats2", &A::stats2, tmp, rows2<A>}},
           variants,
           limits};
 }

@@ -1,6 +1,6 @@
-// What fusebench's GEMM kernels share (gemm.cuh, gemm_multistage_kernel.cuh): their arguments, the
-// fused epilogues, a k slice's FMAs, the one write of a thread's 8×8 register tile, and the launchers'
-// operand checks. No CUDA headers, so the CPU emulation of the kernels (suites/emu) compiles it too.
+// What fusebench's GEMM kernel (gemm_kernel.cuh) is built from: its arguments, the fused epilogues, a
+// k slice's FMAs, the one write of a thread's 8×8 register tile, and the launcher's operand checks.
+// No CUDA headers, so the CPU emulation of the kernel (suites/emu) compiles it too.
 //
 // Epilogues (applied to the register tile before the one write of y):
 //   None          y = acc (the GEMM alone: the gemm case measures it against cuBLAS)
@@ -27,19 +27,17 @@ struct GemmArgs {
   float* y;        // [m, n], row stride ldy
   int m, n, k;
   int ldy;
-  // LayerNorm folding (kLnFold): w is w', b is d, colsum is c (fold_layernorm_weights), and ε.
+  // LayerNorm folding (kLnFold): w is w', b is d, colsum is c (fold_layernorm_weights), row_stats
+  // holds each row's μ and ρ (layernorm_row_stats: [m, 2]).
   const float* colsum = nullptr;
-  float eps = 0.0f;
+  const float* row_stats = nullptr;
 };
 
-// The launchers' checks, naming `what`: k % 4 == 0 and 16-byte aligned x and w (the GEMM cases'
-// interface: gemm.cuh's kernel loads float4 along k), and a grid of at most 65,535 row tiles of bm rows.
+// The launcher's checks, naming `what`: 4-byte aligned x and w (the kernel copies single floats) and
+// a grid of at most 65,535 row tiles of bm rows.
 inline void check_gemm_operands(const GemmArgs& a, int bm, const char* what) {
-  const auto misaligned = [](const void* p) { return reinterpret_cast<size_t>(p) % 16 != 0; };
-  if (a.k % 4 != 0 || misaligned(a.x) || misaligned(a.w)) {
-    throw std::invalid_argument(std::string(what) + ": the fused GEMM needs k % 4 == 0 and 16-byte aligned " +
-                                "operands (it loads float4 along k); got k = " + std::to_string(a.k));
-  }
+  const auto misaligned = [](const void* p) { return reinterpret_cast<size_t>(p) % 4 != 0; };
+  if (misaligned(a.x) || misaligned(a.w)) throw std::invalid_argument(std::string(what) + ": the GEMM needs 4-byte aligned x and w");
   if ((a.m + bm - 1) / bm > 65535) {
     throw std::invalid_argument(std::string(what) + ": m = " + std::to_string(a.m) + " needs more than 65535 row tiles");
   }
@@ -53,22 +51,46 @@ __device__ __forceinline__ float epilogue_value(float acc, float bias, float res
   else return acc + bias + res;
 }
 
-// One k slice of FMAs on a thread's 8×8 tile (rows {4ty + i, BM/2 + 4ty + i}, columns {4tx + j,
-// BN/2 + 4tx + j}): `as` and `bs` hold the slice transposed, BK rows of x values (lda floats apart) and
-// of w values (ldb floats apart), so each k step is four 16-byte shared loads and 64 FMAs.
+// A thread's fragments of k step kk: its 8 x values (rows {4ty..4ty+3, BM/2+4ty..}) and 8 w values
+// (columns {4tx..4tx+3, BN/2+4tx..}) from a slice stored transposed (`as`: BK rows of x values, lda
+// floats apart; `bs` likewise for w), four 16-byte shared loads; a warp spans 4 ty × 8 tx, so the loads
+// touch 4 and 8 distinct 16-byte words (no bank conflicts).
+template <int BM, int BN, int LDA, int LDB>
+__device__ __forceinline__ void gemm_load_fragments(float (&a)[8], float (&b)[8], const float* as, const float* bs, int kk, int ty,
+                                                    int tx) {
+  *reinterpret_cast<float4*>(a) = *reinterpret_cast<const float4*>(as + kk * LDA + 4 * ty);
+  *reinterpret_cast<float4*>(a + 4) = *reinterpret_cast<const float4*>(as + kk * LDA + BM / 2 + 4 * ty);
+  *reinterpret_cast<float4*>(b) = *reinterpret_cast<const float4*>(bs + kk * LDB + 4 * tx);
+  *reinterpret_cast<float4*>(b + 4) = *reinterpret_cast<const float4*>(bs + kk * LDB + BN / 2 + 4 * tx);
+}
+
+// The 64 FMAs of one k step, ordered so that ptxas can keep each FMA's register operands in
+// different register banks: column pairs left to right, rows down then up within each, so consecutive
+// FMAs share an operand (one comes from the operand-reuse cache) and the accumulators of a pair
+// alternate. An FMA whose register operands share a bank waits a cycle to read them (ncu: "dispatch
+// stall"); on an H100 the plain row-by-row order cost the GEMM 10% of cuBLAS's throughput. The gain
+// rests on ptxas's allocation, so a change here is measured (gemm case, scripts/device/gemm-tiles.cu)
+// before it lands: the order that won in the sweep's kernel lost ~1% in this one.
+__device__ __forceinline__ void gemm_outer_product(float (&acc)[8][8], const float (&a)[8], const float (&b)[8]) {
+#pragma unroll
+  for (int jp = 0; jp < 4; ++jp)
+#pragma unroll
+    for (int ii = 0; ii < 8; ++ii) {
+      const int i = (jp & 1) ? 7 - ii : ii;
+#pragma unroll
+      for (int jj = 0; jj < 2; ++jj) acc[i][2 * jp + jj] = fmaf(a[i], b[2 * jp + jj], acc[i][2 * jp + jj]);
+    }
+}
+
+// One k slice of FMAs on a thread's 8×8 tile. (Loading step kk + 1's fragments during step kk's FMAs,
+// in a second register set, measured 1-2% slower here: ptxas already hoists the loads.)
 template <int BK, int BM, int BN, int LDA, int LDB>
 __device__ __forceinline__ void gemm_multiply_slice(float (&acc)[8][8], const float* as, const float* bs, int ty, int tx) {
 #pragma unroll
   for (int kk = 0; kk < BK; ++kk) {
-    float av[8], bv[8];
-    *reinterpret_cast<float4*>(av) = *reinterpret_cast<const float4*>(as + kk * LDA + 4 * ty);
-    *reinterpret_cast<float4*>(av + 4) = *reinterpret_cast<const float4*>(as + kk * LDA + BM / 2 + 4 * ty);
-    *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(bs + kk * LDB + 4 * tx);
-    *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(bs + kk * LDB + BN / 2 + 4 * tx);
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+    float a[8], b[8];
+    gemm_load_fragments<BM, BN, LDA, LDB>(a, b, as, bs, kk, ty, tx);
+    gemm_outer_product(acc, a, b);
   }
 }
 
@@ -79,7 +101,11 @@ __device__ __forceinline__ void gemm_multiply_slice(float (&acc)[8][8], const fl
 template <Epilogue E, bool kLnFold, int BM, int BN>
 __device__ __forceinline__ void gemm_store_tile(const float (&acc)[8][8], const GemmArgs& a, int row0, int col0, int ty,
                                                 int tx, const float* row_mean, const float* row_rstd) {
-  const bool vec_store = (a.ldy % 4 == 0) && (reinterpret_cast<size_t>(a.y) % 16 == 0);
+  // Without an epilogue the accumulators themselves are stored: a 16-byte store would make ptxas give
+  // each accumulator quad four consecutive registers, which puts acc[i][j] in w value j's register
+  // bank and costs the main loop a cycle on half its FMAs (0.84 of cuBLAS against 0.95 with an
+  // epilogue on an H100), so that case stores single floats.
+  const bool vec_store = E != Epilogue::None && (a.ldy % 4 == 0) && (reinterpret_cast<size_t>(a.y) % 16 == 0);
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int lrow = (i < 4 ? 0 : BM / 2) + 4 * ty + (i % 4);

@@ -1,7 +1,7 @@
 // CUDA kernel source run on the CPU, for the tests of kernels whose indexing a CPU can check: every
 // CUDA thread of a block is a std::thread, __syncthreads is a barrier, blocks run one after another.
-// Asynchronous copies (__pipeline_memcpy_async) are deferred until __pipeline_wait_prior releases
-// their group, so a kernel that reads a stage before waiting for it reads the poison its launcher
+// Asynchronous copies (cp_async4, as kernels/cuda/async_copy.cuh declares it on the GPU) are deferred
+// until cp_async_wait releases their group, so a kernel that reads a stage before waiting for it reads the poison its launcher
 // left there, as it could on the GPU. No timing and no warp-level behaviour (shuffles, lockstep) is
 // modelled; what it checks is which element lands where, predication, zero fill and the arithmetic.
 //
@@ -39,6 +39,8 @@ struct Index {
 inline thread_local Index thread_idx;
 inline Index block_idx;
 inline std::barrier<>* block_barrier = nullptr;
+// The block's shared memory: shared_address() returns offsets from it, as 32-bit shared addresses are.
+inline char* shared_base = nullptr;
 
 struct Copy {
   void* dst;
@@ -56,6 +58,7 @@ void launch(unsigned grid_x, unsigned grid_y, unsigned threads, void* smem, size
     for (unsigned bx = 0; bx < grid_x; ++bx) {
       block_idx = {bx, by, 0};
       std::memset(smem, 0xff, smem_bytes);
+      shared_base = static_cast<char*>(smem);
       std::barrier<> barrier(threads);
       block_barrier = &barrier;
       std::vector<std::thread> team;
@@ -85,16 +88,24 @@ T __ldg(const T* p) {
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline void __syncthreads() { fb_emu::block_barrier->arrive_and_wait(); }
 
-inline void __pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill = 0) {
-  fb_emu::open_group.push_back({dst, src, size, zfill});
+// kernels/cuda/async_copy.cuh's functions. A zero-filled copy still reads a byte of its source, so
+// the address sanitizer checks that the kernel passes a valid one, as the GPU requires.
+inline unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(static_cast<const char*>(p) - fb_emu::shared_base);
 }
-inline void __pipeline_commit() {
+inline void cp_async4_zfill(unsigned dst, const float* src, bool keep) {
+  [[maybe_unused]] volatile char touch = *reinterpret_cast<const volatile char*>(src);
+  fb_emu::open_group.push_back({fb_emu::shared_base + dst, src, 4, keep ? 0u : 4u});
+}
+inline void cp_async4(unsigned dst, const float* src) { cp_async4_zfill(dst, src, true); }
+inline void cp_async_commit() {
   fb_emu::committed.push_back(std::move(fb_emu::open_group));
   fb_emu::open_group.clear();
 }
-// Completes every committed group but the newest `newer`.
-inline void __pipeline_wait_prior(size_t newer) {
-  while (fb_emu::committed.size() > newer) {
+// Completes every committed group but the newest kNewer.
+template <int kNewer>
+void cp_async_wait() {
+  while (fb_emu::committed.size() > static_cast<size_t>(kNewer)) {
     for (const auto& c : fb_emu::committed.front()) {
       std::memcpy(c.dst, c.src, c.bytes - c.zfill);
       std::memset(static_cast<char*>(c.dst) + (c.bytes - c.zfill), 0, c.zfill);

@@ -32,7 +32,6 @@ describe('case availability', () => {
       .map((c) => `${c.name}/${c.dtype}`);
     expect(needing).toEqual([
       'gemm/fp32',
-      'gemm_multistage/fp32',
       'linear_gelu/fp32',
       'linear_gelu_cublaslt/fp32',
       'linear_gelu/bf16',

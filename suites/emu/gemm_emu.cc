@@ -1,5 +1,6 @@
-// The multistage GEMM kernel (kernels/cuda/gemm_multistage_kernel.cuh) run on the CPU through
-// cuda_emu.h, against a float64 reference: every epilogue and the LayerNorm fold, ragged m, n and k,
+// fusebench's GEMM kernel (kernels/cuda/gemm_kernel.cuh) run on the CPU through
+// cuda_emu.h, against a float64 reference: every epilogue and the LayerNorm fold (the row statistics
+// given, as layernorm_row_stats makes them on the GPU), ragged m, n and k,
 // a row stride wider than n, and three tile configurations. Compiled twice by
 // suites/unit/gemm-emulation.test.ts: with __CUDA_ARCH__=800 (the asynchronous-copy pipeline) and 700
 // (Volta's register-staged copies). Prints one line per check and "<N> checks passed"; exits 1 on
@@ -21,7 +22,7 @@ alignas(16) float smem[kSmemFloats];
 }  // namespace
 }  // namespace cuda
 }  // namespace fusebench
-#include "cuda/gemm_multistage_kernel.cuh"
+#include "cuda/gemm_kernel.cuh"
 
 #include <cmath>
 #include <cstdio>
@@ -99,6 +100,7 @@ void run(const Problem& p, const char* tile_name, unsigned seed) {
 
   // The reference in float64: LayerNorm first where folded.
   std::vector<double> xin(x.begin(), x.end());
+  std::vector<float> stats(2 * static_cast<size_t>(p.m));  // each row's μ and ρ, as layernorm_row_stats makes them
   if (kLn) {
     for (int i = 0; i < p.m; ++i) {
       double mu = 0, var = 0;
@@ -106,6 +108,8 @@ void run(const Problem& p, const char* tile_name, unsigned seed) {
       mu /= p.k;
       for (int c = 0; c < p.k; ++c) var += std::pow(xin[static_cast<size_t>(i) * p.k + c] - mu, 2);
       const double rho = 1.0 / std::sqrt(var / p.k + eps);
+      stats[2 * static_cast<size_t>(i)] = static_cast<float>(mu);
+      stats[2 * static_cast<size_t>(i) + 1] = static_cast<float>(rho);
       for (int c = 0; c < p.k; ++c) {
         double& e = xin[static_cast<size_t>(i) * p.k + c];
         e = (e - mu) * rho * gamma[c] + beta[c];
@@ -143,13 +147,13 @@ void run(const Problem& p, const char* tile_name, unsigned seed) {
   std::vector<float> y(static_cast<size_t>(p.m) * p.ldy, std::nanf(""));
   GemmArgs a{x.data(), wf.data(), bias.data(), r.data(), y.data(), p.m, p.n, p.k, p.ldy};
   a.colsum = colsum.data();
-  a.eps = eps;
+  a.row_stats = stats.data();
   if (Tile::smem_bytes(kLn) > sizeof(smem)) {
     std::printf("FAIL %s: needs %zu bytes of shared memory, the emulation has %zu\n", tile_name, Tile::smem_bytes(kLn), sizeof(smem));
     std::exit(1);
   }
   fb_emu::launch((p.n + Tile::BN - 1) / Tile::BN, (p.m + Tile::BM - 1) / Tile::BM, Tile::kThreads, smem, Tile::smem_bytes(kLn),
-                 [&] { gemm_multistage_kernel<Tile, E, kLn>(a); });
+                 [&] { gemm_kernel<Tile, E, kLn>(a); });
 
   std::string why;
   const bool ok = compare(y, ref, p, why);
@@ -162,8 +166,10 @@ void run(const Problem& p, const char* tile_name, unsigned seed) {
 template <class Tile>
 void run_all(const char* tile_name) {
   // Ragged everything: two row tiles and two column tiles with partial edges, a k tail of 4 (k % 8
-  // == 4) and a k shorter than one slice; n % 4 != 0 takes the element-wise stores; ldy > n.
-  const Problem shapes[] = {{200, Tile::BN + 8, 52, Tile::BN + 8}, {130, 70, 36, 76}, {64, 66, 4, 66}};
+  // == 4), a k shorter than one slice and an odd k; n % 4 != 0 takes the element-wise stores; ldy > n;
+  // and whole slices only (k % BK == 0, the GPT-2 shapes' case: no partial last slice).
+  const Problem shapes[] = {{200, Tile::BN + 8, 52, Tile::BN + 8}, {130, 70, 36, 76},      {64, 66, 4, 66},
+                            {33, 65, 37, 65},                      {70, 72, 2 * Tile::BK, 72}};
   unsigned seed = 1;
   for (const auto& p : shapes) {
     run<Tile, Epilogue::None, false>(p, tile_name, seed++);
@@ -186,9 +192,9 @@ int main() {
       return 1;
     }
   }
-  run_all<GemmTile<128, 128, 8, 4>>("128x128x8/4");  // the launcher's (gemm_multistage.cuh)
-  run_all<GemmTile<128, 64, 16, 3>>("128x64x16/3");  // one thread a row in the statistics, two k halves
-  run_all<GemmTile<128, 256, 8, 3>>("128x256x8/3");  // four threads a row, two warps across
+  run_all<GemmTile<128, 128, 16, 2>>("128x128x16/2");  // the launcher's (gemm.cuh)
+  run_all<GemmTile<128, 64, 16, 3>>("128x64x16/3");    // one thread a row in the statistics
+  run_all<GemmTile<128, 256, 16, 3>>("128x256x16/3");  // four threads a row, four warps across
   std::printf("%d checks passed\n", checks);
   return 0;
 }
