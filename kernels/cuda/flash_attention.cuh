@@ -101,19 +101,6 @@ __device__ __forceinline__ void flash_fetch_v(float* vs, const HeadLayout& l, in
   __pipeline_commit();
 }
 
-// acc[i][j] += a[i]·b[j], in column pairs with the rows snaking (as the GEMM's gemm_outer_product):
-// consecutive FMAs share an operand, so ptxas can keep the other two in different register banks.
-__device__ __forceinline__ void flash_outer_product(float (&acc)[4][4], const float (&a)[4], const float (&b)[4]) {
-#pragma unroll
-  for (int jp = 0; jp < 2; ++jp)
-#pragma unroll
-    for (int ii = 0; ii < 4; ++ii) {
-      const int i = jp ? 3 - ii : ii;
-#pragma unroll
-      for (int jj = 0; jj < 2; ++jj) acc[i][2 * jp + jj] = fmaf(a[i], b[2 * jp + jj], acc[i][2 * jp + jj]);
-    }
-}
-
 constexpr size_t kFlashSmemFloats = 6 * kFlashB * kFlashLd;  // Qᵀ, 2 × Kᵀ, 2 × V, Pᵀ
 static_assert(kFlashSmemFloats * sizeof(float) == kFlashSmemBytes, "common/constants.h states the flash block's shared memory");
 
@@ -171,7 +158,10 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
       const float4 qa = *reinterpret_cast<const float4*>(qt_s + d * kFlashLd + 4 * ty);
       const float4 kb = *reinterpret_cast<const float4*>(ks + d * kFlashLd + 4 * tx);
       const float qv[4] = {qa.x, qa.y, qa.z, qa.w}, kv[4] = {kb.x, kb.y, kb.z, kb.w};
-      flash_outer_product(s, qv, kv);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) s[i][j] = fmaf(qv[i], kv[j], s[i][j]);
     }
     const int k0 = kt * kFlashB;
     const bool edge = k0 + kFlashB - 1 > q0 || k0 + kFlashB > a.seq;
@@ -212,7 +202,10 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
       const float4 pa = *reinterpret_cast<const float4*>(pt_s + j * kFlashLd + 4 * ty);
       const float4 vb = *reinterpret_cast<const float4*>(vs + j * kFlashLd + 4 * tx);
       const float pv[4] = {pa.x, pa.y, pa.z, pa.w}, vv[4] = {vb.x, vb.y, vb.z, vb.w};
-      flash_outer_product(o, pv, vv);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) o[i][c] = fmaf(pv[i], vv[c], o[i][c]);
     }
     __syncwarp();  // the next tile's probabilities overwrite these
     if (more) flash_store_t(kt_s + (cur ^ 1) * kT, reg, 1.0f);

@@ -5,21 +5,26 @@
 //   compute-sanitizer --tool memcheck node --experimental-strip-types scripts/device/sanitize.ts gemm ffn
 //   compute-sanitizer --tool racecheck node --experimental-strip-types scripts/device/sanitize.ts gemm
 //
-// A name selects that comparison and every comparison of the case (gemm, layernorm_linear also runs
-// layernorm_linear_prefolded), in every precision the device runs. Exits 1 when a variant is wrong
-// or throws, 2 when a name matches no case.
+// A name selects that comparison and every comparison whose name extends it (layernorm_linear also
+// runs layernorm_linear_prefolded), in every precision the device runs, or in those `--dtype fp32,bf16`
+// names. Exits 1 when a variant is wrong or throws, 2 when a name matches no case.
 import { loadCases } from '../../cases/registry.ts';
 import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/native.ts';
 import { freshSeed } from '../../src/rng.ts';
 import { checkVariant } from '../../src/run-case.ts';
 
-const names = process.argv.slice(2);
+const args = process.argv.slice(2);
+const at = args.indexOf('--dtype');
+const dtypes = at >= 0 ? (args.splice(at, 2)[1] ?? '').split(',') : undefined;
+const names = args;
 if (names.length === 0 || cudaProbe().deviceCount === 0) {
   console.error('usage (on a CUDA machine): sanitize.ts <case> [<case> ...]');
   process.exit(2);
 }
 const device = cudaDeviceInfo();
-const cases = (await loadCases()).filter((c) => names.some((n) => c.name === n || c.name.startsWith(`${n}_`)));
+const cases = (await loadCases()).filter(
+  (c) => names.some((n) => c.name === n || c.name.startsWith(`${n}_`)) && (!dtypes || dtypes.includes(c.dtype)),
+);
 const unmatched = names.filter((n) => !cases.some((c) => c.name === n || c.name.startsWith(`${n}_`)));
 if (unmatched.length > 0) {
   console.error(`sanitize.ts: no case named ${unmatched.join(', ')}`);
