@@ -48,7 +48,7 @@ struct VariantSpec {
 
 struct LimitSpec {
   std::string rule;  // e.g. "k % 4 == 0"
-  std::string why;   // e.g. "the fused GEMM loads 16-byte vectors (4 floats) along k"
+  std::string why;   // e.g. "the launchers and cuBLAS take 32-bit ints"
 };
 
 // One case bound to its dims, params and buffers: runs a variant on a backend. Built once per

@@ -11,8 +11,7 @@ namespace fusebench {
 
 template <class Args>
 std::vector<Limit<Args>> linear_limits() {
-  return {{"k % 4 == 0", kVectorKWhy, [](const Args& a) { return a.k % 4 == 0; }},
-          {"every dimension < 2^31", kIntDimsWhy, [](const Args& a) { return fit_int({a.m, a.n, a.k}); }},
+  return {{"every dimension < 2^31", kIntDimsWhy, [](const Args& a) { return fit_int({a.m, a.n, a.k}); }},
           {"m <= 8,388,480", kGemmRowsWhy, [](const Args& a) { return a.m <= kMaxGemmRows; }}};
 }
 

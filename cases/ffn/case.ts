@@ -40,6 +40,7 @@ export default defineCase<'m' | 'h' | 'f'>({
     [3, 132, 36],
     [130, 68, 132],
     [64, 128, 512],
+    [7, 37, 22],
   ],
   // x ~ N(0, 1) (the residual stream); w1 ~ N(0, 1/√h) and w2 ~ N(0, 1/√f), so each GEMM's outputs
   // have sd ≈ 1 and ≈ 0.6 whatever the sizes; b1, b2 ~ N(0, 0.5), so a wrong or missing bias shows.

@@ -59,6 +59,7 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
     [1, 9, 1, 20],
     [2, 70, 2, 40],
     [1, 130, 3, 132],
+    [1, 9, 1, 18],
   ],
   // x ~ N(0, 1); LayerNorm γ = 1 + N(0, 0.1), β ~ N(0, 0.1);
   // weights ~ N(0, 1/√fan_in), so every projection of a normalized row has sd ≈ 1 (q·k/8 logits of

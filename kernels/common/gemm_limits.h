@@ -10,7 +10,6 @@ namespace fusebench {
 constexpr size_t kGemmTileRows = 128;
 constexpr size_t kMaxGemmRows = 65535 * kGemmTileRows;
 
-constexpr const char* kVectorKWhy = "the fused GEMM loads 16-byte vectors (4 floats) along k";
 constexpr const char* kGemmRowsWhy = "fusebench's GEMM grid takes 65,535 tiles of 128 rows";
 constexpr const char* kIntDimsWhy = "the launchers and cuBLAS take 32-bit ints";
 

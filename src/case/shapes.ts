@@ -4,7 +4,8 @@
  */
 
 /** GEMM [m, n, k] test shapes: a single output, sizes no multiple of the tiles, rows and columns crossing
- * the CUDA GEMM's 128×128 tiles and the CPU GEMM's 4×4 ones, k crossing the CUDA GEMM's k slices of 16. */
+ * the CUDA GEMM's 128×128 tiles and the CPU GEMM's 4×4 ones, k crossing the CUDA GEMM's k slices of 16,
+ * and an odd k (the CUDA GEMM zero-fills a partial last slice). */
 export const GEMM_TEST_SHAPES: number[][] = [
   [1, 1, 4],
   [5, 7, 12],
@@ -12,6 +13,7 @@ export const GEMM_TEST_SHAPES: number[][] = [
   [257, 5, 8],
   [130, 129, 68],
   [64, 256, 256],
+  [9, 33, 37],
 ];
 
 /** The small GEMM the CPU backend measures. */
