@@ -47,8 +47,8 @@ struct VariantSpec {
 };
 
 struct LimitSpec {
-  std::string rule;  // e.g. "k % 4 == 0"
-  std::string why;   // e.g. "the launchers and cuBLAS take 32-bit ints"
+  std::string rule;  // e.g. "m <= 8,388,480"
+  std::string why;   // e.g. "fusebench's GEMM grid takes 65,535 tiles of 128 rows"
 };
 
 // One case bound to its dims, params and buffers: runs a variant on a backend. Built once per
@@ -80,7 +80,7 @@ const std::vector<CaseSpec>& all_cases();
 // Throws naming the valid cases when `name` is unknown, or its precisions when it lacks `dtype`.
 const CaseSpec& find_case(const std::string& name, const std::string& dtype);
 // Throws a clear error when `dims` has the wrong count, a non-positive dimension, or breaks a limit:
-// "<case>: shape [5, 7, 6] (m 5, n 7, k 6) breaks the limit k % 4 == 0: <why>".
+// "<case>: shape [8388481, 1, 4] (m 8388481, n 1, k 4) breaks the limit m <= 8,388,480: <why>".
 void check_shape(const CaseSpec& spec, const std::vector<int64_t>& dims);
 
 }  // namespace fusebench

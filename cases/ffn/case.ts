@@ -33,7 +33,7 @@ export default defineCase<'m' | 'h' | 'f'>({
     cpu: [{ label: '256x128x512', dims: { m: 256, h: 128, f: 512 }, description: 'rows 256 × hidden 128 × FFN 512' }],
   },
   // A single row, sizes no multiple of the tiles, rows and both GEMMs' columns crossing the CUDA GEMM's
-  // 128×128 tiles, both k crossing its k slices of 16.
+  // 128×128 tiles, both k crossing its k slices of 16; an odd hidden size (the first GEMM's k).
   testShapes: [
     [1, 4, 4],
     [5, 12, 20],

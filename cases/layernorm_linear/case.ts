@@ -2,7 +2,8 @@
  * LayerNorm + Linear: y = LayerNorm(x)·wᵀ + b, LayerNorm over the k features of each row of x [m, k]
  * with γ, β [k]; w [n, k], b [n]: a transformer's pre-LN projection. The unfused twin writes the
  * normalized rows and reads them back; the CUDA fused variant folds γ, β and b into the weights and
- * the row statistics into the GEMM (kernels/cuda/gemm.cuh has the algebra), the CPU one normalizes a
+ * applies each row's mean and rstd (from a pass over x) in the GEMM's epilogue (kernels/cuda/gemm.cuh
+ * has the algebra), the CPU one normalizes a
  * block of rows into cache and multiplies it there. The fold (w' = w·diag(γ), c = Σ_k w', d = b + β·wᵀ)
  * depends on the weights only: the fused variant folds on every call, as training must (the weights
  * change every step); layernorm_linear_prefolded runs the same GEMM on weights folded once beforehand,
@@ -68,11 +69,9 @@ export default defineCase<'m' | 'n' | 'k', 'eps'>({
     cpu: [CPU_GEMM_SHAPE],
   },
   testShapes: GEMM_TEST_SHAPES,
-  // x = N(0, 1) + 3: rows whose mean is large against their spread, as a residual stream's can be.
-  // The CUDA fused GEMM takes each row's variance in one pass, E[(x − s)²] − E[x − s]², shifted by the
-  // row's first element s, which only such rows exercise (unshifted, E[x²] − mean² would lose the digit
-  // that mean² = 9·var costs, and more as the offset grows); so does the fold's
-  // y = rstd·(x·w'ᵀ − mean·c) + d, where x·w'ᵀ ≈ 3·c must cancel against mean·c. γ ≈ 1 and β ≈ 0 as
+  // x = N(0, 1) + 3: rows whose mean is large against their spread, as a residual stream's can be. The
+  // fold's y = rstd·(x·w'ᵀ − mean·c) + d must then cancel x·w'ᵀ ≈ 3·c against mean·c, which only such
+  // rows exercise (the statistics pass takes the variance about the mean, in two passes). γ ≈ 1 and β ≈ 0 as
   // in a trained model; w ~ N(0, 1/√k), so the normalized row times w has sd ≈ 1 whatever k; b ~ N(0, 0.5).
   // The prefolded weights are those inputs folded (foldLayerNorm).
   inputs: ({ m, n, k }, seed) => {

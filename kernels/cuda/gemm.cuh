@@ -15,9 +15,10 @@
 // cuBLAS against 0.95 with the Bias epilogue alone, at 128 registers a thread); the separate pass
 // costs the read of x, about 17 µs of a 0.42 ms GEMM at 16384×768.
 //
-// Constraints (checked by the launcher): 4-byte aligned x and w, at most 65,535 row tiles; any m, n
-// and k (edge tiles are predicated, k past its end zero-filled); n % 4 == 0 and a 16-byte aligned y take the float4 store
-// path, otherwise the epilogue stores element by element.
+// Constraints (checked by the launcher): 4-byte aligned x and w, at most 65,535 row tiles, k below
+// 2^31 − 16; any m, n and k otherwise (edge tiles are predicated, k past its end zero-filled). With an
+// epilogue, ldy % 4 == 0 and a 16-byte aligned y take the float4 store path; otherwise (and without
+// one) the stores are element by element.
 #pragma once
 #include <cuda_runtime.h>
 

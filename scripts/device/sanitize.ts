@@ -3,33 +3,52 @@
 // workload to hand compute-sanitizer on a GPU machine, where a race or a stray access shows up:
 //
 //   compute-sanitizer --tool memcheck node --experimental-strip-types scripts/device/sanitize.ts gemm ffn
-//   compute-sanitizer --tool racecheck node --experimental-strip-types scripts/device/sanitize.ts gemm
+//   compute-sanitizer --tool racecheck node --experimental-strip-types scripts/device/sanitize.ts gemm --dtype fp32
 //
-// A name selects that comparison and every comparison whose name extends it (layernorm_linear also
-// runs layernorm_linear_prefolded), in every precision the device runs, or in those `--dtype fp32,bf16`
-// names. Exits 1 when a variant is wrong or throws, 2 when a name matches no case.
+// A name selects a comparison, or a native case and every comparison built on it (layernorm_linear
+// also runs layernorm_linear_prefolded), in every precision the device runs or in those `--dtype
+// fp32,bf16` names. Exits 1 when a variant is wrong or throws, 2 on a usage error.
 import { loadCases } from '../../cases/registry.ts';
+import { DTYPES } from '../../src/dtype.ts';
 import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/native.ts';
 import { freshSeed } from '../../src/rng.ts';
 import { checkVariant } from '../../src/run-case.ts';
 
+function usage(why: string): never {
+  console.error(`sanitize.ts: ${why}\nusage: sanitize.ts <case> [<case> ...] [--dtype ${DTYPES.join(',')}]`);
+  process.exit(2);
+}
+
+const names: string[] = [];
+let dtypes: string[] | undefined;
 const args = process.argv.slice(2);
-const at = args.indexOf('--dtype');
-const dtypes = at >= 0 ? (args.splice(at, 2)[1] ?? '').split(',') : undefined;
-const names = args;
-if (names.length === 0 || cudaProbe().deviceCount === 0) {
-  console.error('usage (on a CUDA machine): sanitize.ts <case> [<case> ...]');
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i] as string;
+  if (arg === '--dtype') {
+    const value = args[++i];
+    if (value === undefined) usage('--dtype needs a value');
+    dtypes = value.split(',');
+    const unknown = dtypes.filter((d) => !(DTYPES as readonly string[]).includes(d));
+    if (unknown.length > 0) usage(`unknown precision ${unknown.join(', ')}`);
+  } else if (arg.startsWith('-')) {
+    usage(`unknown option ${arg}`);
+  } else {
+    names.push(arg);
+  }
+}
+if (names.length === 0) usage('name at least one case');
+if (cudaProbe().deviceCount === 0) {
+  console.error('sanitize.ts: no CUDA device here (it runs the CUDA variants)');
   process.exit(2);
 }
 const device = cudaDeviceInfo();
-const cases = (await loadCases()).filter(
-  (c) => names.some((n) => c.name === n || c.name.startsWith(`${n}_`)) && (!dtypes || dtypes.includes(c.dtype)),
-);
-const unmatched = names.filter((n) => !cases.some((c) => c.name === n || c.name.startsWith(`${n}_`)));
-if (unmatched.length > 0) {
-  console.error(`sanitize.ts: no case named ${unmatched.join(', ')}`);
-  process.exit(2);
-}
+const all = await loadCases();
+const named = (n: string) => all.filter((c) => c.name === n || c.nativeCase === n);
+const unmatched = names.filter((n) => named(n).length === 0);
+if (unmatched.length > 0) usage(`no case named ${unmatched.join(', ')}`);
+const cases = all.filter((c) => names.some((n) => named(n).includes(c)) && (!dtypes || dtypes.includes(c.dtype)));
+if (cases.length === 0) usage(`${names.join(', ')} has no registration in ${dtypes?.join(', ')}`);
+
 let failures = 0;
 for (const def of cases) {
   const why = def.unavailableReason('cuda', device);
@@ -39,23 +58,21 @@ for (const def of cases) {
   }
   for (const dims of def.testShapes) {
     const seed = freshSeed();
-    const ws = new Workspace('cuda', def.nativeCase, def.dtype, [...dims], [...def.params], undefined);
+    const where = `${def.name} ${def.dtype} [${dims.join(', ')}] seed ${seed}`;
+    let ws: Workspace | undefined;
     try {
+      def.validate([...dims]);
+      ws = new Workspace('cuda', def.nativeCase, def.dtype, [...dims], [...def.params], undefined);
       for (const variant of [def.variants.unfused, def.variants.fused]) {
         const { report } = checkVariant(def, ws, [...dims], variant, seed);
-        const line = `${def.name} ${def.dtype} ${variant} [${dims.join(', ')}] seed ${seed}`;
-        if (report.failure) {
-          failures++;
-          console.log(`FAIL ${line}: ${report.failure}`);
-        } else {
-          console.log(`ok ${line}`);
-        }
+        if (report.failure) failures++;
+        console.log(report.failure ? `FAIL ${where} ${variant}: ${report.failure}` : `ok ${where} ${variant}`);
       }
     } catch (e) {
       failures++;
-      console.log(`FAIL ${def.name} ${def.dtype} [${dims.join(', ')}]: ${(e as Error).message}`);
+      console.log(`FAIL ${where}: ${(e as Error).message}`);
     } finally {
-      ws.dispose();
+      ws?.dispose();
     }
   }
 }
