@@ -18,9 +18,9 @@ static_assert(kAttentionScale * kAttentionScale * kHeadDim == 1.0, "the attentio
 // (1 GiB per head at 16,384).
 constexpr size_t kMaxSeq = 16384;
 
-// Dynamic shared memory of one flash-attention block (kernels/cuda/flash_attention.cuh): the Qᵀ, two Kᵀ,
-// two V and the Pᵀ tiles, 64 rows of 64 floats padded to 68. More than a Volta block may have (96 KiB).
-constexpr size_t kFlashSmemBytes = 6 * 64 * 68 * sizeof(float);
+// Dynamic shared memory of one flash-attention block (kernels/cuda/flash_attention.cuh): the Qᵀ, Kᵀ, V
+// and Pᵀ tiles, 64 rows of 64 floats padded to 68 (68 KB: three blocks a Hopper multiprocessor).
+constexpr size_t kFlashSmemBytes = 4 * 64 * 68 * sizeof(float);
 // The bf16/fp16 tensor-core flash kernel (kernels/cuda/flash_attention_mma.cuh) at head dimension 64:
 // two stages of K and V tiles, 64 rows of 64 two-byte elements.
 constexpr size_t kFlashMmaSmemBytes = 4 * 64 * 64 * 2;

@@ -1,16 +1,23 @@
 // Flash-style causal attention in fp32 for head dimension 64: O = softmax(Q·Kᵀ/√64 + mask)·V with
 // the seq×seq scores never leaving the block.
 //
-// A 256-thread block takes 64 query rows of one (batch, head) and walks the key tiles of 64 up to
-// the diagonal (later tiles are fully masked and never loaded). Both products are 64×64×64 tile
-// GEMMs on a 16×16 thread grid with 4×4 register tiles: thread (ty, tx) owns query rows 4ty..4ty+3
-// and keys (for S) or output dims (for O) 4tx..4tx+3, so each step is two 16-byte shared loads and
-// 16 FMAs. Q and K tiles are stored transposed ([d][row], rows padded to 68 floats), pre-scaled by
-// log2(e)/√64 so the softmax runs on exp2. The row max and sum are updated online (the accumulator
-// rescaled by exp2(m_old − m_new)) with shuffles across the 16 lanes of a row, which share a warp.
-// Probabilities go to shared memory transposed for the P·V product. K is prefetched into registers
-// and V by cp.async one tile ahead; only tiles that cross the diagonal or the sequence end
-// evaluate the mask. Blocks start with the heaviest query tiles.
+// A 128-thread block (4 warps) takes 64 query rows of one (batch, head) and walks the key tiles of 64
+// up to the diagonal (later tiles are fully masked and never loaded). Both products are 64×64×64
+// tile GEMMs on an 8×16 thread grid with 8×4 register tiles: thread (ty, tx) owns query rows
+// 8ty..8ty+7 and keys (for S) or output dims (for O) 4tx..4tx+3, so each step is three 16-byte
+// shared loads and 32 FMAs (a warp's two ty share each Q load, its 16 tx read 256 contiguous bytes
+// of K or V). Q and K tiles are stored transposed ([d][row], rows padded to 68 floats), Q pre-scaled
+// by log2(e)/√64 so the softmax runs on exp2. The row max and sum are updated online (the
+// accumulator rescaled by exp2(m_old − m_new)) with shuffles across the 16 lanes of a row, which
+// share a warp. Probabilities go to shared memory transposed for the P·V product; each warp writes
+// and reads only its own 16 rows of them. Only tiles that cross the diagonal or the sequence end
+// evaluate the mask, and on the diagonal tile a warp's P·V stops after the last key its rows see
+// (keys past it have probability 0), which saves 3/8 of that tile's P·V.
+//
+// One buffer per tile (Qᵀ, Kᵀ, V, Pᵀ: 68 KB, three blocks a multiprocessor), two barriers per key
+// tile: the next K tile is loaded into registers while this one is multiplied and stored into Kᵀ
+// once every warp is past Q·Kᵀ; V is copied by cp.async after every warp is past the previous P·V
+// and lands during Q·Kᵀ and the softmax.
 //
 // The layout is strided, element (b, h, s, d) at base + b·sb + h·sh + s·ss + d, so the same kernel
 // reads [batch, heads, seq, 64] tensors and, in the transformer block, Q/K/V in place from a
@@ -37,7 +44,8 @@
 
 namespace fusebench::cuda {
 
-constexpr int kFlashThreads = 256, kFlashD = 64, kFlashB = 64, kFlashLd = 68;
+constexpr int kFlashThreads = 128, kFlashD = 64, kFlashB = 64, kFlashLd = 68;
+constexpr int kFlashWarps = kFlashThreads / 32, kFlashRowsPerThread = 8;
 static_assert(kFlashD == kHeadDim, "the flash tiles are one head wide");
 // log2(e)/√64: FlashArgs::scale_log2 (the scores are pre-scaled so the softmax runs on exp2).
 constexpr float kFlashScaleLog2 = 1.4426950408889634f * static_cast<float>(kAttentionScale);
@@ -63,27 +71,27 @@ struct FlashArgs {
   float eps = 0.0f;
 };
 
-// Loads rows [s0, s0 + 64) of a head (zeros past the sequence) into registers: 4 float4 per thread.
+// Loads rows [s0, s0 + 64) of a head (zeros past the sequence) into registers: 8 float4 per thread.
 // A warp covers 8 rows × 4 float4 per step, so its global reads are 64-byte runs and its transposed
 // shared stores conflict at most 2-way.
-__device__ __forceinline__ void flash_fetch(const HeadLayout& l, int b, int h, int s0, int seq, float4 (&r)[4]) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+constexpr int kFlashFetch = kFlashB * (kFlashD / 4) / kFlashThreads;  // float4 a thread
+__device__ __forceinline__ int flash_fetch_row(int it) { return ((threadIdx.x / 32 + kFlashWarps * it) % 8) * 8 + threadIdx.x % 8; }
+__device__ __forceinline__ int flash_fetch_d4(int it) { return ((threadIdx.x / 32 + kFlashWarps * it) / 8) * 4 + threadIdx.x % 32 / 8; }
+
+__device__ __forceinline__ void flash_fetch(const HeadLayout& l, int b, int h, int s0, int seq, float4 (&r)[kFlashFetch]) {
 #pragma unroll
-  for (int it = 0; it < 4; ++it) {
-    const int task = warp + 8 * it;
-    const int row = (task % 8) * 8 + lane % 8, d4 = (task / 8) * 4 + lane / 8;
-    const int s = s0 + row;
-    r[it] = s < seq ? __ldg(reinterpret_cast<const float4*>(l.row(b, h, s) + 4 * d4)) : make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int it = 0; it < kFlashFetch; ++it) {
+    const int s = s0 + flash_fetch_row(it);
+    r[it] = s < seq ? __ldg(reinterpret_cast<const float4*>(l.row(b, h, s) + 4 * flash_fetch_d4(it)))
+                    : make_float4(0.f, 0.f, 0.f, 0.f);
   }
 }
 
 // Stores what flash_fetch loaded, transposed to [d][row], times `scale`.
-__device__ __forceinline__ void flash_store_t(float* t, const float4 (&r)[4], float scale) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+__device__ __forceinline__ void flash_store_t(float* t, const float4 (&r)[kFlashFetch], float scale) {
 #pragma unroll
-  for (int it = 0; it < 4; ++it) {
-    const int task = warp + 8 * it;
-    const int row = (task % 8) * 8 + lane % 8, d = ((task / 8) * 4 + lane / 8) * 4;
+  for (int it = 0; it < kFlashFetch; ++it) {
+    const int row = flash_fetch_row(it), d = 4 * flash_fetch_d4(it);
     t[(d + 0) * kFlashLd + row] = r[it].x * scale;
     t[(d + 1) * kFlashLd + row] = r[it].y * scale;
     t[(d + 2) * kFlashLd + row] = r[it].z * scale;
@@ -101,7 +109,7 @@ __device__ __forceinline__ void flash_fetch_v(float* vs, const HeadLayout& l, in
   __pipeline_commit();
 }
 
-constexpr size_t kFlashSmemFloats = 6 * kFlashB * kFlashLd;  // Qᵀ, 2 × Kᵀ, 2 × V, Pᵀ
+constexpr size_t kFlashSmemFloats = 4 * kFlashB * kFlashLd;  // Qᵀ, Kᵀ, V, Pᵀ
 static_assert(kFlashSmemFloats * sizeof(float) == kFlashSmemBytes, "common/constants.h states the flash block's shared memory");
 
 // The kernel and its launcher are local to each .cu file that includes this header: without
@@ -110,13 +118,13 @@ static_assert(kFlashSmemFloats * sizeof(float) == kFlashSmemBytes, "common/const
 namespace {
 
 template <bool kLayerNorm>
-__global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(FlashArgs a) {
+__global__ void __launch_bounds__(kFlashThreads, 3) flash_attention_kernel(FlashArgs a) {
   extern __shared__ __align__(16) float smem[];
-  constexpr int kT = kFlashB * kFlashLd;
+  constexpr int kT = kFlashB * kFlashLd, R = kFlashRowsPerThread;
   float* qt_s = smem;
-  float* kt_s = smem + kT;      // two stages
-  float* v_s = smem + 3 * kT;   // two stages
-  float* pt_s = smem + 5 * kT;
+  float* kt_s = smem + kT;
+  float* v_s = smem + 2 * kT;
+  float* pt_s = smem + 3 * kT;
 
   const int q_tiles = (a.seq + kFlashB - 1) / kFlashB;
   const int per_tile = a.batch * a.heads;
@@ -124,18 +132,18 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
   const int bh = static_cast<int>(blockIdx.x) % per_tile;
   const int b = bh / a.heads, h = bh % a.heads;
   const int q0 = qt * kFlashB;
-  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16, warp = threadIdx.x / 32;
+  static_assert(kFlashThreads / 16 * R == kFlashB, "8 rows for each of the 8 ty");
 
-  float4 reg[4];
+  float4 reg[kFlashFetch];
   flash_fetch(a.q, b, h, q0, a.seq, reg);
   flash_store_t(qt_s, reg, a.scale_log2);
   flash_fetch(a.k, b, h, 0, a.seq, reg);
   flash_store_t(kt_s, reg, 1.0f);
-  flash_fetch_v(v_s, a.v, b, h, 0, a.seq);
 
-  float o[4][4], m[4], l[4];
+  float o[R][4], m[R], l[R];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < R; ++i) {
     m[i] = -INFINITY;
     l[i] = 0.0f;
 #pragma unroll
@@ -143,32 +151,29 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
   }
   const int last_kt = (min(q0 + kFlashB, a.seq) - 1) / kFlashB;
   for (int kt = 0; kt <= last_kt; ++kt) {
-    const int cur = kt % 2;
-    __pipeline_wait_prior(0);
-    __syncthreads();  // Kᵀ[cur] stored, V[cur] landed, every warp past the previous tile
+    __syncthreads();  // Kᵀ stored; every warp past the previous tile's P·V (V is free)
+    const int k0 = kt * kFlashB;
+    flash_fetch_v(v_s, a.v, b, h, k0, a.seq);
     const bool more = kt < last_kt;
-    if (more) {
-      flash_fetch_v(v_s + (cur ^ 1) * kT, a.v, b, h, (kt + 1) * kFlashB, a.seq);
-      flash_fetch(a.k, b, h, (kt + 1) * kFlashB, a.seq, reg);
-    }
-    const float* ks = kt_s + cur * kT;
-    float s[4][4] = {};
+    if (more) flash_fetch(a.k, b, h, k0 + kFlashB, a.seq, reg);
+    float s[R][4] = {};
 #pragma unroll 16
     for (int d = 0; d < kFlashD; ++d) {
-      const float4 qa = *reinterpret_cast<const float4*>(qt_s + d * kFlashLd + 4 * ty);
-      const float4 kb = *reinterpret_cast<const float4*>(ks + d * kFlashLd + 4 * tx);
-      const float qv[4] = {qa.x, qa.y, qa.z, qa.w}, kv[4] = {kb.x, kb.y, kb.z, kb.w};
+      const float4 q_lo = *reinterpret_cast<const float4*>(qt_s + d * kFlashLd + R * ty);
+      const float4 q_hi = *reinterpret_cast<const float4*>(qt_s + d * kFlashLd + R * ty + 4);
+      const float4 kb = *reinterpret_cast<const float4*>(kt_s + d * kFlashLd + 4 * tx);
+      const float qv[R] = {q_lo.x, q_lo.y, q_lo.z, q_lo.w, q_hi.x, q_hi.y, q_hi.z, q_hi.w};
+      const float kv[4] = {kb.x, kb.y, kb.z, kb.w};
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < R; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) s[i][j] = fmaf(qv[i], kv[j], s[i][j]);
     }
-    const int k0 = kt * kFlashB;
-    const bool edge = k0 + kFlashB - 1 > q0 || k0 + kFlashB > a.seq;
-    float p[4][4];
+    const bool diagonal = k0 + kFlashB - 1 > q0;
+    const bool edge = diagonal || k0 + kFlashB > a.seq;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = q0 + 4 * ty + i;
+    for (int i = 0; i < R; ++i) {
+      const int row = q0 + R * ty + i;
       float mt = -INFINITY;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
@@ -184,8 +189,8 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
       float ps = 0.0f;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        p[i][j] = exp2f(s[i][j] - m_use);
-        ps += p[i][j];
+        s[i][j] = exp2f(s[i][j] - m_use);  // the probability, in place
+        ps += s[i][j];
       }
       l[i] = l[i] * alpha + ps;
       m[i] = m_new;
@@ -193,22 +198,30 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
       for (int j = 0; j < 4; ++j) o[i][j] *= alpha;
     }
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-      *reinterpret_cast<float4*>(pt_s + (4 * tx + j) * kFlashLd + 4 * ty) = make_float4(p[0][j], p[1][j], p[2][j], p[3][j]);
-    __syncwarp();  // a row's probabilities come from the 16 lanes of its own warp
-    const float* vs = v_s + cur * kT;
-#pragma unroll 16
-    for (int j = 0; j < kFlashB; ++j) {
-      const float4 pa = *reinterpret_cast<const float4*>(pt_s + j * kFlashLd + 4 * ty);
-      const float4 vb = *reinterpret_cast<const float4*>(vs + j * kFlashLd + 4 * tx);
-      const float pv[4] = {pa.x, pa.y, pa.z, pa.w}, vv[4] = {vb.x, vb.y, vb.z, vb.w};
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int c = 0; c < 4; ++c) o[i][c] = fmaf(pv[i], vv[c], o[i][c]);
+    for (int j = 0; j < 4; ++j) {
+      float* pt = pt_s + (4 * tx + j) * kFlashLd + R * ty;
+      *reinterpret_cast<float4*>(pt) = make_float4(s[0][j], s[1][j], s[2][j], s[3][j]);
+      *reinterpret_cast<float4*>(pt + 4) = make_float4(s[4][j], s[5][j], s[6][j], s[7][j]);
     }
-    __syncwarp();  // the next tile's probabilities overwrite these
-    if (more) flash_store_t(kt_s + (cur ^ 1) * kT, reg, 1.0f);
+    __pipeline_wait_prior(0);
+    __syncthreads();  // V landed; every warp past Q·Kᵀ (Kᵀ is free); this warp's Pᵀ written
+    if (more) flash_store_t(kt_s, reg, 1.0f);
+    // The diagonal tile: this warp's rows (the 16 from 16·warp) see no key past their last one.
+    const int keys = diagonal ? 2 * R * (warp + 1) : kFlashB;
+    for (int j0 = 0; j0 < keys; j0 += 2 * R) {
+#pragma unroll
+      for (int j = j0; j < j0 + 2 * R; ++j) {
+        const float4 p_lo = *reinterpret_cast<const float4*>(pt_s + j * kFlashLd + R * ty);
+        const float4 p_hi = *reinterpret_cast<const float4*>(pt_s + j * kFlashLd + R * ty + 4);
+        const float4 vb = *reinterpret_cast<const float4*>(v_s + j * kFlashLd + 4 * tx);
+        const float pv[R] = {p_lo.x, p_lo.y, p_lo.z, p_lo.w, p_hi.x, p_hi.y, p_hi.z, p_hi.w};
+        const float vv[4] = {vb.x, vb.y, vb.z, vb.w};
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+#pragma unroll
+          for (int c = 0; c < 4; ++c) o[i][c] = fmaf(pv[i], vv[c], o[i][c]);
+      }
+    }
   }
 
   float* out_base;
@@ -222,11 +235,11 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
     out_ss = a.oss;
   }
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < R; ++i) {
     float li = l[i];
 #pragma unroll
     for (int off = 1; off < 16; off <<= 1) li += __shfl_xor_sync(0xffffffffu, li, off);
-    const int row = q0 + 4 * ty + i;
+    const int row = q0 + R * ty + i;
     const float inv = li > 0.0f ? 1.0f / li : 0.0f;
     if (row < a.seq)
       *reinterpret_cast<float4*>(out_base + row * out_ss + 4 * tx) =
@@ -243,8 +256,8 @@ __global__ void __launch_bounds__(kFlashThreads, 2) flash_attention_kernel(Flash
     if (!last) return;
     __threadfence();
     const int c = a.heads * kFlashD;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (int r = warp; r < kFlashB; r += kFlashThreads / 32) {
+    const int lane = threadIdx.x % 32;
+    for (int r = warp; r < kFlashB; r += kFlashWarps) {
       const int row = q0 + r;
       if (row >= a.seq) break;
       const size_t off = (static_cast<size_t>(b) * a.seq + row) * c;

@@ -202,7 +202,7 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
               if (backend === 'cuda' && smem !== undefined && v.sharedMemoryBytes > smem) {
                 return (
                   `its variant '${v.name}' needs ${v.sharedMemoryBytes.toLocaleString('en-US')} bytes of shared memory per ` +
-                  `block; this GPU allows ${smem.toLocaleString('en-US')} (a Volta GPU has 96 KiB)`
+                  `block; this GPU allows ${smem.toLocaleString('en-US')}`
                 );
               }
             }
