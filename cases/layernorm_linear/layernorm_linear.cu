@@ -1,6 +1,6 @@
 // CUDA LayerNorm + Linear: LayerNorm row kernel → cuBLAS GEMM → bias kernel (unfused); the weight
-// fold, the row statistics and one LayerNorm-folded GEMM (fused; gemm.cuh documents the algebra), or
-// the statistics and that GEMM on weights folded beforehand (prefolded); in bf16/fp16 the LayerNorm kernel feeding cuBLASLt's BIAS
+// fold with the row statistics (one launch), then one LayerNorm-folded GEMM (fused; gemm.cuh documents
+// the algebra), or the statistics and that GEMM on weights folded beforehand (prefolded); in bf16/fp16 the LayerNorm kernel feeding cuBLASLt's BIAS
 // epilogue.
 #include <type_traits>
 
@@ -20,16 +20,19 @@ void layernorm_linear_unfused_cuda(const LayerNormLinearArgs<T>& a, const Launch
 
 namespace {
 
-// y = LayerNorm(x)·wᵀ + b as the rows' statistics and one GEMM on folded weights (w' = w·diag(γ), c,
-// d: gemm.cuh).
+// y = LayerNorm(x)·wᵀ + b as one GEMM on folded weights (w' = w·diag(γ), c, d: gemm.cuh) and the rows'
+// statistics, which a.row_stats holds.
 void layernorm_folded_gemm(const LayerNormLinearArgs<float>& a, const float* w_folded, const float* colsum,
                            const float* bias_folded, const LaunchContext& ctx) {
   const int m = static_cast<int>(a.m), n = static_cast<int>(a.n), k = static_cast<int>(a.k);
-  cuda::layernorm_row_stats(a.x, a.row_stats, m, k, a.eps, ctx);
   cuda::GemmArgs g{a.x, w_folded, bias_folded, nullptr, a.y, m, n, k, n};
   g.colsum = colsum;
   g.row_stats = a.row_stats;
   cuda::launch_gemm_tn<cuda::Epilogue::Bias, true>(g, ctx, "layernorm_linear GEMM");
+}
+
+cuda::RowStats row_stats(const LayerNormLinearArgs<float>& a) {
+  return {a.x, a.row_stats, static_cast<int>(a.m), static_cast<int>(a.k), a.eps};
 }
 
 }  // namespace
@@ -38,7 +41,8 @@ template <class T>
 void layernorm_linear_fused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx) {
   if constexpr (std::is_same_v<T, float>) {
     const int n = static_cast<int>(a.n), k = static_cast<int>(a.k);
-    cuda::fold_layernorm_weights(a.w, a.gamma, a.beta, a.b, a.w_folded, a.colsum, a.bias_folded, n, k, ctx);
+    const cuda::LayerNormFold fold{a.w, a.gamma, a.beta, a.b, a.w_folded, a.colsum, a.bias_folded, n, k};
+    cuda::layernorm_prologue({fold}, row_stats(a), ctx);
     layernorm_folded_gemm(a, a.w_folded, a.colsum, a.bias_folded, ctx);
   } else {
     cuda::layernorm(a.x, a.gamma, a.beta, a.xn, a.m, a.k, a.eps, ctx);
@@ -47,6 +51,7 @@ void layernorm_linear_fused_cuda(const LayerNormLinearArgs<T>& a, const LaunchCo
 }
 
 void layernorm_linear_prefolded_cuda(const LayerNormLinearArgs<float>& a, const LaunchContext& ctx) {
+  cuda::layernorm_row_stats(row_stats(a), ctx);
   layernorm_folded_gemm(a, a.w_prefolded, a.colsum_prefolded, a.bias_prefolded, ctx);
 }
 

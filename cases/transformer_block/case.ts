@@ -192,7 +192,7 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
       (3 * c * c + 2 * 3 * c) + // fold 1: read Wqkv, γ, β, bqkv; write W', colsum, bias
       (f * c + 2 * c + f) +
       (f * c + 2 * f) + // fold 2: read W1, γ, β, b1; write W', colsum, bias
-      (mc + 2 * m) + // LN1 statistics: read x; write mean, rstd
+      (mc + 2 * m) + // LN1 statistics (in the folds' launch): read x; write mean, rstd
       (mc + 2 * m + 3 * c * c + 2 * 3 * c + 3 * mc) + // QKV GEMM: read x, its statistics, W', colsum, bias; write qkv
       (3 * mc + mc) + // flash attention: read Q, K, V in place from qkv; write merged
       (mc + c * c + c + mc + mc) + // out-projection: read merged, Wo, bo, x; write h
@@ -202,7 +202,7 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
     return {
       // Each op's inputs read once and outputs written once (K/V tiles re-read from L2 not counted).
       unfused: { bytes: e * unfused, launches: 22 },
-      fused: dtype === 'fp32' ? { bytes: e * fused, launches: 9 } : { bytes: e * library, launches: 7 },
+      fused: dtype === 'fp32' ? { bytes: e * fused, launches: 7 } : { bytes: e * library, launches: 7 },
       cublaslt: { bytes: e * library, launches: 7 },
     };
   },

@@ -77,16 +77,16 @@ void transformer_block_fused_cuda(const TransformerBlockArgs<float>& a, const La
   const int c = static_cast<int>(a.heads * kHeadDim), m = static_cast<int>(a.batch * a.seq);
   const int f = static_cast<int>(a.f);
   using cuda::Epilogue;
-  cuda::fold_layernorm_weights(a.w_qkv, a.ln1_g, a.ln1_b, a.b_qkv, a.wqkv_f, a.cqkv, a.dqkv, 3 * c, c, ctx);
-  cuda::fold_layernorm_weights(a.w1, a.ln2_g, a.ln2_b, a.b1, a.w1_f, a.c1, a.d1, f, c, ctx);
-  cuda::layernorm_row_stats(a.x, a.stats1, m, c, a.eps, ctx);
+  cuda::layernorm_prologue({{a.w_qkv, a.ln1_g, a.ln1_b, a.b_qkv, a.wqkv_f, a.cqkv, a.dqkv, 3 * c, c},
+                            {a.w1, a.ln2_g, a.ln2_b, a.b1, a.w1_f, a.c1, a.d1, f, c}},
+                           {a.x, a.stats1, m, c, a.eps}, ctx);
   cuda::GemmArgs qkv{a.x, a.wqkv_f, a.dqkv, nullptr, a.qkv, m, 3 * c, c, 3 * c};
   qkv.colsum = a.cqkv;
   qkv.row_stats = a.stats1;
   cuda::launch_gemm_tn<Epilogue::Bias, true>(qkv, ctx, "block QKV GEMM");
   qkv_flash_attention(a, ctx, "block flash attention");
   cuda::launch_gemm_tn<Epilogue::BiasResidual>({a.merged, a.w_o, a.b_o, a.x, a.h, m, c, c, c}, ctx, "block out-projection");
-  cuda::layernorm_row_stats(a.h, a.stats2, m, c, a.eps, ctx);
+  cuda::layernorm_row_stats({a.h, a.stats2, m, c, a.eps}, ctx);
   cuda::GemmArgs f1{a.h, a.w1_f, a.d1, nullptr, a.g, m, f, c, f};
   f1.colsum = a.c1;
   f1.row_stats = a.stats2;

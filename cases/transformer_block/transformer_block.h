@@ -7,8 +7,8 @@
 // merge copy, add, ...). Fused (fp32 only): five of fusebench's kernels: the LN1-folded QKV GEMM,
 // flash attention reading Q/K/V in place from qkv and writing merged heads, the out-projection GEMM
 // with a bias+residual epilogue, the LN2-folded FFN1 GEMM with a bias+GELU epilogue, and the FFN2 GEMM
-// with a bias+residual epilogue (plus gemm.cuh's small passes: two weight folds and the row
-// statistics of x and of h). Library-fused
+// with a bias+residual epilogue, plus gemm.cuh's small passes: the two weight folds with the row
+// statistics of x in one launch, and the row statistics of h (7 launches). Library-fused
 // (cublaslt; the fused variant in bf16/fp16): the LayerNorm kernels feeding cuBLASLt GEMMs with the
 // BIAS, GELU_BIAS and BIAS + β·C residual epilogues, around the same in-place flash attention (the
 // tensor-core kernel in bf16/fp16): 7 launches.

@@ -5,10 +5,10 @@
 //
 // LayerNorm folding (kLnFold), for y = LayerNorm(x)·wᵀ + b with LayerNorm(x)_k = (x_k − μ)·ρ·γ_k + β_k:
 //   Σ_k LN(x)_ik w_jk = ρ_i·(Σ_k x_ik·w'_jk − μ_i·c_j) + Σ_k β_k w_jk,  w'_jk = γ_k·w_jk,  c_j = Σ_k w'_jk
-// fold_layernorm_weights() makes w', c and d_j = b_j + Σ_k β_k w_jk (one warp per weight row: a
-// read and a write of w, small beside the GEMM, and needed once per weight update: the
-// layernorm_linear_prefolded comparison times the GEMM without it); layernorm_row_stats() reads x once
-// for each row's μ_i and ρ_i (one warp a row, two passes over the row in cache); the GEMM then
+// the fold makes w', c and d_j = b_j + Σ_k β_k w_jk (one warp per weight row: a read and a write of w,
+// small beside the GEMM, and needed once per weight update: the layernorm_linear_prefolded comparison
+// times the GEMM without it); the row statistics read x once for each row's μ_i and ρ_i (one warp a
+// row, two passes over the row in cache); layernorm_prologue() runs both in one launch; the GEMM then
 // multiplies raw x by w' and applies ρ_i·(acc − μ_i·c_j) with bias d in the epilogue. x is read twice
 // and xn is never written. The statistics used to be accumulated inside the GEMM from the x slices it
 // holds, which saved that read but cost the main loop 7% of its throughput on an H100 (0.885 of
@@ -21,6 +21,8 @@
 // one) the stores are element by element.
 #pragma once
 #include <cuda_runtime.h>
+
+#include <initializer_list>
 
 #include "common/gemm_limits.h"
 #include "common/launch.h"
@@ -36,11 +38,29 @@ namespace fusebench::cuda {
 using GemmTileDefault = GemmTile<128, 128, 16, 2>;
 static_assert(GemmTileDefault::BM == kGemmTileRows, "common/gemm_limits.h states the GEMM's row tile");
 
-// w' = w·diag(γ), c_j = Σ_k w'_jk, d_j = b_j + Σ_k β_k·w_jk for w [n, k] (layernorm_fold.cu).
-void fold_layernorm_weights(const float* w, const float* gamma, const float* beta, const float* b, float* w_folded,
-                            float* c, float* d, int n, int k, const LaunchContext& ctx);
-// stats[2i] = μ_i, stats[2i + 1] = 1/√(σ²_i + ε) for the rows of x [m, k] (layernorm_fold.cu).
-void layernorm_row_stats(const float* x, float* stats, int m, int k, float eps, const LaunchContext& ctx);
+// One weight fold: w_folded = w·diag(γ), c_j = Σ_k w'_jk, d_j = b_j + Σ_k β_k·w_jk for w [n, k].
+struct LayerNormFold {
+  const float* w;
+  const float* gamma;
+  const float* beta;
+  const float* b;
+  float* w_folded;
+  float* c;
+  float* d;
+  int n, k;
+};
+// Each row's statistics of x [m, k]: stats[2i] = μ_i, stats[2i + 1] = 1/√(σ²_i + ε).
+struct RowStats {
+  const float* x;
+  float* stats;
+  int m, k;
+  float eps;
+};
+constexpr int kMaxLayerNormFolds = 2;
+// Up to two weight folds and one x's row statistics in one launch (layernorm_fold.cu).
+void layernorm_prologue(std::initializer_list<LayerNormFold> folds, const RowStats& stats, const LaunchContext& ctx);
+// The row statistics alone.
+void layernorm_row_stats(const RowStats& stats, const LaunchContext& ctx);
 
 // Without relocatable device code every .cu file holds its own copy of a kernel, and the shared-memory
 // opt-in (cudaFuncSetAttribute) belongs to one copy, so each file's launcher opts in its own.
