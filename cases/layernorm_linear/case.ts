@@ -19,7 +19,7 @@ import { normalArray, seedStream } from '../../src/rng.ts';
 /** Output rows the reference computes: 32 × n × k multiply-adds, 19 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;
 
-/** The weight fold in float64 (fold_layernorm_weights' math): w'_jk = γ_k·w_jk, c_j = Σ_k w'_jk, d_j = b_j + Σ_k β_k·w_jk. */
+/** The weight fold in float64 (the math of the GPU's fold, layernorm_prologue): w'_jk = γ_k·w_jk, c_j = Σ_k w'_jk, d_j = b_j + Σ_k β_k·w_jk. */
 export function foldLayerNorm(
   w: Float32Array,
   gamma: Float32Array,

@@ -3,9 +3,10 @@
  *   a = LN1(x); qkv = a·Wqkvᵀ + bqkv; o = causal attention over the heads of qkv ([Q | K | V] columns);
  *   h = x + merge_heads(o)·Woᵀ + bo; y = h + gelu(LN2(h)·W1ᵀ + b1)·W2ᵀ + b2.
  * Unfused: one launch per op, as an eager framework runs the block (22). Fused (fp32, fusebench's GEMM):
- * the two LayerNorm weight folds, the row statistics of x, the LN1-folded QKV GEMM, flash attention
- * reading Q/K/V in place and writing merged heads, the out-projection GEMM with bias+residual, the row
- * statistics of h, the LN2-folded FFN1 GEMM with bias+GELU, the FFN2 GEMM with bias+residual (9). Library-fused (the cublaslt comparison in fp32, the
+ * the two LayerNorm weight folds with the row statistics of x (one launch), the LN1-folded QKV GEMM,
+ * flash attention reading Q/K/V in place and writing merged heads, the out-projection GEMM with
+ * bias+residual, the row statistics of h, the LN2-folded FFN1 GEMM with bias+GELU, the FFN2 GEMM with
+ * bias+residual (7). Library-fused (the cublaslt comparison in fp32, the
  * fused variant in bf16/fp16): the LayerNorm kernels feeding cuBLASLt GEMMs with BIAS, GELU_BIAS and
  * BIAS + residual epilogues around the same in-place flash attention (7). Both h and y are checked.
  */

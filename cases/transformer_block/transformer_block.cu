@@ -2,8 +2,8 @@
 // bias/GELU/add/LayerNorm kernels, head split/merge copies, the unfused attention). Fused (fp32): the
 // LN1-folded QKV GEMM, flash attention reading Q/K/V in place and writing merged heads, the
 // out-projection GEMM with a bias+residual epilogue, the LN2-folded FFN1 GEMM with bias+GELU, the
-// FFN2 GEMM with bias+residual (and gemm.cuh's small passes: the two weight folds, the row statistics
-// of x and of h). Library-fused (every precision):
+// FFN2 GEMM with bias+residual, and gemm.cuh's small passes: the two weight folds with the row
+// statistics of x in one launch, and the row statistics of h (7 launches). Library-fused (every precision):
 // LN1 kernel, cuBLASLt QKV GEMM with BIAS, the same in-place flash attention (tensor cores in
 // bf16/fp16), cuBLASLt out-projection with BIAS and β = 1 on x, LN2 kernel, cuBLASLt FFN1 with
 // GELU_BIAS, cuBLASLt FFN2 with BIAS and β = 1 on h.

@@ -27,8 +27,8 @@ struct GemmArgs {
   float* y;        // [m, n], row stride ldy
   int m, n, k;
   int ldy;
-  // LayerNorm folding (kLnFold): w is w', b is d, colsum is c (fold_layernorm_weights), row_stats
-  // holds each row's μ and ρ (layernorm_row_stats: [m, 2]).
+  // LayerNorm folding (kLnFold): w is w', b is d, colsum is c, row_stats holds each row's μ
+  // and ρ ([m, 2]): layernorm_prologue (gemm.cuh) makes them.
   const float* colsum = nullptr;
   const float* row_stats = nullptr;
 };

@@ -90,8 +90,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) layernorm_prologue_kernel
     }
   }
   const int stats_blocks = static_cast<int>(gridDim.x) - p.first[p.folds];
-  for (int i = (block - p.first[p.folds]) * kWarpsPerBlock + warp; i < p.stats.m; i += stats_blocks * kWarpsPerBlock)
-    stats_row(p.stats, i, lane, p.vec);
+  for (long long i = static_cast<long long>(block - p.first[p.folds]) * kWarpsPerBlock + warp; i < p.stats.m;
+       i += static_cast<long long>(stats_blocks) * kWarpsPerBlock)
+    stats_row(p.stats, static_cast<int>(i), lane, p.vec);
 }
 
 }  // namespace

@@ -128,7 +128,7 @@ void run(const Problem& p, const char* tile_name, unsigned seed) {
     }
   }
 
-  // The fold's operands as fold_layernorm_weights makes them: w' = γ·w, c = Σ w', d = b + Σ β·w.
+  // The fold's operands as layernorm_prologue makes them on the GPU: w' = γ·w, c = Σ w', d = b + Σ β·w.
   std::vector<float> wf(w), colsum(p.n), bias(b);
   if (kLn) {
     for (int j = 0; j < p.n; ++j) {

@@ -94,6 +94,7 @@ describe('variants that need more shared memory than the GPU has', () => {
       "its variant 'fused' needs 69,632 bytes of shared memory per block; this GPU allows 65,536",
     );
     expect((await findCase('transformer_block')).unavailableReason('cuda', turing)).toMatch(/69,632 bytes/);
+    expect((await findCase('attention_layernorm_residual')).unavailableReason('cuda', turing)).toMatch(/69,632 bytes/);
     // The fp32 flash block (68 KB) fits a Volta block (96 KiB).
     const volta = { cublas: true, maxSharedMemoryPerBlock: 98_304 };
     expect(attention.unavailableReason('cuda', volta)).toBeUndefined();
