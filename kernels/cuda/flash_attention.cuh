@@ -109,6 +109,23 @@ __device__ __forceinline__ void flash_fetch_v(float* vs, const HeadLayout& l, in
   __pipeline_commit();
 }
 
+// One step of a 64×64 tile product on a thread's 8×4 register tile: acc[i][j] += rows[8ty + i]·cols[4tx + j]
+// for one row of two transposed tiles (Q·Kᵀ: a d of Qᵀ and Kᵀ; P·V: a key of Pᵀ and V). Three 16-byte
+// shared loads (a warp's two ty share each rows load; its 16 tx read 256 contiguous bytes) and 32 FMAs.
+__device__ __forceinline__ void flash_step(float (&acc)[kFlashRowsPerThread][4], const float* rows, const float* cols, int ty,
+                                           int tx) {
+  constexpr int R = kFlashRowsPerThread;
+  const float4 r_lo = *reinterpret_cast<const float4*>(rows + R * ty);
+  const float4 r_hi = *reinterpret_cast<const float4*>(rows + R * ty + 4);
+  const float4 c4 = *reinterpret_cast<const float4*>(cols + 4 * tx);
+  const float rv[R] = {r_lo.x, r_lo.y, r_lo.z, r_lo.w, r_hi.x, r_hi.y, r_hi.z, r_hi.w};
+  const float cv[4] = {c4.x, c4.y, c4.z, c4.w};
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(rv[i], cv[j], acc[i][j]);
+}
+
 constexpr size_t kFlashSmemFloats = 4 * kFlashB * kFlashLd;  // Qᵀ, Kᵀ, V, Pᵀ
 static_assert(kFlashSmemFloats * sizeof(float) == kFlashSmemBytes, "common/constants.h states the flash block's shared memory");
 
@@ -158,17 +175,7 @@ __global__ void __launch_bounds__(kFlashThreads, 3) flash_attention_kernel(Flash
     if (more) flash_fetch(a.k, b, h, k0 + kFlashB, a.seq, reg);
     float s[R][4] = {};
 #pragma unroll 16
-    for (int d = 0; d < kFlashD; ++d) {
-      const float4 q_lo = *reinterpret_cast<const float4*>(qt_s + d * kFlashLd + R * ty);
-      const float4 q_hi = *reinterpret_cast<const float4*>(qt_s + d * kFlashLd + R * ty + 4);
-      const float4 kb = *reinterpret_cast<const float4*>(kt_s + d * kFlashLd + 4 * tx);
-      const float qv[R] = {q_lo.x, q_lo.y, q_lo.z, q_lo.w, q_hi.x, q_hi.y, q_hi.z, q_hi.w};
-      const float kv[4] = {kb.x, kb.y, kb.z, kb.w};
-#pragma unroll
-      for (int i = 0; i < R; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) s[i][j] = fmaf(qv[i], kv[j], s[i][j]);
-    }
+    for (int d = 0; d < kFlashD; ++d) flash_step(s, qt_s + d * kFlashLd, kt_s + d * kFlashLd, ty, tx);
     const bool diagonal = k0 + kFlashB - 1 > q0;
     const bool edge = diagonal || k0 + kFlashB > a.seq;
 #pragma unroll
@@ -210,17 +217,7 @@ __global__ void __launch_bounds__(kFlashThreads, 3) flash_attention_kernel(Flash
     const int keys = diagonal ? 2 * R * (warp + 1) : kFlashB;
     for (int j0 = 0; j0 < keys; j0 += 2 * R) {
 #pragma unroll
-      for (int j = j0; j < j0 + 2 * R; ++j) {
-        const float4 p_lo = *reinterpret_cast<const float4*>(pt_s + j * kFlashLd + R * ty);
-        const float4 p_hi = *reinterpret_cast<const float4*>(pt_s + j * kFlashLd + R * ty + 4);
-        const float4 vb = *reinterpret_cast<const float4*>(v_s + j * kFlashLd + 4 * tx);
-        const float pv[R] = {p_lo.x, p_lo.y, p_lo.z, p_lo.w, p_hi.x, p_hi.y, p_hi.z, p_hi.w};
-        const float vv[4] = {vb.x, vb.y, vb.z, vb.w};
-#pragma unroll
-        for (int i = 0; i < R; ++i)
-#pragma unroll
-          for (int c = 0; c < 4; ++c) o[i][c] = fmaf(pv[i], vv[c], o[i][c]);
-      }
+      for (int j = j0; j < j0 + 2 * R; ++j) flash_step(o, pt_s + j * kFlashLd, v_s + j * kFlashLd, ty, tx);
     }
   }
 

@@ -100,7 +100,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) layernorm_prologue_kernel
 void layernorm_prologue(std::initializer_list<LayerNormFold> folds, const RowStats& stats, const LaunchContext& ctx) {
   if (folds.size() > static_cast<size_t>(kMaxLayerNormFolds)) throw std::invalid_argument("layernorm_prologue: at most two weight folds a launch");
   Prologue p{};
-  p.folds = 0;
   int blocks = 0;
   for (const LayerNormFold& f : folds) {
     p.fold[p.folds] = f;
