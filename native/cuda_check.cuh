@@ -1,5 +1,6 @@
 // One macro for every CUDA runtime call: a failure throws fusebench::CudaError naming the call,
-// the file:line and the error, so it reaches JavaScript as an exception and never aborts Node.
+// the file:line and the error, so it reaches JavaScript as an exception and never aborts Node. Also
+// the current device's compute capability, which launchers that pick a kernel by it read.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -34,3 +35,19 @@ inline void check_launch(const char* kernel, const char* file, int line) {
   } while (0)
 
 #define FB_CUDA_CHECK_LAUNCH(kernel_name) ::fusebench::check_launch((kernel_name), __FILE__, __LINE__)
+
+namespace fusebench {
+
+// Compute capability of the current device as 10·major + minor, read once (the process has one device).
+inline int device_compute_capability() {
+  static const int cc = [] {
+    int dev = 0, major = 0, minor = 0;
+    FB_CUDA_CHECK(cudaGetDevice(&dev));
+    FB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    FB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    return 10 * major + minor;
+  }();
+  return cc;
+}
+
+}  // namespace fusebench

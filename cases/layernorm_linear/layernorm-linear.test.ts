@@ -42,7 +42,10 @@ describe('layernorm_linear_prefolded (the folded GEMM on weights folded once)', 
 
   test("moves the row statistics' and the GEMM's bytes only, in two launches", () => {
     const [m, n, k] = [16_384, 768, 768];
-    expect(prefolded.traffic([m, n, k]).fused).toEqual({ bytes: 4 * (2 * m * k + 4 * m + n * k + 2 * n + m * n), launches: 2 });
+    expect(prefolded.traffic([m, n, k]).fused).toEqual({
+      bytes: 4 * (2 * m * k + 4 * m + n * k + 2 * n + m * n),
+      launches: 2,
+    });
   });
 });
 

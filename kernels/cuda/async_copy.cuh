@@ -1,7 +1,8 @@
 // Global → shared asynchronous copies of single floats (cp.async, sm_80+) on 32-bit shared-memory
-// addresses, as fusebench's GEMM issues them: the shared address of a thread's first element is
-// computed once and every other element is a compile-time offset from it, so a copy costs no address
-// arithmetic beyond its global pointer. Each copy carries the L2 128-byte prefetch hint, as cuBLAS's
+// addresses, and the shared-memory barriers that tell when they have landed, as fusebench's GEMM
+// issues them: the shared address of a thread's first element is computed once and every other
+// element is a compile-time offset from it, so a copy costs no address arithmetic beyond its global
+// pointer. Each copy carries the L2 128-byte prefetch hint, as cuBLAS's
 // SGEMM kernels' copies do (their SASS: LDGSTS.E.LTC128B). The CPU emulation of the kernels
 // (suites/emu/cuda_emu.h) defines the same functions.
 #pragma once
@@ -23,12 +24,32 @@ __device__ __forceinline__ void cp_async4(unsigned dst, const float* src) {
 __device__ __forceinline__ void cp_async4_zfill(unsigned dst, const float* src, bool keep) {
   asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(keep ? 4 : 0) : "memory");
 }
-// Closes the group of this thread's copies issued since the last commit.
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits until at most `kNewer` of this thread's committed groups are still in flight.
-template <int kNewer>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kNewer) : "memory");
+// Shared-memory barriers (mbarrier): an arrival count and a phase that completes when the count is
+// reached, then starts again. `bar` is the 32-bit shared address of an 8-byte aligned word.
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// One arrival (release: this thread's shared-memory reads and writes before it are seen by the waiters).
+__device__ __forceinline__ void mbarrier_arrive(unsigned bar) {
+  asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(bar) : "memory");
+}
+// One arrival on bar once every cp.async this thread has issued so far has landed.
+__device__ __forceinline__ void cp_async_mbarrier_arrive(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase of bar with this parity (0 for its first phase, 1 for the next, ...) has completed.
+__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
+  for (;;) {
+    unsigned done;
+#if __CUDA_ARCH__ >= 900
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+#else
+    asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+#endif
+    if (done) return;
+  }
 }
 #endif
 

@@ -320,18 +320,6 @@ FlashMmaArgs<CudaHalf<T>> qkv_flash_mma_args(const T* qkv, T* merged, size_t bat
           static_cast<int>(batch), static_cast<int>(heads), static_cast<int>(seq), flash_mma_scale_log2(64)};
 }
 
-// Compute capability of the current device as 10·major + minor, read once (the process has one device).
-inline int flash_mma_compute_capability() {
-  static const int cc = [] {
-    int dev = 0, major = 0, minor = 0;
-    FB_CUDA_CHECK(cudaGetDevice(&dev));
-    FB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    FB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    return 10 * major + minor;
-  }();
-  return cc;
-}
-
 // Throws naming the broken constraint: 16-byte vectors, a non-empty grid within its limits, sm_80+.
 template <class T>
 void check_flash_mma_args(const FlashMmaArgs<T>& a, const char* name) {
@@ -346,7 +334,7 @@ void check_flash_mma_args(const FlashMmaArgs<T>& a, const char* name) {
     throw std::invalid_argument(std::string(name) + ": flash_attention_mma needs seq, heads, batch >= 1 and " +
                                 "heads, batch <= 65535 (grid y, z)");
   }
-  const int cc = flash_mma_compute_capability();
+  const int cc = device_compute_capability();
   if (cc < 80) {
     throw std::invalid_argument(
         "flash_attention_mma: needs compute capability 8.0+ (mma.sync bf16/fp16 m16n8k16, cp.async, ldmatrix); "

@@ -15,9 +15,19 @@
 //
 // Copies: on sm_80+ every element goes global → shared by a 4-byte asynchronous copy (async_copy.cuh:
 // one 32-bit shared address a thread, every other element a compile-time offset from it), zero-filled
-// past k, kStages − 1 slices ahead of the slice being multiplied; a warp's copies read 32 contiguous
-// bytes of each of 4 rows. Volta has no asynchronous copy: the same elements are loaded into registers
-// one slice ahead and stored into the other of two shared buffers after the slice's FMAs.
+// past k; a warp's copies read 32 contiguous bytes of each of 4 rows. Volta has no asynchronous copy:
+// the same elements are loaded into registers one slice ahead and stored into the other of two shared
+// buffers after the slice's FMAs, with a block barrier per slice.
+//
+// Pipeline (sm_80+): kStages buffers, each with two shared-memory barriers (mbarrier) instead of a
+// block barrier per slice: full[s] completes when every thread's copies into buffer s have landed
+// (each thread arrives through cp.async.mbarrier.arrive once its copies are in), empty[s] when every
+// thread has finished multiplying it. A thread multiplies slice t once full says so, arrives on empty,
+// then, once everyone is past slice t − 1, copies slice t + kStages − 1 into slice t − 1's buffer. So a
+// warp may run up to a slice ahead of the slowest one instead of waiting for it at every slice: on an
+// H100 the block barrier stalled each issued instruction 0.35 cycles on average (cuBLAS's SGEMM: 0.09)
+// and the barriers took that to 0, which lifted the GEMM from 0.94-0.97 of cuBLAS to 0.96-0.99 at the
+// suite's shapes (scripts/device/gemm-tiles.cu).
 //
 // LayerNorm fold (kLnFold; gemm.cuh states the algebra): the main loop is the plain GEMM on x and the
 // folded weights; the epilogue applies each row's μ and ρ (layernorm_row_stats, a pass over x before
@@ -32,8 +42,8 @@
 
 namespace fusebench::cuda {
 
-// One tile configuration: BM×BN outputs per block, k slices of BK, kStages shared buffers (sm_80+:
-// kStages − 1 slices copied while one is multiplied).
+// One tile configuration: BM×BN outputs per block, k slices of BK, kStages shared buffers on sm_80+
+// (the pipeline above; Volta uses two).
 template <int BM_, int BN_, int BK_, int kStages_>
 struct GemmTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, kStages = kStages_;
@@ -42,13 +52,19 @@ struct GemmTile {
   static constexpr int kWarpCols = BN / 64;                                // warps across the tile's columns
   static constexpr int kLdA = BM + 4, kLdB = BN + 4;  // padded shared rows (above)
   static constexpr int kStageFloats = BK * (kLdA + kLdB);
-  static constexpr size_t smem_bytes(bool ln_fold) {
-    return sizeof(float) * (static_cast<size_t>(kStages) * kStageFloats + (ln_fold ? 2 * BM : 0));
+  // Shared buffers on a GPU of compute capability `cc` (10·major + minor).
+  __host__ __device__ static constexpr int buffers(int cc) { return cc >= 80 ? kStages : 2; }
+  // Bytes of shared memory a block takes there: the buffers, then (kLnFold) the rows' μ and ρ, then
+  // (sm_80+) the full and empty barriers, 8 bytes each.
+  static constexpr size_t smem_bytes(bool ln_fold, int cc) {
+    return sizeof(float) * (static_cast<size_t>(buffers(cc)) * kStageFloats + (ln_fold ? 2 * BM : 0)) +
+           (cc >= 80 ? 16 * static_cast<size_t>(kStages) : 0);
   }
   static_assert(BM % 64 == 0 && BN % 64 == 0, "a warp spans 4×8 threads of 8×8 outputs, in two halves");
   static_assert(BK % 8 == 0, "a warp copies 8 consecutive k of 4 rows");
   static_assert(kThreads >= BM, "a thread a row loads the LayerNorm statistics");
-  static_assert(kStages >= 2, "two buffers at least");
+  static_assert(kStages >= 3, "slice t + kStages − 1 goes into slice t − 1's buffer, not slice t's");
+  static_assert(kStageFloats % 2 == 0 && BM % 2 == 0, "the barriers after the buffers are 8-byte aligned");
 };
 
 // The kernels are local to each .cu file that includes this header (see gemm.cuh).
@@ -97,7 +113,12 @@ struct SliceCopy {
 
 template <class Tile, Epilogue E, bool kLnFold>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_kernel(GemmArgs a) {
-  constexpr int BM = Tile::BM, BN = Tile::BN, BK = Tile::BK, S = Tile::kStages;
+  constexpr int BM = Tile::BM, BN = Tile::BN, BK = Tile::BK;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int S = Tile::buffers(800);
+#else
+  constexpr int S = Tile::buffers(700);
+#endif
   constexpr int LDA = Tile::kLdA, LDB = Tile::kLdB;
   using CopyA = SliceCopy<Tile, BM, LDA>;
   using CopyB = SliceCopy<Tile, BN, LDB>;
@@ -132,10 +153,20 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_kernel(
   auto multiply = [&](int s) { gemm_multiply_slice<BK, BM, BN, LDA, LDB>(acc, stage_a(s), stage_b(s), ty, tx); };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // Asynchronous copies, S − 1 slices ahead of the one being multiplied (SliceCopy::copy_async).
+  // The barriers (the pipeline above): full[s] at full0 + 8s, empty[s] at empty0 + 8s, after the buffers
+  // and the LayerNorm statistics.
+  const unsigned full0 = shared_address(row_mean + (kLnFold ? 2 * BM : 0)), empty0 = full0 + 8u * S;
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbarrier_init(full0 + 8u * s, Tile::kThreads);
+      mbarrier_init(empty0 + 8u * s, Tile::kThreads);
+    }
+  }
+  __syncthreads();
+  // Copies slice `slice` into buffer s (SliceCopy::copy_async) and arrives on full[s] once they have landed.
   const unsigned dst_a = shared_address(smem + CopyA::first(tid));
   const unsigned dst_b = shared_address(smem + BK * LDA + CopyB::first(tid));
-  auto fetch_slice = [&](int s, int slice) {
+  auto fetch = [&](int s, int slice) {
     const int k0 = slice * BK;
     const unsigned off = 4u * static_cast<unsigned>(s * Tile::kStageFloats);
     if (k0 + BK <= a.k) {
@@ -145,18 +176,22 @@ __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_kernel(
       CopyA::template copy_async<false>(dst_a + off, xsrc, xtile, tid, k0, a.k);
       CopyB::template copy_async<false>(dst_b + off, wsrc, wtile, tid, k0, a.k);
     }
+    cp_async_mbarrier_arrive(full0 + 8u * s);
   };
 #pragma unroll
-  for (int s = 0; s < S - 1; ++s) {
-    if (s < slices) fetch_slice(s, s);
-    cp_async_commit();
-  }
+  for (int s = 0; s < S - 1; ++s)
+    if (s < slices) fetch(s, s);
   for (int t = 0; t < slices; ++t) {
-    cp_async_wait<S - 2>();  // this thread's copies of slice t have landed ...
-    __syncthreads();         // ... and everyone's; everyone is done with slice t − 1's buffer
-    if (t + S - 1 < slices) fetch_slice((t + S - 1) % S, t + S - 1);
-    cp_async_commit();
-    multiply(t % S);
+    const int s = t % S;
+    mbarrier_wait(full0 + 8u * s, (t / S) & 1);  // buffer s's (t / S)-th filling has landed
+    multiply(s);
+    mbarrier_arrive(empty0 + 8u * s);
+    const int next = t + S - 1;
+    if (next < slices) {
+      const int ns = next % S;  // slice t − 1's buffer (new at t = 0)
+      if (t > 0) mbarrier_wait(empty0 + 8u * ns, ((t - 1) / S) & 1);
+      fetch(ns, next);
+    }
   }
 #else
   // Volta: registers one slice ahead, two shared buffers.

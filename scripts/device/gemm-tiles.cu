@@ -107,14 +107,14 @@ int main(int argc, char** argv) {
            std::exit(1);
          }
        }},
-      own<128, 128, 16, 2>("launcher"),
-      own<128, 128, 16, 3>("128x128x16/3"),
-      own<128, 128, 8, 3>("128x128x8/3"),
-      own<128, 128, 32, 2>("128x128x32/2"),
-      own<128, 64, 16, 2>("128x64x16/2"),
-      own<128, 256, 16, 2>("128x256x16/2"),
-      own<128, 128, 16, 2, fbc::Epilogue::Bias>("launcher+bias"),
-      own<128, 128, 16, 2, fbc::Epilogue::BiasResidual>("launcher+residual"),
+      own<128, 128, 16, 3>("launcher"),
+      own<128, 128, 16, 4>("128x128x16/4"),
+      own<128, 128, 8, 4>("128x128x8/4"),
+      own<128, 128, 32, 3>("128x128x32/3"),
+      own<128, 64, 16, 3>("128x64x16/3"),
+      own<128, 256, 16, 3>("128x256x16/3"),
+      own<128, 128, 16, 3, fbc::Epilogue::Bias>("launcher+bias"),
+      own<128, 128, 16, 3, fbc::Epilogue::BiasResidual>("launcher+residual"),
   };
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");

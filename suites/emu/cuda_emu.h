@@ -1,8 +1,11 @@
 // CUDA kernel source run on the CPU, for the tests of kernels whose indexing a CPU can check: every
 // CUDA thread of a block is a std::thread, __syncthreads is a barrier, blocks run one after another.
 // Asynchronous copies (cp_async4, as kernels/cuda/async_copy.cuh declares it on the GPU) are deferred
-// until cp_async_wait releases their group, so a kernel that reads a stage before waiting for it reads the poison its launcher
-// left there, as it could on the GPU. No timing and no warp-level behaviour (shuffles, lockstep) is
+// until the shared-memory barrier phase they are to arrive on completes (the last arrival makes every
+// copy attached to the phase land, then starts the next phase), so a kernel that reads a buffer before
+// waiting for it reads the poison its launcher left there, as it could on the GPU. Compiled with
+// FB_EMU_COPIES_LAND_AT_ISSUE, copies land as they are issued instead: a kernel that copies into a
+// buffer before every thread is done reading it then corrupts what a slower thread reads. No timing and no warp-level behaviour (shuffles, lockstep) is
 // modelled; what it checks is which element lands where, predication, zero fill and the arithmetic.
 //
 // Kernels declare `extern __shared__ __align__(16) float smem[];` in their own namespace: the test
@@ -12,9 +15,12 @@
 #include <math.h>
 
 #include <barrier>
+#include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,8 +53,23 @@ struct Copy {
   const void* src;
   size_t bytes, zfill;
 };
-inline thread_local std::vector<Copy> open_group;
-inline thread_local std::vector<std::vector<Copy>> committed;
+// This thread's copies not yet attached to a barrier phase.
+inline thread_local std::vector<Copy> issued;
+
+// A shared-memory barrier (mbarrier): arrivals left in the current phase, phases completed so far, and
+// the copies that land when the current phase completes.
+struct Mbarrier {
+  unsigned count = 0, pending = 0, phase = 0;
+  std::vector<Copy> landing;
+};
+inline std::mutex mbarrier_mutex;
+inline std::condition_variable mbarrier_cv;
+inline std::unordered_map<unsigned, Mbarrier> mbarriers;  // by 32-bit shared address
+
+inline void land(const Copy& c) {
+  std::memcpy(c.dst, c.src, c.bytes - c.zfill);
+  std::memset(static_cast<char*>(c.dst) + (c.bytes - c.zfill), 0, c.zfill);
+}
 
 // Runs kernel() as `threads` threads of each block of a grid_x × grid_y grid, with `smem` (bytes)
 // filled with 0xff bytes (NaN as floats) before each block.
@@ -61,13 +82,13 @@ void launch(unsigned grid_x, unsigned grid_y, unsigned threads, void* smem, size
       shared_base = static_cast<char*>(smem);
       std::barrier<> barrier(threads);
       block_barrier = &barrier;
+      mbarriers.clear();
       std::vector<std::thread> team;
       team.reserve(threads);
       for (unsigned t = 0; t < threads; ++t) {
         team.emplace_back([t, &kernel] {
           thread_idx = {t, 0, 0};
-          open_group.clear();
-          committed.clear();
+          issued.clear();
           kernel();
         });
       }
@@ -95,21 +116,40 @@ inline unsigned shared_address(const void* p) {
 }
 inline void cp_async4_zfill(unsigned dst, const float* src, bool keep) {
   [[maybe_unused]] volatile char touch = *reinterpret_cast<const volatile char*>(src);
-  fb_emu::open_group.push_back({fb_emu::shared_base + dst, src, 4, keep ? 0u : 4u});
+  const fb_emu::Copy c{fb_emu::shared_base + dst, src, 4, keep ? 0u : 4u};
+#ifdef FB_EMU_COPIES_LAND_AT_ISSUE
+  fb_emu::land(c);
+#else
+  fb_emu::issued.push_back(c);
+#endif
 }
 inline void cp_async4(unsigned dst, const float* src) { cp_async4_zfill(dst, src, true); }
-inline void cp_async_commit() {
-  fb_emu::committed.push_back(std::move(fb_emu::open_group));
-  fb_emu::open_group.clear();
+inline void mbarrier_init(unsigned bar, unsigned count) {
+  std::lock_guard lock(fb_emu::mbarrier_mutex);
+  fb_emu::mbarriers[bar] = {count, count, 0, {}};
 }
-// Completes every committed group but the newest kNewer.
-template <int kNewer>
-void cp_async_wait() {
-  while (fb_emu::committed.size() > static_cast<size_t>(kNewer)) {
-    for (const auto& c : fb_emu::committed.front()) {
-      std::memcpy(c.dst, c.src, c.bytes - c.zfill);
-      std::memset(static_cast<char*>(c.dst) + (c.bytes - c.zfill), 0, c.zfill);
-    }
-    fb_emu::committed.erase(fb_emu::committed.begin());
+inline void mbarrier_arrive(unsigned bar) {
+  std::lock_guard lock(fb_emu::mbarrier_mutex);
+  fb_emu::Mbarrier& b = fb_emu::mbarriers.at(bar);
+  if (--b.pending > 0) return;
+  for (const auto& c : b.landing) fb_emu::land(c);
+  b.landing.clear();
+  b.pending = b.count;
+  ++b.phase;
+  fb_emu::mbarrier_cv.notify_all();
+}
+// The thread's copies issued so far land when this phase completes.
+inline void cp_async_mbarrier_arrive(unsigned bar) {
+  {
+    std::lock_guard lock(fb_emu::mbarrier_mutex);
+    auto& landing = fb_emu::mbarriers.at(bar).landing;
+    landing.insert(landing.end(), fb_emu::issued.begin(), fb_emu::issued.end());
   }
+  fb_emu::issued.clear();
+  mbarrier_arrive(bar);
+}
+// Returns once the phase of this parity has completed: the current phase's parity is the other one.
+inline void mbarrier_wait(unsigned bar, unsigned parity) {
+  std::unique_lock lock(fb_emu::mbarrier_mutex);
+  fb_emu::mbarrier_cv.wait(lock, [&] { return (fb_emu::mbarriers.at(bar).phase & 1) != parity; });
 }

@@ -148,11 +148,11 @@ void run(const Problem& p, const char* tile_name, unsigned seed) {
   GemmArgs a{x.data(), wf.data(), bias.data(), r.data(), y.data(), p.m, p.n, p.k, p.ldy};
   a.colsum = colsum.data();
   a.row_stats = stats.data();
-  if (Tile::smem_bytes(kLn) > sizeof(smem)) {
-    std::printf("FAIL %s: needs %zu bytes of shared memory, the emulation has %zu\n", tile_name, Tile::smem_bytes(kLn), sizeof(smem));
+  if (Tile::smem_bytes(kLn, __CUDA_ARCH__) > sizeof(smem)) {
+    std::printf("FAIL %s: needs %zu bytes of shared memory, the emulation has %zu\n", tile_name, Tile::smem_bytes(kLn, __CUDA_ARCH__), sizeof(smem));
     std::exit(1);
   }
-  fb_emu::launch((p.n + Tile::BN - 1) / Tile::BN, (p.m + Tile::BM - 1) / Tile::BM, Tile::kThreads, smem, Tile::smem_bytes(kLn),
+  fb_emu::launch((p.n + Tile::BN - 1) / Tile::BN, (p.m + Tile::BM - 1) / Tile::BM, Tile::kThreads, smem, Tile::smem_bytes(kLn, __CUDA_ARCH__),
                  [&] { gemm_kernel<Tile, E, kLn>(a); });
 
   std::string why;
@@ -167,9 +167,10 @@ template <class Tile>
 void run_all(const char* tile_name) {
   // Ragged everything: two row tiles and two column tiles with partial edges, a k tail of 4 (k % 8
   // == 4), a k shorter than one slice and an odd k; n % 4 != 0 takes the element-wise stores; ldy > n;
-  // and whole slices only (k % BK == 0, the GPT-2 shapes' case: no partial last slice).
+  // whole slices only (k % BK == 0, the GPT-2 shapes' case: no partial last slice); and ten slices, so
+  // that every buffer's barriers go through several phases of both parities.
   const Problem shapes[] = {{200, Tile::BN + 8, 52, Tile::BN + 8}, {130, 70, 36, 76},      {64, 66, 4, 66},
-                            {33, 65, 37, 65},                      {70, 72, 2 * Tile::BK, 72}};
+                            {33, 65, 37, 65},                      {70, 72, 2 * Tile::BK, 72}, {130, 72, 9 * Tile::BK + 4, 72}};
   unsigned seed = 1;
   for (const auto& p : shapes) {
     run<Tile, Epilogue::None, false>(p, tile_name, seed++);
@@ -192,8 +193,8 @@ int main() {
       return 1;
     }
   }
-  run_all<GemmTile<128, 128, 16, 2>>("128x128x16/2");  // the launcher's (gemm.cuh)
-  run_all<GemmTile<128, 64, 16, 3>>("128x64x16/3");    // 128 threads, three stages
+  run_all<GemmTile<128, 128, 16, 3>>("128x128x16/3");  // the launcher's (gemm.cuh)
+  run_all<GemmTile<128, 64, 16, 4>>("128x64x16/4");    // 128 threads, four buffers
   run_all<GemmTile<128, 256, 16, 3>>("128x256x16/3");  // 512 threads, four warps across
   std::printf("%d checks passed\n", checks);
   return 0;

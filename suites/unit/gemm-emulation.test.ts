@@ -1,7 +1,8 @@
 // fusebench's GEMM kernel (kernels/cuda/gemm_kernel.cuh) checked without a GPU: its
-// source runs on the CPU under suites/emu/cuda_emu.h (a thread per CUDA thread, deferred asynchronous
-// copies, poisoned shared memory), built with the address and undefined-behaviour sanitizers, once per
-// copy path, against a float64 reference (suites/emu/gemm_emu.cc). The GPU runs the same
+// source runs on the CPU under suites/emu/cuda_emu.h (a thread per CUDA thread, asynchronous copies
+// that land when their barrier phase completes, or as they are issued, poisoned shared memory), built
+// with the address and undefined-behaviour sanitizers, once per copy path and landing, against a
+// float64 reference (suites/emu/gemm_emu.cc). The GPU runs the same
 // kernel in the gemm case's numerics (and compute-sanitizer, run by hand); this catches indexing, predication,
 // pipeline-order and epilogue mistakes in CI, where there is no GPU.
 import { execFile } from 'node:child_process';
@@ -18,8 +19,8 @@ const dir = mkdtempSync(join(tmpdir(), 'fusebench-emu-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The C++ compiler: $CXX, else c++ (the addon's build needs one; C++20 for std::barrier). */
 const cxx = process.env.CXX || 'c++';
-/** Checks the harness makes: 3 tile configurations × 5 shapes × 5 epilogues. */
-const CHECKS = 75;
+/** Checks the harness makes: 3 tile configurations × 6 shapes × 5 epilogues. */
+const CHECKS = 90;
 
 /** Runs a command; a failure's error carries what it printed on both streams. */
 async function run(file: string, args: string[]): Promise<string> {
@@ -31,12 +32,15 @@ async function run(file: string, args: string[]): Promise<string> {
   }
 }
 
-describe.concurrent.each([
-  ['sm_80+ asynchronous copies', 800],
-  ['Volta register-staged copies', 700],
-])('the GEMM kernel on the CPU (%s)', (_, arch) => {
+describe.concurrent.each<[string, number, string[]]>([
+  // Copies that land late catch a read before the wait for them; copies that land at once catch a
+  // copy into a buffer before every thread is done with it.
+  ['sm_80+ asynchronous copies landing with their barrier', 800, []],
+  ['sm_80+ asynchronous copies landing as issued', 800, ['-DFB_EMU_COPIES_LAND_AT_ISSUE']],
+  ['Volta register-staged copies', 700, []],
+])('the GEMM kernel on the CPU (%s)', (_, arch, defines) => {
   test('matches the float64 reference for every epilogue, the LayerNorm fold and ragged shapes', async () => {
-    const exe = join(dir, `gemm-${arch}`);
+    const exe = join(dir, `gemm-${arch}-${defines.length}`);
     await run(cxx, [
       '-std=c++20',
       '-O1',
@@ -46,6 +50,7 @@ describe.concurrent.each([
       '-Wall',
       '-Wno-unknown-pragmas',
       `-D__CUDA_ARCH__=${arch}`,
+      ...defines,
       '-I',
       join(root, 'kernels'),
       '-I',
