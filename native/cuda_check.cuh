@@ -1,6 +1,6 @@
 // One macro for every CUDA runtime call: a failure throws fusebench::CudaError naming the call,
 // the file:line and the error, so it reaches JavaScript as an exception and never aborts Node. Also
-// the current device's compute capability, which launchers that pick a kernel by it read.
+// the current device's compute capability and shared memory, which launchers pick kernels by.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -48,6 +48,22 @@ inline int device_compute_capability() {
     return 10 * major + minor;
   }();
   return cc;
+}
+
+struct DeviceSharedMemory {
+  size_t per_multiprocessor;  // what a multiprocessor has for its blocks
+  size_t reserved_per_block;  // what the system takes of it for each block (1 KB on sm_80+)
+};
+// The current device's shared memory, read once.
+inline const DeviceSharedMemory& device_shared_memory() {
+  static const DeviceSharedMemory mem = [] {
+    int dev = 0, per_sm = 0, reserved = 0;
+    FB_CUDA_CHECK(cudaGetDevice(&dev));
+    FB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    FB_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+    return DeviceSharedMemory{static_cast<size_t>(per_sm), static_cast<size_t>(reserved)};
+  }();
+  return mem;
 }
 
 }  // namespace fusebench

@@ -22,7 +22,11 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
+#include <stdexcept>
+#include <string>
 
 #include "common/gemm_limits.h"
 #include "common/launch.h"
@@ -32,12 +36,17 @@
 
 namespace fusebench::cuda {
 
-// The tile every launch takes: 128×128 outputs of 256 threads (two blocks a multiprocessor), k slices
-// of 16, three buffers on sm_80+ (50 KB of shared memory a block; Volta: two, 33 KB). On an H100 it
-// was the fastest of the configurations scripts/device/gemm-tiles.cu sweeps at all four of the suite's
+// The tile launches take: 128×128 outputs of 256 threads (two blocks a multiprocessor), k slices of
+// 16, three buffers on sm_80+ (50 KB of shared memory a block; Volta: two, 33 KB). On an H100 it was
+// the fastest of the configurations scripts/device/gemm-tiles.cu sweeps at all four of the suite's
 // GEMM shapes (four buffers, or slices of 8 or 32, were 1-7% slower).
 using GemmTileDefault = GemmTile<128, 128, 16, 3>;
-static_assert(GemmTileDefault::BM == kGemmTileRows, "common/gemm_limits.h states the GEMM's row tile");
+// Where two default blocks do not fit a multiprocessor's shared memory (100 KB on sm_86, sm_89 and
+// sm_120; 64 KB on sm_75), so that it would run one: slices of 8 in four buffers, 34 KB a block, two
+// blocks a multiprocessor (on an H100 0.90-0.93 of cuBLAS; not timed on such a GPU).
+using GemmTileCompact = GemmTile<128, 128, 8, 4>;
+static_assert(GemmTileDefault::BM == kGemmTileRows && GemmTileCompact::BM == kGemmTileRows,
+              "common/gemm_limits.h states the GEMM's row tile");
 
 // One weight fold: w_folded = w·diag(γ), c_j = Σ_k w'_jk, d_j = b_j + Σ_k β_k·w_jk for w [n, k].
 struct LayerNormFold {
@@ -68,8 +77,8 @@ void layernorm_row_stats(const RowStats& stats, const LaunchContext& ctx);
 namespace {
 
 // Launches one tile configuration; throws (naming `what`) when the operands break the constraints.
-template <Epilogue E, bool kLnFold = false, class Tile = GemmTileDefault>
-void launch_gemm_tn(const GemmArgs& a, const LaunchContext& ctx, const char* what) {
+template <Epilogue E, bool kLnFold, class Tile>
+void launch_gemm_tile(const GemmArgs& a, const LaunchContext& ctx, const char* what) {
   check_gemm_operands(a, Tile::BM, what);
   const dim3 grid((a.n + Tile::BN - 1) / Tile::BN, (a.m + Tile::BM - 1) / Tile::BM);
   // Once per kernel (the process has one device), not inside every timed call.
@@ -81,6 +90,24 @@ void launch_gemm_tn(const GemmArgs& a, const LaunchContext& ctx, const char* wha
   }();
   gemm_kernel<Tile, E, kLnFold><<<grid, Tile::kThreads, smem, static_cast<cudaStream_t>(ctx.stream)>>>(a);
   FB_CUDA_CHECK_LAUNCH(what);
+}
+
+// Launches the GEMM in the tile for this device: the default where two of its blocks fit a
+// multiprocessor's shared memory, else the compact one. FUSEBENCH_GEMM_TILE=default or compact picks
+// one instead (to run the compact tile's numerics and compute-sanitizer on a GPU that would not).
+template <Epilogue E, bool kLnFold = false>
+void launch_gemm_tn(const GemmArgs& a, const LaunchContext& ctx, const char* what) {
+  static const bool two_default_blocks = [] {
+    if (const char* forced = std::getenv("FUSEBENCH_GEMM_TILE")) {
+      if (std::strcmp(forced, "default") == 0 || std::strcmp(forced, "compact") == 0) return forced[0] == 'd';
+      throw std::invalid_argument(std::string("FUSEBENCH_GEMM_TILE: expected default or compact, got '") + forced + "'");
+    }
+    const size_t block = GemmTileDefault::smem_bytes(kLnFold, device_compute_capability()) +
+                         device_shared_memory().reserved_per_block;
+    return 2 * block <= device_shared_memory().per_multiprocessor;
+  }();
+  if (two_default_blocks) launch_gemm_tile<E, kLnFold, GemmTileDefault>(a, ctx, what);
+  else launch_gemm_tile<E, kLnFold, GemmTileCompact>(a, ctx, what);
 }
 
 }  // namespace

@@ -118,11 +118,11 @@ __device__ __forceinline__ int gemm_tile_col(int g, int tx) { return (BN / 2) * 
 template <Epilogue E, bool kLnFold, int BM, int BN>
 __device__ __forceinline__ void gemm_store_tile(const float (&acc)[8][8], const GemmArgs& a, int row0, int col0, int ty,
                                                 int tx, const float* row_mean, const float* row_rstd) {
-  // Every epilogue's values, None's too (epilogue_value), are new registers: storing the accumulators
-  // themselves as 16-byte stores makes ptxas give each accumulator quad four consecutive registers,
-  // which puts acc[i][j] in w value j's register bank and costs the main loop a cycle on half its FMAs
-  // (with the block-barrier pipeline before the mbarrier one, None measured 0.94-0.95 of cuBLAS that way
-  // on an H100, and 0.94-0.97 storing new registers).
+  // Every epilogue's values, None's too (epilogue_value), are new registers and go out as 16-byte stores.
+  // Storing the accumulators themselves that way makes ptxas give each accumulator quad four
+  // consecutive registers, which puts acc[i][j] in w value j's register bank and costs the main loop a
+  // cycle on half its FMAs: 0.84 of cuBLAS on an H100 (block-barrier pipeline); None then stored single
+  // floats (0.94-0.95), and storing new registers in 16-byte stores took it to 0.94-0.97.
   const bool vec_store = (a.ldy % 4 == 0) && (reinterpret_cast<size_t>(a.y) % 16 == 0);
   float bias[8], colsum[8];
 #pragma unroll

@@ -70,7 +70,7 @@ template <int BM, int BN, int BK, int S, fbc::Epilogue E = fbc::Epilogue::None>
 Variant own(const char* name) {
   return {name, [](const float* x, const float* w, float* y, int m, int n, int k) {
             const fbc::GemmArgs a{x, w, g_zeros, g_zeros, y, m, n, k, n};
-            fbc::launch_gemm_tn<E, false, fbc::GemmTile<BM, BN, BK, S>>(a, fusebench::LaunchContext{}, "own");
+            fbc::launch_gemm_tile<E, false, fbc::GemmTile<BM, BN, BK, S>>(a, fusebench::LaunchContext{}, "own");
           }};
 }
 }  // namespace
@@ -107,9 +107,10 @@ int main(int argc, char** argv) {
            std::exit(1);
          }
        }},
-      own<128, 128, 16, 3>("launcher"),
+      own<128, 128, 16, 3>("launcher"),  // GemmTileDefault
       own<128, 128, 16, 4>("128x128x16/4"),
-      own<128, 128, 8, 4>("128x128x8/4"),
+      own<128, 128, 8, 4>("compact"),  // GemmTileCompact
+      own<128, 128, 8, 3>("128x128x8/3"),
       own<128, 128, 32, 3>("128x128x32/3"),
       own<128, 64, 16, 3>("128x64x16/3"),
       own<128, 256, 16, 3>("128x256x16/3"),

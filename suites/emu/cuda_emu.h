@@ -15,7 +15,10 @@
 #include <math.h>
 
 #include <barrier>
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstddef>
 #include <cstring>
 #include <mutex>
@@ -32,6 +35,15 @@
 #define __shared__
 #define __align__(n) __attribute__((aligned(n)))
 
+// The address sanitizer's poisoning, where it is on: a barrier's 8 bytes of shared memory are poisoned
+// while it lives, so a plain load or store there (a buffer or statistics overlapping it) fails at once.
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#endif
+
 struct alignas(16) float4 {
   float x, y, z, w;
 };
@@ -47,6 +59,16 @@ inline Index block_idx;
 inline std::barrier<>* block_barrier = nullptr;
 // The block's shared memory: shared_address() returns offsets from it, as 32-bit shared addresses are.
 inline char* shared_base = nullptr;
+inline size_t shared_bytes = 0;  // what the launch gave the block
+
+// Ends the process with a FAIL line (from any thread: the others may be waiting forever).
+[[noreturn]] inline void fail(const char* what, unsigned a = 0, unsigned b = 0) {
+  std::printf("FAIL ");
+  std::printf(what, a, b);
+  std::printf("\n");
+  std::fflush(stdout);
+  std::_Exit(1);
+}
 
 struct Copy {
   void* dst;
@@ -65,6 +87,15 @@ struct Mbarrier {
 inline std::mutex mbarrier_mutex;
 inline std::condition_variable mbarrier_cv;
 inline std::unordered_map<unsigned, Mbarrier> mbarriers;  // by 32-bit shared address
+// A barrier deadlocked when a phase it waits for has not completed in this long.
+constexpr auto kDeadlock = std::chrono::seconds(30);
+
+// The barrier at shared address bar (the caller holds mbarrier_mutex).
+inline Mbarrier& mbarrier_at(unsigned bar) {
+  const auto it = mbarriers.find(bar);
+  if (it == mbarriers.end()) fail("no barrier was initialised at shared byte %u", bar);
+  return it->second;
+}
 
 inline void land(const Copy& c) {
   std::memcpy(c.dst, c.src, c.bytes - c.zfill);
@@ -80,9 +111,9 @@ void launch(unsigned grid_x, unsigned grid_y, unsigned threads, void* smem, size
       block_idx = {bx, by, 0};
       std::memset(smem, 0xff, smem_bytes);
       shared_base = static_cast<char*>(smem);
+      shared_bytes = smem_bytes;
       std::barrier<> barrier(threads);
       block_barrier = &barrier;
-      mbarriers.clear();
       std::vector<std::thread> team;
       team.reserve(threads);
       for (unsigned t = 0; t < threads; ++t) {
@@ -90,9 +121,12 @@ void launch(unsigned grid_x, unsigned grid_y, unsigned threads, void* smem, size
           thread_idx = {t, 0, 0};
           issued.clear();
           kernel();
+          if (!issued.empty()) fail("thread %u issued copies that no barrier waits for", t);
         });
       }
       for (auto& member : team) member.join();
+      for (const auto& [bar, _] : mbarriers) ASAN_UNPOISON_MEMORY_REGION(shared_base + bar, 8);
+      mbarriers.clear();
     }
   }
 }
@@ -124,13 +158,19 @@ inline void cp_async4_zfill(unsigned dst, const float* src, bool keep) {
 #endif
 }
 inline void cp_async4(unsigned dst, const float* src) { cp_async4_zfill(dst, src, true); }
+// A barrier must lie 8-byte aligned inside the block's shared memory.
 inline void mbarrier_init(unsigned bar, unsigned count) {
+  if (bar % 8 != 0 || bar + size_t{8} > fb_emu::shared_bytes) {
+    fb_emu::fail("a barrier at shared byte %u lies outside the block's %u bytes or is not 8-byte aligned", bar,
+                 static_cast<unsigned>(fb_emu::shared_bytes));
+  }
   std::lock_guard lock(fb_emu::mbarrier_mutex);
   fb_emu::mbarriers[bar] = {count, count, 0, {}};
+  ASAN_POISON_MEMORY_REGION(fb_emu::shared_base + bar, 8);
 }
 inline void mbarrier_arrive(unsigned bar) {
   std::lock_guard lock(fb_emu::mbarrier_mutex);
-  fb_emu::Mbarrier& b = fb_emu::mbarriers.at(bar);
+  fb_emu::Mbarrier& b = fb_emu::mbarrier_at(bar);
   if (--b.pending > 0) return;
   for (const auto& c : b.landing) fb_emu::land(c);
   b.landing.clear();
@@ -142,14 +182,18 @@ inline void mbarrier_arrive(unsigned bar) {
 inline void cp_async_mbarrier_arrive(unsigned bar) {
   {
     std::lock_guard lock(fb_emu::mbarrier_mutex);
-    auto& landing = fb_emu::mbarriers.at(bar).landing;
+    auto& landing = fb_emu::mbarrier_at(bar).landing;
     landing.insert(landing.end(), fb_emu::issued.begin(), fb_emu::issued.end());
   }
   fb_emu::issued.clear();
   mbarrier_arrive(bar);
 }
 // Returns once the phase of this parity has completed: the current phase's parity is the other one.
+// A wait that never ends (a wrong parity, a missing arrival) fails after kDeadlock.
 inline void mbarrier_wait(unsigned bar, unsigned parity) {
   std::unique_lock lock(fb_emu::mbarrier_mutex);
-  fb_emu::mbarrier_cv.wait(lock, [&] { return (fb_emu::mbarriers.at(bar).phase & 1) != parity; });
+  if (!fb_emu::mbarrier_cv.wait_for(lock, fb_emu::kDeadlock,
+                                    [&] { return (fb_emu::mbarrier_at(bar).phase & 1) != parity; })) {
+    fb_emu::fail("deadlock: the barrier at shared byte %u never completed its phase of parity %u", bar, parity);
+  }
 }

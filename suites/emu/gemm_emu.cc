@@ -1,9 +1,10 @@
 // fusebench's GEMM kernel (kernels/cuda/gemm_kernel.cuh) run on the CPU through
 // cuda_emu.h, against a float64 reference: every epilogue and the LayerNorm fold (the row statistics
 // given, as layernorm_row_stats makes them on the GPU), ragged m, n and k,
-// a row stride wider than n, and three tile configurations. Compiled twice by
-// suites/unit/gemm-emulation.test.ts: with __CUDA_ARCH__=800 (the asynchronous-copy pipeline) and 700
-// (Volta's register-staged copies). Prints one line per check and "<N> checks passed"; exits 1 on
+// a row stride wider than n, and four tile configurations. Compiled three times by
+// suites/unit/gemm-emulation.test.ts: with __CUDA_ARCH__=800 (the asynchronous-copy pipeline on
+// shared-memory barriers), once with copies landing when their barrier phase completes and once as
+// they are issued (FB_EMU_COPIES_LAND_AT_ISSUE), and with 700 (Volta's register-staged copies). Prints one line per check and "<N> checks passed"; exits 1 on
 // the first failure.
 #include "cuda_emu.h"
 // Before the kernel: the emulated shared memory, in the kernel's namespace (cuda_emu.h says why), and
@@ -194,6 +195,7 @@ int main() {
     }
   }
   run_all<GemmTile<128, 128, 16, 3>>("128x128x16/3");  // the launcher's (gemm.cuh)
+  run_all<GemmTile<128, 128, 8, 4>>("128x128x8/4");    // the launcher's where 100 KB a multiprocessor
   run_all<GemmTile<128, 64, 16, 4>>("128x64x16/4");    // 128 threads, four buffers
   run_all<GemmTile<128, 256, 16, 3>>("128x256x16/3");  // 512 threads, four warps across
   std::printf("%d checks passed\n", checks);

@@ -19,13 +19,14 @@ const dir = mkdtempSync(join(tmpdir(), 'fusebench-emu-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The C++ compiler: $CXX, else c++ (the addon's build needs one; C++20 for std::barrier). */
 const cxx = process.env.CXX || 'c++';
-/** Checks the harness makes: 3 tile configurations × 6 shapes × 5 epilogues. */
-const CHECKS = 90;
+/** Checks the harness makes: 4 tile configurations × 6 shapes × 5 epilogues. */
+const CHECKS = 120;
 
 /** Runs a command; a failure's error carries what it printed on both streams. */
 async function run(file: string, args: string[]): Promise<string> {
   try {
-    return (await exec(file, args, { maxBuffer: 4 << 20 })).stdout;
+    // A hang (the emulation fails a barrier wait after 30 s) must not outlive the test.
+    return (await exec(file, args, { maxBuffer: 4 << 20, timeout: 240_000 })).stdout;
   } catch (e) {
     const { stdout = '', stderr = '' } = e as { stdout?: string; stderr?: string };
     throw new Error(`${file} ${args.join(' ')} failed:\n${stdout}\n${stderr}`);
