@@ -116,10 +116,10 @@ struct SliceCopy {
 template <class Tile, Epilogue E, bool kLnFold>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks) gemm_kernel(GemmArgs a) {
   constexpr int BM = Tile::BM, BN = Tile::BN, BK = Tile::BK;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr int S = Tile::buffers(800);
+#ifdef __CUDA_ARCH__
+  constexpr int S = Tile::buffers(__CUDA_ARCH__ / 10);  // as the launcher sizes shared memory (smem_bytes)
 #else
-  constexpr int S = Tile::buffers(700);
+  constexpr int S = Tile::buffers(0);  // the host pass: never runs
 #endif
   constexpr int LDA = Tile::kLdA, LDB = Tile::kLdB;
   using CopyA = SliceCopy<Tile, BM, LDA>;

@@ -102,15 +102,23 @@ inline void land(const Copy& c) {
   std::memset(static_cast<char*>(c.dst) + (c.bytes - c.zfill), 0, c.zfill);
 }
 
-// Runs kernel() as `threads` threads of each block of a grid_x × grid_y grid, with `smem` (bytes)
-// filled with 0xff bytes (NaN as floats) before each block.
-template <class Kernel>
-void launch(unsigned grid_x, unsigned grid_y, unsigned threads, void* smem, size_t smem_bytes, Kernel kernel) {
+// Runs kernel() as `threads` threads of each block of a grid_x × grid_y grid, with the first
+// `smem_bytes` of the shared-memory array `smem` filled with 0xff bytes (NaN as floats) before each
+// block. The rest of the array is poisoned for the address sanitizer during the launch, so a kernel
+// that reaches past what its launcher asked for fails.
+template <size_t N, class Kernel>
+void launch(unsigned grid_x, unsigned grid_y, unsigned threads, float (&smem)[N], size_t smem_bytes, Kernel kernel) {
+  if (smem_bytes > sizeof(smem)) {
+    fail("the launch needs %u bytes of shared memory, the emulation has %u", static_cast<unsigned>(smem_bytes),
+         static_cast<unsigned>(sizeof(smem)));
+  }
+  char* const base = reinterpret_cast<char*>(smem);
+  ASAN_POISON_MEMORY_REGION(base + smem_bytes, sizeof(smem) - smem_bytes);
   for (unsigned by = 0; by < grid_y; ++by) {
     for (unsigned bx = 0; bx < grid_x; ++bx) {
       block_idx = {bx, by, 0};
-      std::memset(smem, 0xff, smem_bytes);
-      shared_base = static_cast<char*>(smem);
+      std::memset(base, 0xff, smem_bytes);
+      shared_base = base;
       shared_bytes = smem_bytes;
       std::barrier<> barrier(threads);
       block_barrier = &barrier;
@@ -129,6 +137,7 @@ void launch(unsigned grid_x, unsigned grid_y, unsigned threads, void* smem, size
       mbarriers.clear();
     }
   }
+  ASAN_UNPOISON_MEMORY_REGION(base + smem_bytes, sizeof(smem) - smem_bytes);
 }
 
 }  // namespace fb_emu
