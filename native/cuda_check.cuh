@@ -38,15 +38,18 @@ inline void check_launch(const char* kernel, const char* file, int line) {
 
 namespace fusebench {
 
+// One attribute of the current device.
+inline int device_attribute(cudaDeviceAttr attr) {
+  int dev = 0, value = 0;
+  FB_CUDA_CHECK(cudaGetDevice(&dev));
+  FB_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, dev));
+  return value;
+}
+
 // Compute capability of the current device as 10·major + minor, read once (the process has one device).
 inline int device_compute_capability() {
-  static const int cc = [] {
-    int dev = 0, major = 0, minor = 0;
-    FB_CUDA_CHECK(cudaGetDevice(&dev));
-    FB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    FB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    return 10 * major + minor;
-  }();
+  static const int cc = 10 * device_attribute(cudaDevAttrComputeCapabilityMajor) +
+                        device_attribute(cudaDevAttrComputeCapabilityMinor);
   return cc;
 }
 
@@ -56,13 +59,8 @@ struct DeviceSharedMemory {
 };
 // The current device's shared memory, read once.
 inline const DeviceSharedMemory& device_shared_memory() {
-  static const DeviceSharedMemory mem = [] {
-    int dev = 0, per_sm = 0, reserved = 0;
-    FB_CUDA_CHECK(cudaGetDevice(&dev));
-    FB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-    FB_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
-    return DeviceSharedMemory{static_cast<size_t>(per_sm), static_cast<size_t>(reserved)};
-  }();
+  static const DeviceSharedMemory mem{static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor)),
+                                      static_cast<size_t>(device_attribute(cudaDevAttrReservedSharedMemoryPerBlock))};
   return mem;
 }
 
