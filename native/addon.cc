@@ -19,6 +19,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("copyTimes", Napi::Function::New(env, copy_times, "copyTimes"));
   exports.Set("matmulTimes", Napi::Function::New(env, matmul_times, "matmulTimes"));
   exports.Set("constants", Napi::Function::New(env, constants, "constants"));
+  exports.Set("fillNormal", Napi::Function::New(env, fill_normal, "fillNormal"));
+  exports.Set("roundFloats", Napi::Function::New(env, round_floats, "roundFloats"));
   exports.Set("Workspace", workspace_class(env));
   return exports;
 }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/launch.h"
 
@@ -14,6 +15,12 @@ enum class BackendKind { Cpu, Cuda };
 // How a device-to-device copy is made: the runtime's copy (cudaMemcpy, memcpy) or fusebench's own
 // vectorized copy kernel (the map kernel every elementwise case uses, with the identity).
 enum class CopyMethod { Runtime, Kernel };
+
+// Memory a timed call touches: a buffer that a cache flush must evict.
+struct MemoryRegion {
+  const void* ptr;
+  size_t bytes;
+};
 
 class Backend {
  public:
@@ -27,8 +34,11 @@ class Backend {
   virtual void copy(float* dst, const float* src, size_t count, CopyMethod method) = 0;
   // Fills with NaN so an element a kernel fails to write is caught by the numerics check.
   virtual void poison(float* ptr, size_t count) = 0;
-  // Evicts the last-level cache (L2 on CUDA) by writing a buffer at least twice its size.
-  virtual void flush_caches() = 0;
+  // Leaves `touched` (the timed call's buffers) out of every cache before a timed call. CUDA writes
+  // and reads buffers twice the L2's size, which evicts everything; the CPU evicts the lines of
+  // `touched` themselves (a sweep past the last-level cache would have to cover what the hardware
+  // reports, 508 MiB on the CI machines' virtual EPYCs: seconds per sample).
+  virtual void flush_caches(const std::vector<MemoryRegion>& touched) = 0;
   // Holds the device's queue until the next stop_timer_ms: the launches after this line queue up behind
   // a waiting kernel, so a batch of them runs back to back at the device's pace, not the host's (as
   // nvbench's blocking kernel). A no-op on the CPU.

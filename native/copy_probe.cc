@@ -16,7 +16,7 @@ std::vector<double> copy_times(BackendKind backend, size_t count, int samples, C
   b->synchronize();
   std::vector<double> times;
   for (int i = 0; i < samples; ++i) {
-    b->flush_caches();
+    b->flush_caches({{src.get(), count * sizeof(float)}, {dst.get(), count * sizeof(float)}});
     b->start_timer();
     b->copy(dst.get(), src.get(), count, method);
     times.push_back(b->stop_timer_ms());

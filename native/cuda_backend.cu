@@ -121,7 +121,7 @@ class CudaBackend final : public Backend {
     FB_CUDA_CHECK(cudaMemsetAsync(ptr, 0xFF, count * sizeof(float), stream_.get()));
     FB_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   }
-  void flush_caches() override {
+  void flush_caches(const std::vector<MemoryRegion>& /*touched: all of L2 is evicted*/) override {
     flush_value_ ^= 1;  // alternate the value so no layer can treat the memset as a no-op
     FB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), flush_value_, flush_bytes_, stream_.get()));
     // The memset leaves the L2 full of dirty lines; their write-back would land inside the timed

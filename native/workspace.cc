@@ -42,6 +42,12 @@ size_t Workspace::index_of(const std::string& name) const {
 
 size_t Workspace::words(size_t i) const { return (specs_[i].count * elem_bytes(specs_[i].elem) + 3) / 4; }
 
+std::vector<MemoryRegion> Workspace::regions() const {
+  std::vector<MemoryRegion> out;
+  for (size_t i = 0; i < ptrs_.size(); ++i) out.push_back({ptrs_[i], words(i) * sizeof(float)});
+  return out;
+}
+
 namespace {
 
 // The 16-bit patterns of `n` floats in a half type, padded to whole 32-bit words.
@@ -124,7 +130,7 @@ void Workspace::run(int variant) {
 
 double Workspace::time_batch(int variant, int calls) {
   if (calls < 1) throw std::invalid_argument(spec_.name + ": a batch needs at least one call");
-  backend_->flush_caches();
+  backend_->flush_caches(regions());
   backend_->hold_queue();
   backend_->start_timer();
   for (int i = 0; i < calls; ++i) launch(variant);
@@ -132,7 +138,7 @@ double Workspace::time_batch(int variant, int calls) {
 }
 
 double Workspace::time(int variant) {
-  backend_->flush_caches();
+  backend_->flush_caches(regions());
   backend_->start_timer();
   launch(variant);
   return backend_->stop_timer_ms();

@@ -51,6 +51,8 @@ class Workspace {
   size_t index_of(const std::string& name) const;
   // The float-sized words the backend allocates for buffer i (its bytes, rounded up to 4).
   size_t words(size_t i) const;
+  // Every buffer, as the memory a timed call touches.
+  std::vector<MemoryRegion> regions() const;
   void launch(int variant);
 
   std::shared_ptr<Backend> backend_;

@@ -29,6 +29,7 @@ export function collectResults(
   version: string,
   now: Date,
   source?: ResultsFile['source'],
+  wallMs?: number,
 ): ResultsFile | null {
   const first = metas[0];
   if (!first) return null;
@@ -36,6 +37,7 @@ export function collectResults(
     schemaVersion: RESULTS_SCHEMA_VERSION,
     tool: { name: 'fusebench', version },
     createdAt: now.toISOString(),
+    ...(wallMs !== undefined ? { wallMs } : {}),
     command: options.command,
     ...(source ? { source } : {}),
     backendReason: first.backendReason,
@@ -64,11 +66,16 @@ export class PerfReporter implements Reporter {
   readonly #options: PerfOptions;
   readonly #version: string;
   readonly #actions: ActionsTarget;
+  #startedAt = performance.now();
 
   constructor(options: PerfOptions, version: string, actions: ActionsTarget = { sink: core, env: process.env }) {
     this.#options = options;
     this.#version = version;
     this.#actions = actions;
+  }
+
+  onTestRunStart(): void {
+    this.#startedAt = performance.now();
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -93,6 +100,7 @@ export class PerfReporter implements Reporter {
       this.#version,
       new Date(),
       runSource(process.cwd(), this.#actions.env),
+      performance.now() - this.#startedAt,
     );
     if (!results) {
       console.warn('fusebench: no perf results were produced; nothing written');

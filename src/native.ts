@@ -39,6 +39,8 @@ interface RawAddon {
   copyTimes(backend: string, countAndSamples: [number, number], method: CopyMethod): number[];
   matmulTimes(dtype: string, sizeAndSamples: [number, number]): number[];
   constants(): NativeConstants;
+  fillNormal(out: Float32Array, seedSdMean: [number, number, number], round: Dtype): void;
+  roundFloats(data: Float32Array, elem: Dtype): void;
   Workspace: new (
     backend: string,
     caseName: string,
@@ -196,6 +198,19 @@ export function copyTimes(backend: 'cpu' | 'cuda', count: number, samples: numbe
  */
 export function matmulTimes(dtype: Dtype, n: number, samples: number): number[] {
   return load().matmulTimes(dtype, [n, samples]);
+}
+
+/**
+ * Fills `out` with mean + sd·N(0, 1) deviates of a counter-based generator (native/random_fill.h: each pair
+ * a hash of the seed and its index, made on several threads), rounded to `round`.
+ */
+export function fillNormal(out: Float32Array, seed: number, sd: number, mean: number, round: Dtype): void {
+  load().fillNormal(out, [seed, sd, mean], round);
+}
+
+/** Rounds `data` in place to `elem`, to nearest even: exactly what an upload to such a buffer stores. */
+export function roundFloats(data: Float32Array, elem: Dtype): void {
+  load().roundFloats(data, elem);
 }
 
 let constantsCache: NativeConstants | undefined;

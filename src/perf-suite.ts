@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import type { CaseDef, Shape } from './case/types.ts';
 import { gateCase } from './gate/gate.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
-import type { CaseResult } from './results.ts';
+import type { CaseResult, GateResult } from './results.ts';
 import { type Progress, resultSkeleton, runCase } from './run-case.ts';
 
 /**
@@ -24,22 +24,6 @@ function progress(label: string, p: Progress): void {
 /** Pairs a baseline recording takes at least: every later check is judged against it. */
 export const BASELINE_MIN_PAIRS = 100;
 
-function measure(def: CaseDef, shape: Shape, budget: number, halfWidth: number, previous?: CaseResult): CaseResult {
-  const opts = perfOptions();
-  const label = `${def.name} ${shape.label}`;
-  return runCase(def, shape, runDevice(), {
-    budgetMs: budget,
-    minPairs: opts.updateBaselines ? Math.max(opts.minPairs, BASELINE_MIN_PAIRS) : opts.minPairs,
-    warmupPairs: opts.warmupPairs,
-    targetHalfWidth: halfWidth,
-    seed: opts.seed,
-    maxElements: opts.maxElements,
-    inject: opts.inject?.case === def.name ? opts.inject : undefined,
-    previous,
-    onProgress: (p) => progress(label, p),
-  });
-}
-
 /**
  * Measures, then gates. A baseline recording measures to twice the precision of a check (at least 100
  * pairs, half the target width, twice the budget), since every later check is judged against it. An
@@ -49,21 +33,38 @@ function measure(def: CaseDef, shape: Shape, budget: number, halfWidth: number, 
  */
 export function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[]): CaseResult {
   const opts = perfOptions();
+  const label = `${def.name} ${shape.label}`;
   const gate = (r: CaseResult) =>
     gateCase(r, runBaselines(knownCases), runDevice().description, {
       delta: opts.delta,
       updateCommand: updateCommand(),
     });
   const precision = opts.updateBaselines ? 2 : 1;
-  let result = measure(def, shape, precision * budgetMs(), opts.targetHalfWidth / precision);
-  if (result.status !== 'measured') return result;
-  let verdict = gate(result);
-  if (verdict.status === 'AMBIGUOUS' && !opts.updateBaselines) {
-    result = measure(def, shape, 4 * budgetMs(), opts.targetHalfWidth / 4, result);
-    if (result.status !== 'measured') return result;
-    verdict = { ...gate(result), remeasured: true };
-  }
-  return { ...result, gate: verdict };
+  let verdict: GateResult | undefined;
+  let remeasured = false;
+  const result = runCase(
+    def,
+    shape,
+    runDevice(),
+    {
+      budgetMs: precision * budgetMs(),
+      minPairs: opts.updateBaselines ? Math.max(opts.minPairs, BASELINE_MIN_PAIRS) : opts.minPairs,
+      warmupPairs: opts.warmupPairs,
+      targetHalfWidth: opts.targetHalfWidth / precision,
+      seed: opts.seed,
+      maxElements: opts.maxElements,
+      inject: opts.inject?.case === def.name ? opts.inject : undefined,
+      onProgress: (p) => progress(label, p),
+    },
+    (measured) => {
+      verdict = gate(measured);
+      if (verdict.status !== 'AMBIGUOUS' || opts.updateBaselines || remeasured) return undefined;
+      remeasured = true;
+      return { budgetMs: 4 * budgetMs(), targetHalfWidth: opts.targetHalfWidth / 4 };
+    },
+  );
+  if (result.status !== 'measured' || !verdict) return result;
+  return { ...result, gate: { ...verdict, remeasured } };
 }
 
 /** Registers the perf tests of every case, in the order given (a case --case or --dtype excludes is skipped as a whole). */

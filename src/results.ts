@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DTYPES } from './case/types.ts';
+import { PHASES } from './phases.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
@@ -55,6 +56,10 @@ const numericsReport = z.object({
   failure: z.string().optional(),
 });
 const range = z.object({ min: z.number(), median: z.number(), max: z.number() });
+/** Milliseconds of wall time per phase of a shape (src/phases.ts). */
+const phases = z.object(
+  Object.fromEntries(PHASES.map((p) => [p, z.number().nonnegative()])) as Record<(typeof PHASES)[number], z.ZodNumber>,
+);
 
 /** Verdicts of the regression gate (see src/gate/decision.ts). */
 export const VERDICTS = ['SLOWER', 'FASTER', 'SAME', 'AMBIGUOUS'] as const;
@@ -152,6 +157,8 @@ export const caseResultSchema = z.object({
     .optional(),
   /** Which measurement the gate judged: one call per sample (`timing`, the default) or `batched`. */
   gatedOn: z.enum(['per-call', 'batched']).optional(),
+  /** Wall time of each phase of this shape (inputs, runs, download, reference, comparison, sampling, rest), ms. */
+  phases: phases.optional(),
   /** The regression injected with --inject: read passes, or a slowdown asked as a percentage and what calibration measured. */
   injection: z
     .discriminatedUnion('kind', [
@@ -191,6 +198,8 @@ export const resultsFileSchema = z.object({
   ),
   tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
   createdAt: z.string(),
+  /** Wall time of the whole run, from the start of its first shape to the end of its last, ms. */
+  wallMs: z.number().nonnegative().optional(),
   command: z.string(),
   /** What was measured: the commit (with +dirty when tracked files differed) and the branch, when known. */
   source: z.object({ commit: z.string(), branch: z.string().optional() }).optional(),

@@ -30,14 +30,6 @@ export function normal(rand: () => number): () => number {
   };
 }
 
-/** A Float32Array of n normal values with the given standard deviation and mean. */
-export function normalArray(n: number, sd: number, seed: number, mean = 0): Float32Array {
-  const next = normal(uniform(seed));
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = next() * sd + mean;
-  return out;
-}
-
 /** The seed of the k-th independent input drawn from one case seed (golden-ratio spacing). */
 export function seedStream(seed: number, k: number): number {
   return (seed + k * 0x9e3779b9) >>> 0;

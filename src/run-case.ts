@@ -1,15 +1,17 @@
 /**
- * One case at one shape, start to end: check both variants' numerics on fresh random inputs with
- * poisoned outputs, then measure interleaved pairs, then turn samples into the case's result.
- * A case that cannot run is a skip with a reason; a wrong answer is a failure with numbers.
+ * One case at one shape, start to end: check both variants' numerics on one set of seeded inputs with
+ * poisoned outputs, then measure interleaved pairs (again, continuing, when the caller asks for more),
+ * then turn samples into the case's result with the wall time of each phase. A case that cannot run is a
+ * skip with a reason; a wrong answer is a failure with numbers; a phase that throws names itself.
  */
 import type { CaseDef, Shape } from './case/types.ts';
+import { checkVariants } from './check-variants.ts';
 import type { DeviceContext } from './device.ts';
 import { entryKey } from './gate/baseline-file.ts';
 import { calibrateSpin } from './inject.ts';
 import { measurePairs } from './measure.ts';
 import { Workspace } from './native.ts';
-import { compare } from './numerics.ts';
+import { PhaseClock } from './phases.ts';
 import type { CaseResult } from './results.ts';
 import { type Interval, summarize } from './stats.ts';
 
@@ -23,8 +25,6 @@ export interface RunSettings {
   maxElements: number | undefined;
   /** Make this case's fused kernel slower (the gate's self-check): extra read passes, or a calibrated percentage. */
   inject?: { passes: number } | { percent: number };
-  /** An earlier measurement of this case on the same inputs, whose pairs this one continues from. */
-  previous?: CaseResult;
   /** Told after each round of pairs, for progress output. */
   onProgress?: (p: Progress) => void;
 }
@@ -65,31 +65,30 @@ export function resultSkeleton(def: CaseDef, shape: Shape): CaseResult {
   };
 }
 
-/** Checks one variant: fresh inputs, every output and scratch buffer poisoned, one run, compare. */
-export function checkVariant(def: CaseDef, ws: Workspace, dims: number[], variant: string, seed: number) {
-  const inputs = def.inputs(dims, seed);
-  for (const [name, data] of Object.entries(inputs)) ws.upload(name, data);
-  for (const b of ws.buffers()) if (b.role !== 'input') ws.poison(b.name);
-  ws.run(variant);
-  const reference = def.reference(inputs, dims);
-  const outputs: Record<string, Float32Array> = {};
-  const reports = Object.entries(reference).map(([name, ref]) => {
-    const out = ws.download(name);
-    outputs[name] = out;
-    const label = `${variant} ${name}`;
-    if (ref instanceof Float64Array) return compare(out, ref, def.tolerance, label);
-    const picked = Float32Array.from(ref.indices, (i) => out[i] as number);
-    return { ...compare(picked, ref.values, def.tolerance, label, ref.indices), sampled: ref.note };
-  });
-  const first = reports[0];
-  if (!first) throw new Error(`${def.name}: the reference checks no output`);
-  const report =
-    reports.find((r) => r.failure) ?? reports.reduce((a, b) => (b.maxAbsError > a.maxAbsError ? b : a), first);
-  return { report, inputs, outputs };
+/** More sampling on the same inputs, continuing from the pairs taken: a larger budget and a tighter target. */
+export interface MoreSampling {
+  budgetMs: number;
+  targetHalfWidth: number;
 }
 
-/** Runs a case at a shape on the device; never throws for a skip or a wrong answer. */
-export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): CaseResult {
+/**
+ * Looks at each measured result and says whether to sample more (the gate's second look at an AMBIGUOUS
+ * verdict), or returns undefined to stop.
+ */
+export type Remeasure = (result: CaseResult) => MoreSampling | undefined;
+
+/**
+ * Runs a case at a shape on the device; never throws for a skip or a wrong answer. After each measurement
+ * `remeasure` may ask for more pairs, which continue on the same workspace and inputs.
+ */
+export function runCase(
+  def: CaseDef,
+  shape: Shape,
+  device: DeviceContext,
+  s: RunSettings,
+  remeasure?: Remeasure,
+): CaseResult {
+  const clock = new PhaseClock();
   const result = resultSkeleton(def, shape);
   def.validate(shape.dims);
   const unavailable = def.unavailableReason(device.description.backend, {
@@ -124,84 +123,50 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
     throw e;
   }
   try {
-    const u = checkVariant(def, ws, shape.dims, def.variants.unfused, s.seed);
-    const f = checkVariant(def, ws, shape.dims, def.variants.fused, s.seed + 1);
+    const checked = checkVariants(def, ws, shape.dims, s.seed, clock);
+    const u = checked.unfused;
+    const f = checked.fused;
     const numerics = {
       seed: s.seed,
       tolerance: def.tolerance,
       unfused: u.report,
       fused: f.report,
-      extra: def.extraNumerics ? def.extraNumerics(f.inputs, f.outputs, shape.dims) : {},
+      extra: def.extraNumerics
+        ? clock.time('comparison', () => def.extraNumerics?.(f.inputs, f.outputs, shape.dims) ?? {})
+        : {},
     };
     const failure = u.report.failure ?? f.report.failure;
-    if (failure) return { ...result, status: 'failed', reason: `numerics: ${failure} (seed ${s.seed})`, numerics };
-
+    if (failure) {
+      return {
+        ...result,
+        status: 'failed',
+        reason: `numerics: ${failure} (seed ${s.seed})`,
+        numerics,
+        phases: clock.phases(),
+      };
+    }
     const injection = !s.inject
       ? undefined
       : 'passes' in s.inject
         ? { kind: 'passes' as const, passes: s.inject.passes }
         : {
             kind: 'percent' as const,
-            ...calibrateSpin(ws, def.variants.fused, s.inject.percent, device.description.backend),
+            ...clock.time('sampling', () =>
+              calibrateSpin(
+                ws,
+                def.variants.fused,
+                (s.inject as { percent: number }).percent,
+                device.description.backend,
+              ),
+            ),
           };
-    const settings = {
-      minPairs: s.minPairs,
-      warmupPairs: s.warmupPairs,
-      budgetMs: s.budgetMs,
-      targetHalfWidth: s.targetHalfWidth,
-      sampleClocks: device.sampleClocks,
-    };
-    const m = measurePairs(ws, def.variants, {
-      ...settings,
-      previous: s.previous?.timing?.samples,
-      onRound: (r) => s.onProgress?.({ method: 'per-call', ...r }),
-    });
-    const unfused = summarize(m.unfused);
-    const fused = summarize(m.fused);
-    // Launch-bound shapes: the same pairs again in batches of back-to-back calls, which the gate judges.
-    let batched: CaseResult['batched'];
-    if (shape.timing === 'batched') {
-      const calls = s.previous?.batched?.callsPerSample ?? batchCalls(Math.max(unfused.median, fused.median));
-      const b = measurePairs({ time: (v) => ws.timeBatch(v, calls) }, def.variants, {
-        ...settings,
-        previous: s.previous?.batched?.samples,
-        onRound: (r) => s.onProgress?.({ method: 'batched', ...r }),
-      });
-      const samples = { unfused: b.unfused, fused: b.fused };
-      batched = {
-        callsPerSample: calls,
-        unfused: summarize(b.unfused),
-        fused: summarize(b.fused),
-        speedup: b.speedup,
-        samples,
-      };
-    }
-    const fusedGBs = result.traffic.fused.bytes / (fused.median / 1e3) / 1e9;
-    const flops = def.flops?.(shape.dims);
-    const tflops = (t: number) => (flops ?? 0) / (t / 1e3) / 1e12;
-    const peak = device.description.matrixPeakTFlops?.[def.dtype];
+    const measured = (more: MoreSampling, previous?: CaseResult) =>
+      clock.time('sampling', () => measureShape(def, shape, ws, device, s, more, result, previous));
+    let current = measured({ budgetMs: s.budgetMs, targetHalfWidth: s.targetHalfWidth });
+    for (let more = remeasure?.(current); more; more = remeasure?.(current)) current = measured(more, current);
     return {
-      ...result,
-      status: 'measured',
+      ...current,
       numerics,
-      timing: {
-        unfused,
-        fused,
-        pairsTaken: m.pairsTaken,
-        droppedThrottled: m.droppedThrottled,
-        stopReason: m.stopReason,
-        wallMs: m.wallMs,
-        budgetMs: s.budgetMs,
-        samples: { unfused: m.unfused, fused: m.fused },
-      },
-      speedup: m.speedup,
-      efficiency: m.speedup.estimate / result.traffic.theoreticalSpeedup,
-      fusedGBs,
-      fusedPctOfCopy: (100 * fusedGBs) / device.description.copyBandwidthGBs,
-      ...(flops ? { tflops: { unfused: tflops(unfused.median), fused: tflops(fused.median) } } : {}),
-      ...(flops && peak ? { fusedPctOfMatrixPeak: (100 * tflops(fused.median)) / peak } : {}),
-      clocks: m.clocks,
-      ...(batched ? { batched, gatedOn: 'batched' as const } : {}),
       ...(injection
         ? {
             injection:
@@ -210,8 +175,79 @@ export function runCase(def: CaseDef, shape: Shape, device: DeviceContext, s: Ru
                 : { kind: 'percent', askedPct: injection.askedPct, measuredPct: injection.measuredPct },
           }
         : {}),
+      phases: clock.phases(),
     };
   } finally {
     ws.dispose();
   }
+}
+
+/** Interleaved pairs (and batches, for launch-bound shapes) of both variants, continuing from `previous`'s. */
+function measureShape(
+  def: CaseDef,
+  shape: Shape,
+  ws: Workspace,
+  device: DeviceContext,
+  s: RunSettings,
+  more: MoreSampling,
+  skeleton: CaseResult,
+  previous: CaseResult | undefined,
+): CaseResult {
+  const settings = {
+    minPairs: s.minPairs,
+    warmupPairs: s.warmupPairs,
+    budgetMs: more.budgetMs,
+    targetHalfWidth: more.targetHalfWidth,
+    sampleClocks: device.sampleClocks,
+  };
+  const m = measurePairs(ws, def.variants, {
+    ...settings,
+    previous: previous?.timing?.samples,
+    onRound: (r) => s.onProgress?.({ method: 'per-call', ...r }),
+  });
+  const unfused = summarize(m.unfused);
+  const fused = summarize(m.fused);
+  // Launch-bound shapes: the same pairs again in batches of back-to-back calls, which the gate judges.
+  let batched: CaseResult['batched'];
+  if (shape.timing === 'batched') {
+    const calls = previous?.batched?.callsPerSample ?? batchCalls(Math.max(unfused.median, fused.median));
+    const b = measurePairs({ time: (v) => ws.timeBatch(v, calls) }, def.variants, {
+      ...settings,
+      previous: previous?.batched?.samples,
+      onRound: (r) => s.onProgress?.({ method: 'batched', ...r }),
+    });
+    batched = {
+      callsPerSample: calls,
+      unfused: summarize(b.unfused),
+      fused: summarize(b.fused),
+      speedup: b.speedup,
+      samples: { unfused: b.unfused, fused: b.fused },
+    };
+  }
+  const fusedGBs = skeleton.traffic.fused.bytes / (fused.median / 1e3) / 1e9;
+  const flops = def.flops?.(shape.dims);
+  const tflops = (t: number) => (flops ?? 0) / (t / 1e3) / 1e12;
+  const peak = device.description.matrixPeakTFlops?.[def.dtype];
+  return {
+    ...skeleton,
+    status: 'measured',
+    timing: {
+      unfused,
+      fused,
+      pairsTaken: m.pairsTaken,
+      droppedThrottled: m.droppedThrottled,
+      stopReason: m.stopReason,
+      wallMs: m.wallMs,
+      budgetMs: more.budgetMs,
+      samples: { unfused: m.unfused, fused: m.fused },
+    },
+    speedup: m.speedup,
+    efficiency: m.speedup.estimate / skeleton.traffic.theoreticalSpeedup,
+    fusedGBs,
+    fusedPctOfCopy: (100 * fusedGBs) / device.description.copyBandwidthGBs,
+    ...(flops ? { tflops: { unfused: tflops(unfused.median), fused: tflops(fused.median) } } : {}),
+    ...(flops && peak ? { fusedPctOfMatrixPeak: (100 * tflops(fused.median)) / peak } : {}),
+    clocks: m.clocks,
+    ...(batched ? { batched, gatedOn: 'batched' as const } : {}),
+  };
 }

@@ -12,7 +12,8 @@ import {
   unfusedAttentionFloats,
 } from '../../src/reference/attention.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 /** Output rows of O the reference computes, (batch, head, position) flattened. */
 const SAMPLED_ROWS = 64;

@@ -15,7 +15,8 @@ import {
 } from '../../src/reference/attention.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 /** Output rows of y the reference computes, (batch, position) flattened: each needs every head. */
 const SAMPLED_ROWS = 32;

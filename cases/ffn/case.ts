@@ -9,7 +9,8 @@ import { defineCase } from '../../src/case/define.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes: 32 × 2·h·f multiply-adds, 151 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;

@@ -9,7 +9,8 @@ import { defineCase } from '../../src/case/define.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { dot, rowOf } from '../../src/reference/linear.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes (every element of each). */
 const SAMPLED_ROWS = 32;

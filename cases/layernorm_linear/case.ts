@@ -14,7 +14,8 @@ import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow } from '../../src/reference/norms.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes: 32 × n × k multiply-adds, 19 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow } from '../../src/reference/norms.ts';
-import { normalArray } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 import { findCase } from '../registry.ts';
 import { foldLayerNorm } from './case.ts';

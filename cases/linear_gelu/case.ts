@@ -9,7 +9,8 @@ import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { dot, rowOf } from '../../src/reference/linear.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes (every element of each): 32 × n × k multiply-adds, 75 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;

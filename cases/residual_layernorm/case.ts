@@ -1,7 +1,9 @@
 /** Residual add + LayerNorm: h = x + r; y = LayerNorm(h)·γ + β per row, writing both h and y. */
 import { defineCase } from '../../src/case/define.ts';
 import { layerNormRow, residualRow } from '../../src/reference/norms.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { referenceRows, rowsReference } from '../../src/reference/sampling.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 export default defineCase<'rows' | 'hidden', 'eps'>({
   title: 'Residual add + LayerNorm',
@@ -64,14 +66,12 @@ export default defineCase<'rows' | 'hidden', 'eps'>({
       Float32Array,
       Float32Array,
     ];
-    const h = new Float64Array(rows * hidden);
-    const y = new Float64Array(rows * hidden);
-    for (let row = 0; row < rows; row++) {
-      const hRow = residualRow(x, r, row, hidden, dtype);
-      h.set(hRow, row * hidden);
-      y.set(layerNormRow(hRow, gamma, beta, eps), row * hidden);
-    }
-    return { h, y };
+    const picked = referenceRows(rows, hidden);
+    const hRow = (row: number) => residualRow(x, r, row, hidden, dtype);
+    return {
+      h: rowsReference(rows, hidden, picked, hRow),
+      y: rowsReference(rows, hidden, picked, (row) => layerNormRow(hRow(row), gamma, beta, eps)),
+    };
   },
   // y = z·γ + β with z = (h − mean)·rstd. In float32 the error is dominated by |z·γ| times the
   // relative error of rstd: the squared deviations summed in ~30 roundings (per-thread run + tree),

@@ -1,7 +1,9 @@
 /** Residual add + RMSNorm (the pre-norm of LLaMA and T5): h = x + r; y = h / √(mean(h²) + ε)·γ per row, writing h and y. */
 import { defineCase } from '../../src/case/define.ts';
 import { residualRow, rmsNormRow } from '../../src/reference/norms.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { referenceRows, rowsReference } from '../../src/reference/sampling.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 export default defineCase<'rows' | 'hidden', 'eps'>({
   title: 'Residual add + RMSNorm',
@@ -54,14 +56,12 @@ export default defineCase<'rows' | 'hidden', 'eps'>({
   }),
   reference: (inputs, { rows, hidden }, { eps }, dtype) => {
     const [x, r, gamma] = [inputs.x, inputs.r, inputs.gamma] as [Float32Array, Float32Array, Float32Array];
-    const h = new Float64Array(rows * hidden);
-    const y = new Float64Array(rows * hidden);
-    for (let row = 0; row < rows; row++) {
-      const hRow = residualRow(x, r, row, hidden, dtype);
-      h.set(hRow, row * hidden);
-      y.set(rmsNormRow(hRow, gamma, eps), row * hidden);
-    }
-    return { h, y };
+    const picked = referenceRows(rows, hidden);
+    const hRow = (row: number) => residualRow(x, r, row, hidden, dtype);
+    return {
+      h: rowsReference(rows, hidden, picked, hRow),
+      y: rowsReference(rows, hidden, picked, (row) => rmsNormRow(hRow(row), gamma, eps)),
+    };
   },
   // h = x + r is one float32 rounding (rtol). y = h·rstd·γ: rstd's relative error is the sum of squares
   // rounded in ~30 steps (per-thread runs and the tree, or 8 lanes on the CPU) plus rsqrtf's ≤ 2 ulp,

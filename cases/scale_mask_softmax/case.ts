@@ -1,6 +1,7 @@
 /** Scale + causal mask + softmax over attention scores: P = softmax(scale·S + mask) per row. */
 import { defineCase } from '../../src/case/define.ts';
-import { normalArray } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { referenceRows, rowsReference } from '../../src/reference/sampling.ts';
 
 /** Key j is masked for query i when j > i + (seq_k − seq_q): the queries are the last seq_q of the keys. */
 const lastKey = (row: number, seqQ: number, seqK: number) => (row % seqQ) + seqK - seqQ;
@@ -53,21 +54,22 @@ export default defineCase<'batch' | 'heads' | 'seq_q' | 'seq_k', 'scale'>({
   reference: (inputs, { batch, heads, seq_q: seqQ, seq_k: seqK }, { scale }) => {
     const rows = batch * heads * seqQ;
     const s = inputs.s as Float32Array;
-    const p = new Float64Array(rows * seqK);
-    for (let row = 0; row < rows; row++) {
+    const p = rowsReference(rows, seqK, referenceRows(rows, seqK), (row) => {
       const off = row * seqK;
+      const out = new Float64Array(seqK);
       const keys = Math.min(lastKey(row, seqQ, seqK) + 1, seqK); // unmasked keys: 0 .. keys − 1
-      if (keys <= 0) continue; // every key masked: all zeros by definition
+      if (keys <= 0) return out; // every key masked: all zeros by definition
       let max = Number.NEGATIVE_INFINITY;
       for (let j = 0; j < keys; j++) max = Math.max(max, (s[off + j] as number) * scale);
       let sum = 0;
       for (let j = 0; j < keys; j++) {
         const e = Math.exp((s[off + j] as number) * scale - max);
-        p[off + j] = e;
+        out[j] = e;
         sum += e;
       }
-      for (let j = 0; j < keys; j++) p[off + j] = (p[off + j] as number) / sum;
-    }
+      for (let j = 0; j < keys; j++) out[j] = (out[j] as number) / sum;
+      return out;
+    });
     return { p };
   },
   // p = exp(v − max) / Σ: v = scale·s is exact (the scale is a power of two), v − max rounds once
@@ -93,7 +95,7 @@ export default defineCase<'batch' | 'heads' | 'seq_q' | 'seq_k', 'scale'>({
     const rows = batch * heads * seqQ;
     const p = outputs.p as Float32Array;
     let maxDev = 0;
-    for (let row = 0; row < rows; row++) {
+    for (const row of referenceRows(rows, seqK)) {
       if (lastKey(row, seqQ, seqK) < 0) continue; // a fully masked row sums to 0 by definition
       let sum = 0;
       for (let j = 0; j < seqK; j++) sum += p[row * seqK + j] as number;

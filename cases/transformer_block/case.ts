@@ -17,7 +17,8 @@ import { geluTanh } from '../../src/reference/gelu.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { normalArray, seedStream } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
+import { seedStream } from '../../src/rng.ts';
 
 /** The width of a head (64): c = heads·64. */
 const HEAD_DIM = nativeConstants().headDim;

@@ -12,7 +12,7 @@ import { loadCases } from '../../cases/registry.ts';
 import { DTYPES } from '../../src/dtype.ts';
 import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/native.ts';
 import { freshSeed } from '../../src/rng.ts';
-import { checkVariant } from '../../src/run-case.ts';
+import { checkVariants } from '../../src/check-variants.ts';
 
 function usage(why: string): never {
   console.error(`sanitize.ts: ${why}\nusage: sanitize.ts <case> [<case> ...] [--dtype ${DTYPES.join(',')}]`);
@@ -63,10 +63,12 @@ for (const def of cases) {
     try {
       def.validate([...dims]);
       ws = new Workspace('cuda', def.nativeCase, def.dtype, [...dims], [...def.params], undefined);
-      for (const variant of [def.variants.unfused, def.variants.fused]) {
-        const { report } = checkVariant(def, ws, [...dims], variant, seed);
+      const checked = checkVariants(def, ws, [...dims], seed);
+      for (const variant of ['unfused', 'fused'] as const) {
+        const { report } = checked[variant];
         if (report.failure) failures++;
-        console.log(report.failure ? `FAIL ${where} ${variant}: ${report.failure}` : `ok ${where} ${variant}`);
+        const name = def.variants[variant];
+        console.log(report.failure ? `FAIL ${where} ${name}: ${report.failure}` : `ok ${where} ${name}`);
       }
     } catch (e) {
       failures++;

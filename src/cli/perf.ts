@@ -18,7 +18,17 @@ import { VERSION } from '../../vitest.perf.config.ts';
 import { RESULTS_JSON, readJsonFile, readResults } from '../results.ts';
 import { freshSeed } from '../rng.ts';
 
-async function checkInputs(options: PerfOptions): Promise<void> {
+/**
+ * The embedded default answers fast: on the CPU backend, with no --dtype, the run measures fp32 only
+ * (the half precisions run there in software conversions and add minutes); said where the run starts.
+ */
+function cpuDefaultDtypes(options: PerfOptions, backend: 'cpu' | 'cuda'): PerfOptions {
+  if (backend !== 'cpu' || options.dtypes.length > 0) return options;
+  console.log('fusebench: CPU backend: measuring fp32 only (add --dtype fp32,bf16,fp16 for every precision)');
+  return { ...options, dtypes: ['fp32'] };
+}
+
+async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
   for (const c of options.cases) await findCase(c);
   if (options.inject) {
     await findCase(options.inject.case);
@@ -37,7 +47,7 @@ async function checkInputs(options: PerfOptions): Promise<void> {
   if (options.baselineFile) readJsonFile(baselineFileSchema, options.baselineFile);
   checkWritable(options.outDir);
   // Resolved once here, so a missing GPU is one clear message, not an error in every test.
-  resolveBackend(options.backend);
+  return resolveBackend(options.backend).backend;
 }
 
 /** Throws naming the folder unless the results can be written into it (created when missing). */
@@ -74,9 +84,9 @@ function writeBaselines(options: PerfOptions, startedAt: Date): void {
 }
 
 async function main(): Promise<void> {
-  const options = parsePerfArgs(process.argv.slice(2), { seed: freshSeed() });
-  if (!options) return;
-  await checkInputs(options);
+  const parsed = parsePerfArgs(process.argv.slice(2), { seed: freshSeed() });
+  if (!parsed) return;
+  const options = cpuDefaultDtypes(parsed, await checkInputs(parsed));
   const startedAt = new Date();
   const reporter = new PerfReporter(options, VERSION);
   const vitest = await createVitest('test', {

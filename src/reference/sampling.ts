@@ -33,6 +33,55 @@ export function sampleRows(rows: number, count: number): number[] {
   return picked;
 }
 
+/**
+ * Output elements a row-wise reference computes in full (4 Mi): past it, it computes a spread sample of
+ * rows holding about as many elements. Every test shape is below it, so the tests check every row; at
+ * GPU sizes the float64 reference then costs milliseconds rather than seconds of JavaScript.
+ */
+export const REFERENCE_ELEMENTS = 2 ** 22;
+
+/**
+ * The rows a reference of `rows` rows of `rowLength` elements computes: every row while the output has at
+ * most REFERENCE_ELEMENTS elements, else sampleRows of as many rows as REFERENCE_ELEMENTS holds (at least 2).
+ */
+export function referenceRows(rows: number, rowLength: number): number[] {
+  const count = Math.max(2, Math.floor(REFERENCE_ELEMENTS / Math.max(1, rowLength)));
+  if (rows * rowLength <= REFERENCE_ELEMENTS) return Array.from({ length: rows }, (_, i) => i);
+  return sampleRows(rows, count);
+}
+
+/**
+ * Every `stride`-th index below n, with the stride that keeps them at most REFERENCE_ELEMENTS (1: every
+ * index), for figures computed over a whole output beside the reference (extra numerics).
+ */
+export function spreadIndices(n: number): { stride: number; count: number } {
+  const stride = Math.max(1, Math.ceil(n / REFERENCE_ELEMENTS));
+  return { stride, count: Math.ceil(n / stride) };
+}
+
+/** Elements of one sampled block of an elementwise output (elementsReference). */
+const ELEMENT_BLOCK = 4096;
+
+/**
+ * The reference of an elementwise output of n elements, `value(i)` each: whole while n is at most
+ * REFERENCE_ELEMENTS, else the elements of a spread sample of blocks of 4,096 (first, last and one per
+ * stratum, as sampleRows picks rows) plus the ragged tail, noted e.g. "4,096 of 16,384 blocks of 4,096".
+ */
+export function elementsReference(n: number, value: (i: number) => number): Float64Array | SampledReference {
+  if (n <= REFERENCE_ELEMENTS) return Float64Array.from({ length: n }, (_, i) => value(i));
+  if (n - 1 > MAX_SAMPLED_INDEX) throw new Error(`${n} elements are past the 32-bit indices of a sampled reference`);
+  const blocks = Math.floor(n / ELEMENT_BLOCK);
+  const picked = sampleRows(blocks, Math.floor(REFERENCE_ELEMENTS / ELEMENT_BLOCK));
+  const tail = n - blocks * ELEMENT_BLOCK;
+  const indices = new Uint32Array(picked.length * ELEMENT_BLOCK + tail);
+  for (const [k, b] of picked.entries())
+    for (let j = 0; j < ELEMENT_BLOCK; j++) indices[k * ELEMENT_BLOCK + j] = b * ELEMENT_BLOCK + j;
+  for (let j = 0; j < tail; j++) indices[picked.length * ELEMENT_BLOCK + j] = blocks * ELEMENT_BLOCK + j;
+  const values = Float64Array.from(indices, (i) => value(i));
+  const note = `${picked.length.toLocaleString('en-US')} of ${blocks.toLocaleString('en-US')} blocks of ${ELEMENT_BLOCK.toLocaleString('en-US')}${tail > 0 ? ` and the last ${tail}` : ''}`;
+  return { indices, values, note };
+}
+
 /** Largest element index a SampledReference holds (its indices are a Uint32Array). */
 export const MAX_SAMPLED_INDEX = 2 ** 32 - 1;
 

@@ -6,8 +6,21 @@
 import { DTYPES, type Dtype } from '../dtype.ts';
 import type { CaseResult, MeasuredCase, ResultsFile } from '../results.ts';
 import { renderCaseSection } from './case-section.ts';
-import { type Inline, type Markdown, codeBlock, codeSpan, join, md, name, note, ours, trusted } from './escape.ts';
+import {
+  type Inline,
+  type Markdown,
+  codeBlock,
+  codeSpan,
+  join,
+  md,
+  name,
+  note,
+  ours,
+  text,
+  trusted,
+} from './escape.ts';
 import { flopRateOfPeak, gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
+import { phaseSplitLine } from './phase-split.ts';
 import { renderSpeedupCharts } from './speedup-chart.ts';
 import { caseVerdict, verdictLabel } from './verdict.ts';
 
@@ -41,8 +54,9 @@ function method(results: ResultsFile): string {
   const s = results.settings;
   const d = results.device;
   return (
-    `Each case checks its unfused twin and its fused kernel on fresh seeded random inputs (seed ${s.seed} and ${s.seed + 1}; timing then runs on the latter); both are checked ` +
-    'against a float64 reference with every output poisoned with NaN first. Timing: device time of one call per sample ' +
+    `Each case checks its unfused twin and its fused kernel on one set of seeded random inputs (seed ${s.seed}; timing then runs on them) ` +
+    'against a float64 reference, with every output poisoned with NaN first (at GPU sizes the reference covers a spread sample of rows, ' +
+    'and every element is checked for NaN). Timing: device time of one call per sample ' +
     `(${d.backend === 'cuda' ? 'CUDA events' : 'a steady clock'}), the last-level cache flushed before every sample, ` +
     `warm-up excluded, unfused and fused samples interleaved in pairs. At least ${s.minPairs} pairs, then more until the ` +
     `speedup's 95% interval half-width is at most ${pct(s.targetHalfWidth)} or the ${(s.budgetMs / 1000).toFixed(1)} s budget per shape is spent. ` +
@@ -91,6 +105,12 @@ function summary(results: ResultsFile): string {
   );
 }
 
+/** "Wall time: …" of the run and its split over the phases, when the results recorded them. */
+function timeLine(results: ResultsFile): string[] {
+  const split = phaseSplitLine(results);
+  return split ? [md`Run time: ${text(split, 1000)}.`.markdown] : [];
+}
+
 /** The run's cases grouped by precision, in DTYPES order (each group in run order). */
 function byPrecision(results: ResultsFile): [Dtype, CaseResult[]][] {
   return DTYPES.map((t) => [t, results.cases.filter((c) => c.dtype === t)] as [Dtype, CaseResult[]]).filter(
@@ -106,6 +126,7 @@ function gpuBody(results: ResultsFile, level: number, history?: string): string 
     md`Produced by ${codeSpan(results.command)} on ${results.createdAt.slice(0, 10)} with fusebench ${results.tool.version}.`
       .markdown,
     md`Backend: **${results.device.backend}** (${note(results.backendReason)}).`.markdown,
+    ...timeLine(results),
     '',
     h(level, 'Hardware configuration'),
     '',

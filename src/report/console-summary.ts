@@ -11,6 +11,7 @@ import { injectionLabel, ms, speedup } from './format.ts';
 import { gatedOnBatched, methodLabel, timingOf } from './judged-timing.ts';
 import { type RowVerdict, caseVerdict } from './verdict.ts';
 import { renderConsoleTable } from './console-table.ts';
+import { phaseSplitLine } from './phase-split.ts';
 
 const who = (c: CaseResult) => `${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`;
 
@@ -81,15 +82,17 @@ export function noBaselineHint(results: ResultsFile): string | undefined {
   return `no baseline for ${plain(results.device.name)} (${shapes}; ${where}): the run only reports. Record one with \`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
 }
 
-/** Everything the reporter prints after the run's header: the table, the notes, the counts and the hint. */
+/** Everything the reporter prints after the run's header: the table, the notes, the counts, the hint and the time split. */
 export function renderRunConsole(results: ResultsFile, color = false): string {
   const notes = consoleNotes(results);
   const hint = noBaselineHint(results);
+  const phases = phaseSplitLine(results);
   return [
     renderConsoleTable(results, color),
     ...(notes.length > 0 ? ['', ...notes] : []),
     '',
     consoleCountsLine(results, color),
     ...(hint ? [hint] : []),
+    ...(phases ? [`time: ${phases}`] : []),
   ].join('\n');
 }

@@ -114,29 +114,42 @@ void launch(unsigned grid_x, unsigned grid_y, unsigned threads, float (&smem)[N]
   }
   char* const base = reinterpret_cast<char*>(smem);
   ASAN_POISON_MEMORY_REGION(base + smem_bytes, sizeof(smem) - smem_bytes);
+  shared_base = base;
+  shared_bytes = smem_bytes;
+  std::barrier<> barrier(threads);
+  block_barrier = &barrier;
+  // One team of threads runs every block of the launch, in turn: the host opens each block at `gate`
+  // and waits there for the team to finish it (a team per block spent most of the run creating threads).
+  std::barrier<> gate(threads + 1);
+  bool finished = false;
+  std::vector<std::thread> team;
+  team.reserve(threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    team.emplace_back([t, &kernel, &gate, &finished] {
+      thread_idx = {t, 0, 0};
+      for (;;) {
+        gate.arrive_and_wait();  // the block is set up
+        if (finished) return;
+        issued.clear();
+        kernel();
+        if (!issued.empty()) fail("thread %u issued copies that no barrier waits for", t);
+        gate.arrive_and_wait();  // the block is done
+      }
+    });
+  }
   for (unsigned by = 0; by < grid_y; ++by) {
     for (unsigned bx = 0; bx < grid_x; ++bx) {
       block_idx = {bx, by, 0};
       std::memset(base, 0xff, smem_bytes);
-      shared_base = base;
-      shared_bytes = smem_bytes;
-      std::barrier<> barrier(threads);
-      block_barrier = &barrier;
-      std::vector<std::thread> team;
-      team.reserve(threads);
-      for (unsigned t = 0; t < threads; ++t) {
-        team.emplace_back([t, &kernel] {
-          thread_idx = {t, 0, 0};
-          issued.clear();
-          kernel();
-          if (!issued.empty()) fail("thread %u issued copies that no barrier waits for", t);
-        });
-      }
-      for (auto& member : team) member.join();
+      gate.arrive_and_wait();
+      gate.arrive_and_wait();
       for (const auto& [bar, _] : mbarriers) ASAN_UNPOISON_MEMORY_REGION(shared_base + bar, 8);
       mbarriers.clear();
     }
   }
+  finished = true;
+  gate.arrive_and_wait();
+  for (auto& member : team) member.join();
   ASAN_UNPOISON_MEMORY_REGION(base + smem_bytes, sizeof(smem) - smem_bytes);
 }
 

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import type { BackendName, CaseDef, Inputs } from '../../src/case/types.ts';
 import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/native.ts';
 import { freshSeed } from '../../src/rng.ts';
-import { checkVariant } from '../../src/run-case.ts';
+import { checkVariant, checkVariants, prepareInputs, type VariantCheck as Checked } from '../../src/check-variants.ts';
 
 /** Every backend usable here: the CPU always, CUDA when a device is. */
 export const BACKENDS_AT_HAND: readonly BackendName[] = cudaProbe().deviceCount > 0 ? ['cpu', 'cuda'] : ['cpu'];
@@ -18,7 +18,7 @@ export function backendsFor(def: CaseDef): BackendName[] {
 }
 
 /** What a check saw for one variant, for case-specific assertions. */
-export type VariantCheck = ReturnType<typeof checkVariant> & { variant: string; label: string };
+export type VariantCheck = Checked & { variant: string; label: string };
 
 /**
  * Runs both variants of `def` at `dims` on `backend` (one fresh seed, named in every failure) and
@@ -37,8 +37,10 @@ export function checkBothVariants(
   const seed = freshSeed();
   const ws = new Workspace(backend, def.nativeCase, def.dtype, d, [...def.params], undefined, options);
   try {
-    for (const variant of [def.variants.unfused, def.variants.fused]) {
-      const check = { ...checkVariant(def, ws, d, variant, seed), variant, label: `${variant}, seed ${seed}` };
+    const checked = checkVariants(def, ws, d, seed);
+    for (const which of ['unfused', 'fused'] as const) {
+      const variant = def.variants[which];
+      const check = { ...checked[which], variant, label: `${variant}, seed ${seed}` };
       expect(check.report.failure, check.label).toBeUndefined();
       more?.(check);
     }
@@ -69,8 +71,9 @@ export function expectCaught(def: CaseDef, dims: number[], defect?: (inputs: Inp
   const seed = freshSeed();
   const ws = new Workspace('cpu', def.nativeCase, def.dtype, dims, [...def.params], undefined);
   try {
+    const prepared = prepareInputs(wrong, ws, dims, seed);
     for (const variant of [def.variants.unfused, def.variants.fused]) {
-      expect(checkVariant(wrong, ws, dims, variant, seed).report.failure, `${variant}, seed ${seed}`).toMatch(
+      expect(checkVariant(wrong, ws, variant, prepared).report.failure, `${variant}, seed ${seed}`).toMatch(
         /exceeds atol/,
       );
     }

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { DTYPES, roundBf16, roundFp16, roundTo } from '../../src/dtype.ts';
 import { Workspace } from '../../src/native.ts';
-import { normalArray } from '../../src/rng.ts';
+import { normalArray } from '../../src/case/random.ts';
 
 /** Values that probe every branch: ties, the fp16 overflow edge, subnormals of both, signed zeros. */
 function probes(): Float32Array {

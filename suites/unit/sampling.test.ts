@@ -1,6 +1,12 @@
 // The row sampling of the GEMM-sized references (src/reference/sampling.ts).
 import { describe, expect, test } from 'vitest';
-import { sampleRows } from '../../src/reference/sampling.ts';
+import {
+  elementsReference,
+  REFERENCE_ELEMENTS,
+  referenceRows,
+  sampleRows,
+  spreadIndices,
+} from '../../src/reference/sampling.ts';
 
 describe('sampleRows', () => {
   test('every row when there are no more rows than the count', () => {
@@ -28,5 +34,41 @@ describe('sampleRows', () => {
 
   test('refuses a count below 2', () => {
     expect(() => sampleRows(100, 1)).toThrow(/count must be at least 2/);
+  });
+});
+
+describe('references at GPU sizes', () => {
+  test('referenceRows: every row up to REFERENCE_ELEMENTS elements, a spread sample of about as many beyond', () => {
+    expect(referenceRows(1500, 1028)).toHaveLength(1500);
+    expect(referenceRows(1, 7)).toEqual([0]);
+    expect(referenceRows(REFERENCE_ELEMENTS, 1)).toHaveLength(REFERENCE_ELEMENTS);
+    const picked = referenceRows(16_384, 4096);
+    expect(picked).toHaveLength(REFERENCE_ELEMENTS / 4096);
+    expect(picked[0]).toBe(0);
+    expect(picked.at(-1)).toBe(16_383);
+    expect(referenceRows(3, 2 ** 30)).toHaveLength(2); // at least the first and the last
+  });
+
+  test('elementsReference: whole at the test shapes; sampled blocks and the ragged tail beyond', () => {
+    expect(elementsReference(1000, (i) => i)).toEqual(Float64Array.from({ length: 1000 }, (_, i) => i));
+    const n = REFERENCE_ELEMENTS * 4 + 77;
+    const r = elementsReference(n, (i) => 2 * i);
+    if (r instanceof Float64Array) throw new Error('expected a sampled reference');
+    expect(r.values.every((v, k) => v === 2 * (r.indices[k] as number))).toBe(true);
+    expect(r.indices[0]).toBe(0);
+    expect(r.indices.at(-1)).toBe(n - 1);
+    expect(r.indices.length).toBeGreaterThan(REFERENCE_ELEMENTS);
+    expect(r.indices.length).toBeLessThan(REFERENCE_ELEMENTS + 4096 + 77);
+    let unsorted = 0;
+    for (let k = 1; k < r.indices.length; k++) if ((r.indices[k] as number) <= (r.indices[k - 1] as number)) unsorted++;
+    expect(unsorted).toBe(0);
+    expect(r.note).toMatch(/blocks of 4,096 and the last 77$/);
+  });
+
+  test('spreadIndices: every index at the test shapes, a stride keeping at most REFERENCE_ELEMENTS beyond', () => {
+    expect(spreadIndices(1000)).toEqual({ stride: 1, count: 1000 });
+    const s = spreadIndices(16_777_216);
+    expect(s.stride).toBe(4);
+    expect(s.count).toBeLessThanOrEqual(REFERENCE_ELEMENTS);
   });
 });

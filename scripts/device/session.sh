@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One GPU-machine session in one command: unpack .device/ (bundle.sh), build for the GPU at hand, then run
+# each step given, in order, logging each with its wall time; every log, results file and the device's
+# baseline file land in one tarball under $OUT (the tool that copies $OUT back takes few files).
+#   bash scripts/device/session.sh "perf --update-baselines" "numerics" "perf --case attention --inject attention:3%"
+# A step is `perf <perf options>` (always --backend cuda, its own --out-dir) or `numerics` (the numerics
+# suite on every backend at hand). A failing step is logged and the next one still runs.
+set -uo pipefail
+out="${OUT:-$PWD/device-out}"
+work="$(mktemp -d)"
+mkdir -p "$out"
+# shellcheck disable=SC1091 # made by bundle.sh
+source .device/setup.sh
+export FUSEBENCH_COMMIT="${FUSEBENCH_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
+nvidia-smi --query-gpu=name,uuid,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$work/gpu.txt"
+t0=$(date +%s)
+if ! FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$work/build.log" 2>&1; then
+  tail -40 "$work/build.log"
+  tar czf "$out/session.tgz" -C "$work" .
+  exit 1
+fi
+echo "session: build $(($(date +%s) - t0)) s"
+n=0
+for step in "$@"; do
+  n=$((n + 1))
+  log="$work/step$n.log"
+  s0=$(date +%s)
+  case "$step" in
+    perf*)
+      # shellcheck disable=SC2086 # the step's options are words
+      npm run perf -- --backend cuda ${step#perf} --out-dir "$work/step$n" >"$log" 2>&1
+      ;;
+    numerics) npx vitest run suites/unit/cases.numerics.test.ts >"$log" 2>&1 ;;
+    *) echo "session: unknown step '$step'" >"$log" ;;
+  esac
+  status=$?
+  echo "session: step $n ($step): exit $status, $(($(date +%s) - s0)) s"
+  grep -E "^(SLOWER|time:|wrote|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests " "$log" | sed 's/\x1b\[[0-9;]*m//g' | tail -8
+done
+cp baselines/nvidia-*.json "$work/" 2>/dev/null
+tar czf "$out/session.tgz" -C "$work" .

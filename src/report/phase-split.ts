@@ -1,0 +1,37 @@
+/**
+ * Where a run's wall time went: each phase summed over its shapes (src/phases.ts), with the slowest
+ * shape outside sampling, so a host that regenerates inputs or references shows at once. Pure.
+ */
+import { addPhases, PHASES, type Phases } from '../phases.ts';
+import type { CaseResult, ResultsFile } from '../results.ts';
+import { plain } from './escape.ts';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+/** Milliseconds a shape spent outside its sampling phase. */
+export function outsideSampling(p: Phases): number {
+  return PHASES.filter((x) => x !== 'sampling').reduce((s, x) => s + p[x], 0);
+}
+
+/** The shapes that recorded phases, with them. */
+function timed(results: ResultsFile): (CaseResult & { phases: Phases })[] {
+  return results.cases.filter((c): c is CaseResult & { phases: Phases } => c.phases !== undefined);
+}
+
+/**
+ * "wall 62.4 s; shapes: inputs 1.20 s · runs 0.31 s · … · rest 0.80 s; outside sampling at most 0.41 s
+ * (gelu_scale 16M fp32)", or undefined when no shape recorded phases (a results file from before them).
+ * Names from the results are made plain (one line, no controls); the line is ours otherwise.
+ */
+export function phaseSplitLine(results: ResultsFile): string | undefined {
+  const shapes = timed(results);
+  if (shapes.length === 0) return undefined;
+  const sum = addPhases(shapes.map((c) => c.phases));
+  const split = PHASES.map((p) => `${p} ${seconds(sum[p])}`).join(' · ');
+  const worst = shapes.reduce((a, b) => (outsideSampling(b.phases) > outsideSampling(a.phases) ? b : a));
+  const wall = results.wallMs !== undefined ? `wall ${seconds(results.wallMs)}; ` : '';
+  return (
+    `${wall}${shapes.length} shapes: ${split}; outside sampling at most ${seconds(outsideSampling(worst.phases))} ` +
+    `(${plain(worst.case)} ${plain(worst.shape.label)} ${worst.dtype})`
+  );
+}

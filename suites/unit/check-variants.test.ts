@@ -1,0 +1,152 @@
+// The numerics check of one shape (src/check-variants.ts) and the phases it is timed in: one set of
+// inputs and one reference for both variants; with a sampled reference, an unwritten element anywhere
+// still fails, naming its index; a phase that throws names itself.
+import { describe, expect, test } from 'vitest';
+import { findCase } from '../../cases/registry.ts';
+import type { CaseDef } from '../../src/case/types.ts';
+import { checkVariant, checkVariants, prepareInputs } from '../../src/check-variants.ts';
+import type { DeviceContext } from '../../src/device.ts';
+import { Workspace } from '../../src/native.ts';
+import { PHASES, PhaseClock, PhaseError } from '../../src/phases.ts';
+import { runCase } from '../../src/run-case.ts';
+
+const biasGelu = await findCase('bias_gelu');
+
+/** bias_gelu whose reference covers only rows 0 and rows − 1, as a GPU-sized reference samples them. */
+function sampledTwoRows(def: CaseDef): CaseDef {
+  return {
+    ...def,
+    reference: (inputs, dims) => {
+      const whole = def.reference(inputs, dims).y as Float64Array;
+      const [rows, cols] = dims as [number, number];
+      const indices = Uint32Array.from({ length: 2 * cols }, (_, i) => (i < cols ? i : (rows - 1) * cols + i - cols));
+      return { y: { indices, values: Float64Array.from(indices, (i) => whole[i] as number), note: '2 rows' } };
+    },
+  };
+}
+
+const cpuDevice = {
+  description: { backend: 'cpu', freeMemoryBytes: 1e12 },
+  sampleClocks: () => null,
+} as unknown as DeviceContext;
+
+describe('checkVariants', () => {
+  test('both variants are checked on the same inputs against one reference', () => {
+    const ws = new Workspace('cpu', 'bias_gelu', 'fp32', [33, 767], [], undefined);
+    let references = 0;
+    const counted = { ...biasGelu, reference: (i: never, d: number[]) => (references++, biasGelu.reference(i, d)) };
+    try {
+      const { unfused, fused } = checkVariants(counted as CaseDef, ws, [33, 767], 5);
+      expect(unfused.report.failure).toBeUndefined();
+      expect(fused.report.failure).toBeUndefined();
+      expect(fused.inputs).toBe(unfused.inputs);
+      expect(references).toBe(1);
+    } finally {
+      ws.dispose();
+    }
+  });
+
+  test('with a sampled reference, an element outside the sampled rows left unwritten fails and is named', () => {
+    const def = sampledTwoRows(biasGelu);
+    const ws = new Workspace('cpu', 'bias_gelu', 'fp32', [9, 31], [], undefined);
+    try {
+      const prepared = prepareInputs(def, ws, [9, 31], 3);
+      expect(checkVariant(def, ws, 'fused', prepared).report).toMatchObject({ sampled: '2 rows' });
+      expect(checkVariant(def, ws, 'fused', prepared).report.failure).toBeUndefined();
+      // A variant that writes nothing: every element is still the poison NaN, row 4 among them.
+      const lazy = {
+        ...ws,
+        buffers: () => ws.buffers(),
+        poison: (n: string) => ws.poison(n),
+        run: () => {},
+        download: (n: string) => ws.download(n),
+      };
+      const report = checkVariant(def, lazy as unknown as Workspace, 'fused', prepared).report;
+      expect(report.failure).toMatch(/^fused y\[0\] is NaN \(unwritten/);
+      // Rows 0 and 8 written, the middle ones not: the NaN of row 1 is found although no reference covers it.
+      const partial = {
+        ...lazy,
+        download: (n: string) => {
+          ws.run('fused');
+          const y = ws.download(n);
+          y.fill(Number.NaN, 31, 8 * 31);
+          return y;
+        },
+      };
+      expect(checkVariant(def, partial as unknown as Workspace, 'fused', prepared).report.failure).toMatch(
+        /^fused y\[31\] is NaN .*outside the reference's 2 rows/,
+      );
+    } finally {
+      ws.dispose();
+    }
+  });
+});
+
+describe('phases', () => {
+  test('a measured shape records every phase, and they add up to no more than its wall time', () => {
+    const t0 = performance.now();
+    const settings = {
+      budgetMs: 20,
+      minPairs: 5,
+      warmupPairs: 1,
+      targetHalfWidth: 0.5,
+      seed: 2,
+      maxElements: undefined,
+    };
+    const r = runCase(biasGelu, { label: '64x256', dims: [64, 256], description: 'small' }, cpuDevice, settings);
+    const wall = performance.now() - t0;
+    expect(r.status).toBe('measured');
+    const phases = r.phases as NonNullable<typeof r.phases>;
+    expect(Object.keys(phases)).toEqual([...PHASES]);
+    expect(phases.sampling).toBeGreaterThan(0);
+    expect(phases.inputs + phases.reference + phases.comparison).toBeGreaterThan(0);
+    const sum = PHASES.reduce((s, p) => s + phases[p], 0);
+    expect(sum).toBeLessThanOrEqual(wall + 1);
+  });
+
+  test.each([
+    [
+      'inputs',
+      {
+        inputs: () => {
+          throw new Error('no memory for x');
+        },
+      },
+    ],
+    [
+      'reference',
+      {
+        reference: () => {
+          throw new Error('row 99 is out of range');
+        },
+      },
+    ],
+  ] as const)('a failing %s phase is an error naming the phase', (phase, broken) => {
+    const settings = {
+      budgetMs: 20,
+      minPairs: 5,
+      warmupPairs: 1,
+      targetHalfWidth: 0.5,
+      seed: 2,
+      maxElements: undefined,
+    };
+    const def = { ...biasGelu, ...broken } as CaseDef;
+    const run = () => runCase(def, { label: '8x8', dims: [8, 8], description: 'tiny' }, cpuDevice, settings);
+    expect(run).toThrow(PhaseError);
+    expect(run).toThrow(new RegExp(`^${phase} failed: `));
+  });
+
+  test('PhaseClock: rest is the wall time no phase took; a nested PhaseError keeps its own phase', () => {
+    const clock = new PhaseClock();
+    clock.time('inputs', () => {
+      const until = performance.now() + 5;
+      while (performance.now() < until) {}
+    });
+    expect(clock.phases().inputs).toBeGreaterThanOrEqual(4);
+    const inner = () =>
+      clock.time('reference', () => {
+        throw new Error('x');
+      });
+    expect(() => clock.time('runs', inner)).toThrow(/^reference failed: x$/);
+  });
+});
