@@ -36,6 +36,7 @@ for step in "$@"; do
   status=$?
   echo "session: step $n ($step): exit $status, $(($(date +%s) - s0)) s"
   grep -E "^(SLOWER|time:|wrote|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests " "$log" | sed 's/\x1b\[[0-9;]*m//g' | tail -8
+  # After every step, so a session stopped at its time limit still returns what it finished.
+  cp baselines/nvidia-*.json "$work/" 2>/dev/null
+  tar czf "$out/session.tgz" -C "$work" .
 done
-cp baselines/nvidia-*.json "$work/" 2>/dev/null
-tar czf "$out/session.tgz" -C "$work" .

@@ -34,9 +34,15 @@ describe('checkVariants', () => {
   test('both variants are checked on the same inputs against one reference', () => {
     const ws = new Workspace('cpu', 'bias_gelu', 'fp32', [33, 767], [], undefined);
     let references = 0;
-    const counted = { ...biasGelu, reference: (i: never, d: number[]) => (references++, biasGelu.reference(i, d)) };
+    const counted: CaseDef = {
+      ...biasGelu,
+      reference: (inputs, d) => {
+        references++;
+        return biasGelu.reference(inputs, d);
+      },
+    };
     try {
-      const { unfused, fused } = checkVariants(counted as CaseDef, ws, [33, 767], 5);
+      const { unfused, fused } = checkVariants(counted, ws, [33, 767], 5);
       expect(unfused.report.failure).toBeUndefined();
       expect(fused.report.failure).toBeUndefined();
       expect(fused.inputs).toBe(unfused.inputs);
