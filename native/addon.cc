@@ -21,6 +21,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("constants", Napi::Function::New(env, constants, "constants"));
   exports.Set("fillNormal", Napi::Function::New(env, fill_normal, "fillNormal"));
   exports.Set("roundFloats", Napi::Function::New(env, round_floats, "roundFloats"));
+  exports.Set("linearRow", Napi::Function::New(env, linear_row, "linearRow"));
   exports.Set("Workspace", workspace_class(env));
   return exports;
 }

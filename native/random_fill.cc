@@ -1,11 +1,9 @@
 #include "random_fill.h"
 
-#include <algorithm>
 #include <cmath>
-#include <thread>
-#include <vector>
 
 #include "common/dtype.h"
+#include "parallel.h"
 
 namespace fusebench {
 namespace {
@@ -26,22 +24,6 @@ float round_to(float x, Elem e) {
   if (e == Elem::BF16) return rounded<bf16>(x);
   if (e == Elem::F16) return rounded<fp16>(x);
   return x;
-}
-
-// Runs body(begin, end) over [0, n) in contiguous chunks, on up to 16 threads once n is large enough
-// that a thread's start (tens of microseconds) is small beside its chunk.
-template <class Body>
-void parallel_chunks(size_t n, size_t align, Body body) {
-  constexpr size_t kMinPerThread = size_t{1} << 18;
-  const size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = std::min<size_t>({hw, 16, std::max<size_t>(1, n / kMinPerThread)});
-  if (threads <= 1) return body(0, n);
-  size_t chunk = (n + threads - 1) / threads;
-  chunk = (chunk + align - 1) / align * align;
-  std::vector<std::thread> pool;
-  for (size_t begin = chunk; begin < n; begin += chunk) pool.emplace_back(body, begin, std::min(n, begin + chunk));
-  body(0, std::min(n, chunk));
-  for (auto& t : pool) t.join();
 }
 
 }  // namespace

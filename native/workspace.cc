@@ -5,6 +5,7 @@
 
 #include "common/dtype.h"
 #include "common/read_pass.h"
+#include "parallel.h"
 
 namespace fusebench {
 
@@ -54,13 +55,17 @@ namespace {
 template <class H>
 std::vector<uint16_t> to_half(const float* data, size_t n) {
   std::vector<uint16_t> bits(n + n % 2, 0);
-  for (size_t k = 0; k < n; ++k) bits[k] = from_float<H>(data[k]).bits;
+  parallel_chunks(n, 1, [&bits, data](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k) bits[k] = from_float<H>(data[k]).bits;
+  });
   return bits;
 }
 
 template <class H>
 void from_half(const std::vector<uint16_t>& bits, float* data, size_t n) {
-  for (size_t k = 0; k < n; ++k) data[k] = to_float(H{bits[k]});
+  parallel_chunks(n, 1, [&bits, data](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k) data[k] = to_float(H{bits[k]});
+  });
 }
 
 }  // namespace

@@ -87,11 +87,13 @@ export function checkVariant(
       if (ref instanceof Float64Array) return compare(out, ref, def.tolerance, label);
       const unwritten = nonFinite(out, label, ref.note);
       if (unwritten) return unwritten;
-      const picked = Float32Array.from(ref.indices, (i) => {
+      const picked = new Float32Array(ref.indices.length);
+      for (let k = 0; k < picked.length; k++) {
+        const i = ref.indices[k] as number;
         if (i >= out.length)
           throw new Error(`${label}: the reference samples element ${i}; the output has ${out.length}`);
-        return out[i] as number;
-      });
+        picked[k] = out[i] as number;
+      }
       return { ...compare(picked, ref.values, def.tolerance, label, ref.indices), sampled: ref.note };
     }),
   );

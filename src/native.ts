@@ -41,6 +41,7 @@ interface RawAddon {
   constants(): NativeConstants;
   fillNormal(out: Float32Array, seedSdMean: [number, number, number], round: Dtype): void;
   roundFloats(data: Float32Array, elem: Dtype): void;
+  linearRow(a: Float64Array, w: Float32Array, b: Float32Array | undefined, n: number): Float64Array;
   Workspace: new (
     backend: string,
     caseName: string,
@@ -211,6 +212,16 @@ export function fillNormal(out: Float32Array, seed: number, sd: number, mean: nu
 /** Rounds `data` in place to `elem`, to nearest even: exactly what an upload to such a buffer stores. */
 export function roundFloats(data: Float32Array, elem: Dtype): void {
   load().roundFloats(data, elem);
+}
+
+/** y_j = Σ_k a_k·w[j·k + k'] + b_j in float64 for j < n (src/reference/linear.ts's linearRow, natively). */
+export function nativeLinearRow(
+  a: Float64Array,
+  w: Float32Array,
+  b: Float32Array | undefined,
+  n: number,
+): Float64Array {
+  return load().linearRow(a, w, b, n);
 }
 
 let constantsCache: NativeConstants | undefined;

@@ -68,7 +68,11 @@ const ELEMENT_BLOCK = 4096;
  * stratum, as sampleRows picks rows) plus the ragged tail, noted e.g. "4,096 of 16,384 blocks of 4,096".
  */
 export function elementsReference(n: number, value: (i: number) => number): Float64Array | SampledReference {
-  if (n <= REFERENCE_ELEMENTS) return Float64Array.from({ length: n }, (_, i) => value(i));
+  if (n <= REFERENCE_ELEMENTS) {
+    const whole = new Float64Array(n);
+    for (let i = 0; i < n; i++) whole[i] = value(i);
+    return whole;
+  }
   if (n - 1 > MAX_SAMPLED_INDEX) throw new Error(`${n} elements are past the 32-bit indices of a sampled reference`);
   const blocks = Math.floor(n / ELEMENT_BLOCK);
   const picked = sampleRows(blocks, Math.floor(REFERENCE_ELEMENTS / ELEMENT_BLOCK));
@@ -77,7 +81,8 @@ export function elementsReference(n: number, value: (i: number) => number): Floa
   for (const [k, b] of picked.entries())
     for (let j = 0; j < ELEMENT_BLOCK; j++) indices[k * ELEMENT_BLOCK + j] = b * ELEMENT_BLOCK + j;
   for (let j = 0; j < tail; j++) indices[picked.length * ELEMENT_BLOCK + j] = blocks * ELEMENT_BLOCK + j;
-  const values = Float64Array.from(indices, (i) => value(i));
+  const values = new Float64Array(indices.length);
+  for (let k = 0; k < indices.length; k++) values[k] = value(indices[k] as number);
   const note = `${picked.length.toLocaleString('en-US')} of ${blocks.toLocaleString('en-US')} blocks of ${ELEMENT_BLOCK.toLocaleString('en-US')}${tail > 0 ? ` and the last ${tail}` : ''}`;
   return { indices, values, note };
 }
