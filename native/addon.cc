@@ -22,6 +22,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("fillNormal", Napi::Function::New(env, fill_normal, "fillNormal"));
   exports.Set("roundFloats", Napi::Function::New(env, round_floats, "roundFloats"));
   exports.Set("linearRow", Napi::Function::New(env, linear_row, "linearRow"));
+  exports.Set("firstNonFinite", Napi::Function::New(env, first_non_finite, "firstNonFinite"));
   exports.Set("Workspace", workspace_class(env));
   return exports;
 }

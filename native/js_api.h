@@ -20,6 +20,7 @@ Napi::Value constants(const Napi::CallbackInfo& info);
 Napi::Value fill_normal(const Napi::CallbackInfo& info);
 Napi::Value round_floats(const Napi::CallbackInfo& info);
 Napi::Value linear_row(const Napi::CallbackInfo& info);
+Napi::Value first_non_finite(const Napi::CallbackInfo& info);
 Napi::Function workspace_class(Napi::Env env);
 
 }  // namespace fusebench::js

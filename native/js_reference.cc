@@ -1,9 +1,14 @@
-// linearRow(a, w, b, n): one row of a Linear layer in float64 for the references (src/reference/linear.ts),
-// the inner loop of the costly ones (the transformer block's K/V projections: 0.6 G multiply-adds),
-// which a JavaScript loop runs at about a nanosecond each.
+// Host-side numerics helpers, where JavaScript loops cost seconds at GPU sizes:
+// linearRow(a, w, b, n), one row of a Linear layer in float64 for the references (src/reference/linear.ts;
+// the transformer block's K/V projections are 0.6 G multiply-adds), and firstNonFinite(data), the first NaN
+// or infinity of an output (the numerics check scans every element of GPU-sized outputs).
+#include <atomic>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "js_api.h"
+#include "parallel.h"
 
 namespace fusebench::js {
 namespace {
@@ -45,6 +50,26 @@ Napi::Value linear_row(const Napi::CallbackInfo& info) {
   auto y = Napi::Float64Array::New(env, n);
   for (size_t j = 0; j < n; ++j) y[j] = dot(a.Data(), w.Data() + j * k, k) + (bias ? bias[j] : 0.0);
   return y;
+}
+
+Napi::Value first_non_finite(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsTypedArray() ||
+      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+    throw Napi::TypeError::New(info.Env(), "Expected a Float32Array for `data`");
+  const auto data = info[0].As<Napi::Float32Array>();
+  const float* p = data.Data();
+  const size_t n = data.ElementLength();
+  std::atomic<size_t> first{n};
+  parallel_chunks(n, 1, [p, &first](size_t begin, size_t end) {
+    for (size_t i = begin; i < end && i < first.load(std::memory_order_relaxed); ++i) {
+      if (std::isfinite(p[i])) continue;
+      size_t seen = first.load();
+      while (i < seen && !first.compare_exchange_weak(seen, i)) {
+      }
+      return;
+    }
+  });
+  return Napi::Number::New(info.Env(), first.load() == n ? -1.0 : static_cast<double>(first.load()));
 }
 
 }  // namespace fusebench::js

@@ -6,7 +6,7 @@
  * an unwritten element (still the poison NaN) is caught and named wherever it is.
  */
 import type { CaseDef, Inputs, References } from './case/types.ts';
-import type { Workspace } from './native.ts';
+import { firstNonFinite, type Workspace } from './native.ts';
 import { compare, type NumericsReport } from './numerics.ts';
 import { PhaseClock } from './phases.ts';
 
@@ -45,9 +45,9 @@ export function prepareInputs(
 
 /** The first NaN or infinity of `out`, as a failing report; undefined when every element is finite. */
 function nonFinite(out: Float32Array, label: string, sampledNote: string): NumericsReport | undefined {
-  for (let i = 0; i < out.length; i++) {
+  const i = firstNonFinite(out);
+  if (i >= 0) {
     const o = out[i] as number;
-    if (Number.isFinite(o)) continue;
     const what = Number.isNaN(o) ? 'NaN (unwritten, or a NaN was produced)' : String(o);
     return {
       elements: out.length,
@@ -56,7 +56,7 @@ function nonFinite(out: Float32Array, label: string, sampledNote: string): Numer
       worstIndex: i,
       relL2: Number.POSITIVE_INFINITY,
       sampled: sampledNote,
-      failure: `${label}[${i}] is ${what} (outside the reference's ${sampledNote}: every element is checked for NaN and infinity)`,
+      failure: `${label}[${i}] is ${what} (every element is checked for NaN and infinity; the reference covers ${sampledNote})`,
     };
   }
   return undefined;

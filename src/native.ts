@@ -42,6 +42,7 @@ interface RawAddon {
   fillNormal(out: Float32Array, seedSdMean: [number, number, number], round: Dtype): void;
   roundFloats(data: Float32Array, elem: Dtype): void;
   linearRow(a: Float64Array, w: Float32Array, b: Float32Array | undefined, n: number): Float64Array;
+  firstNonFinite(data: Float32Array): number;
   Workspace: new (
     backend: string,
     caseName: string,
@@ -222,6 +223,11 @@ export function nativeLinearRow(
   n: number,
 ): Float64Array {
   return load().linearRow(a, w, b, n);
+}
+
+/** The index of the first NaN or infinity in `data`, or -1 when every element is finite (scanned on several threads). */
+export function firstNonFinite(data: Float32Array): number {
+  return load().firstNonFinite(data);
 }
 
 let constantsCache: NativeConstants | undefined;

@@ -6,7 +6,7 @@ import { findCase } from '../../cases/registry.ts';
 import type { CaseDef } from '../../src/case/types.ts';
 import { checkVariant, checkVariants, prepareInputs } from '../../src/check-variants.ts';
 import type { DeviceContext } from '../../src/device.ts';
-import { Workspace } from '../../src/native.ts';
+import { firstNonFinite, Workspace } from '../../src/native.ts';
 import { PHASES, PhaseClock, PhaseError } from '../../src/phases.ts';
 import { runCase } from '../../src/run-case.ts';
 
@@ -80,11 +80,24 @@ describe('checkVariants', () => {
         },
       };
       expect(checkVariant(def, partial as unknown as Workspace, 'fused', prepared).report.failure).toMatch(
-        /^fused y\[31\] is NaN .*outside the reference's 2 rows/,
+        /^fused y\[31\] is NaN .*the reference covers 2 rows/,
       );
     } finally {
       ws.dispose();
     }
+  });
+});
+
+describe('firstNonFinite', () => {
+  test('the first NaN or infinity of a large output, scanned on several threads; -1 when all are finite', () => {
+    const x = new Float32Array(2 ** 22).fill(1.5);
+    expect(firstNonFinite(x)).toBe(-1);
+    x[3_900_000] = Number.NaN;
+    x[2_500_001] = Number.NEGATIVE_INFINITY;
+    expect(firstNonFinite(x)).toBe(2_500_001);
+    x[7] = Number.POSITIVE_INFINITY;
+    expect(firstNonFinite(x)).toBe(7);
+    expect(firstNonFinite(new Float32Array(0))).toBe(-1);
   });
 });
 
