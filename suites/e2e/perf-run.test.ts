@@ -67,4 +67,20 @@ describe('a short CPU perf run', () => {
     expect(markdown).toMatch(/## Hardware configuration/);
     expect(markdown).toMatch(/npm run perf -- --backend cpu --case gelu_scale/);
   });
+
+  test('each measured shape records where its time went, the run its wall time, and both are printed', () => {
+    expect(stdout).toMatch(/fusebench: CPU backend: measuring fp32 only/);
+    expect(results.cases.every((c) => c.dtype === 'fp32')).toBe(true);
+    expect(results.wallMs).toBeGreaterThan(0);
+    let phasesTotal = 0;
+    for (const c of results.cases.filter((x) => x.status === 'measured')) {
+      const p = c.phases as NonNullable<typeof c.phases>;
+      expect(Object.keys(p)).toEqual(['inputs', 'runs', 'download', 'reference', 'comparison', 'sampling', 'rest']);
+      expect(p.sampling).toBeGreaterThan(0);
+      phasesTotal += Object.values(p).reduce((a, b) => a + b, 0);
+    }
+    expect(phasesTotal).toBeLessThanOrEqual(results.wallMs as number);
+    expect(stdout).toMatch(/^time: wall \d+\.\d+ s; 2 shapes: inputs .* sampling .* rest .*; outside sampling at most/m);
+    expect(markdown).toMatch(/Run time: wall \d+\.\d+ s; 2 shapes: /);
+  });
 });
