@@ -80,7 +80,9 @@ describe('a short CPU perf run', () => {
       phasesTotal += Object.values(p).reduce((a, b) => a + b, 0);
     }
     expect(phasesTotal).toBeLessThanOrEqual(results.wallMs as number);
-    expect(stdout).toMatch(/^time: wall \d+\.\d+ s; 2 shapes: inputs .* sampling .* rest .*; outside sampling at most/m);
+    expect(stdout).toMatch(
+      /^time: wall \d+\.\d+ s; 2 shapes: inputs .* sampling .* rest .*; outside sampling at most/m,
+    );
     expect(markdown).toMatch(/Run time: wall \d+\.\d+ s; 2 shapes: /);
   });
 });

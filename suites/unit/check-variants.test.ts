@@ -101,17 +101,12 @@ describe('firstNonFinite', () => {
   });
 });
 
+/** A short measurement: enough pairs to finish, few enough to be quick. */
+const settings = { budgetMs: 20, minPairs: 5, warmupPairs: 1, targetHalfWidth: 0.5, seed: 2, maxElements: undefined };
+
 describe('phases', () => {
   test('a measured shape records every phase, and they add up to no more than its wall time', () => {
     const t0 = performance.now();
-    const settings = {
-      budgetMs: 20,
-      minPairs: 5,
-      warmupPairs: 1,
-      targetHalfWidth: 0.5,
-      seed: 2,
-      maxElements: undefined,
-    };
     const r = runCase(biasGelu, { label: '64x256', dims: [64, 256], description: 'small' }, cpuDevice, settings);
     const wall = performance.now() - t0;
     expect(r.status).toBe('measured');
@@ -141,14 +136,6 @@ describe('phases', () => {
       },
     ],
   ] as const)('a failing %s phase is an error naming the phase', (phase, broken) => {
-    const settings = {
-      budgetMs: 20,
-      minPairs: 5,
-      warmupPairs: 1,
-      targetHalfWidth: 0.5,
-      seed: 2,
-      maxElements: undefined,
-    };
     const def = { ...biasGelu, ...broken } as CaseDef;
     const run = () => runCase(def, { label: '8x8', dims: [8, 8], description: 'tiny' }, cpuDevice, settings);
     expect(run).toThrow(PhaseError);
