@@ -25,7 +25,7 @@ const CHECKS = 120;
 /** Runs a command; a failure's error carries what it printed on both streams. */
 async function run(file: string, args: string[]): Promise<string> {
   try {
-    // A hang (the emulation fails a barrier wait after 30 s) must not outlive the test.
+    // A hang must not outlive the test (the emulation reports a deadlock itself; this bounds the rest).
     return (await exec(file, args, { maxBuffer: 4 << 20, timeout: 240_000 })).stdout;
   } catch (e) {
     const { stdout = '', stderr = '' } = e as { stdout?: string; stderr?: string };
