@@ -240,9 +240,9 @@ export function updateBaselines(
   for (const [key, old] of remeasured) changes.push(`${key}: ${describeEntry(old)} → ${describeEntry(derived[key])}`);
   for (const [key, e] of Object.entries(derived)) {
     const before = entries[key] as BaselineEntry;
-    if (remeasured.has(key) || (e.tolerance === before.tolerance && e.fusedTimeTolerance === before.fusedTimeTolerance))
-      continue;
-    changes.push(`${key}: δ ${deltaText(before)} → ${deltaText(e)}, derived again with this run's entries`);
+    const fused = (x: BaselineEntry) => x.fusedTimeTolerance ?? x.tolerance;
+    if (remeasured.has(key) || (e.tolerance === before.tolerance && fused(e) === fused(before))) continue;
+    changes.push(`${key}: δ ${deltaText(before)} → ${deltaText(e)}, derived again from the file's comparable entries`);
   }
   const sorted = Object.fromEntries(Object.entries(derived).sort(([a], [b]) => a.localeCompare(b)));
   const fileExtra = unknownFields(existing ?? undefined, FILE_FIELDS);
