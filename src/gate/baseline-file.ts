@@ -67,8 +67,11 @@ export const baselineEntrySchema = z
       .optional(),
     /** δ for this case: |change| below it counts as SAME. */
     tolerance: fraction('tolerance'),
-    /** How δ was set: derived from `noise` (src/gate/tolerance.ts), the default for one run, or by hand (kept on updates). */
-    toleranceSource: z.enum(['noise', 'default', 'hand']).optional(),
+    /**
+     * How δ was set (src/gate/tolerance.ts): from the entry's own `noise`, from its runs pooled with comparable
+     * entries of the file, the default for one run, or by hand (kept on updates).
+     */
+    toleranceSource: z.enum(['noise', 'comparable', 'default', 'hand']).optional(),
     /** Which timing the samples and medians are of: one call per sample (the default) or batched calls. */
     method: z.enum(['per-call', 'batched']).optional(),
     /** The runs (processes, machines) the entry was recorded from, oldest first, and their noise. */

@@ -9,6 +9,7 @@ import { decisionChange, ms, times } from '../report/format.ts';
 import { type BaselineEntry, type LoadedBaselines, entryKey } from './baseline-file.ts';
 import { decide } from './decision.ts';
 import { gatedTiming } from './gated-timing.ts';
+import { type Deltas, deltaOrigin, entryDeltas } from './tolerance.ts';
 
 /** Settings of the gate for a run. */
 export interface GateSettings {
@@ -83,16 +84,14 @@ export function gateCase(
     };
   }
   const samples = timed.samples;
-  const delta = settings.delta ?? entry.tolerance;
-  const deltaFrom =
+  // δ from the entry's runs and the comparable entries' in its file (tolerance.ts), unless --delta says.
+  const deltas: Deltas =
     settings.delta !== undefined
-      ? 'from --delta'
-      : entry.toleranceSource === 'noise'
-        ? `from the noise of ${entry.noise?.runs ?? 2} runs`
-        : entry.toleranceSource === 'hand'
-          ? 'set by hand'
-          : 'default: one run recorded';
-  const fusedTimeDelta = settings.delta ?? entry.fusedTimeTolerance ?? delta;
+      ? { speedup: settings.delta, fusedTime: settings.delta, source: 'command line' }
+      : entryDeltas(entry, baselines.data.entries);
+  const delta = deltas.speedup;
+  const fusedTimeDelta = deltas.fusedTime;
+  const deltaFrom = deltaOrigin(deltas, entry.noise?.runs ?? entry.runs?.length ?? 1);
   const decisions = decide(samples, entry, { delta, fusedTimeDelta });
   const speedup = decisions[0] as Decision;
   // Absolute times compare only within one device model.

@@ -1,19 +1,54 @@
 /**
  * The SAME band δ of a comparison, derived from the noise a baseline was measured with. The decision's
  * bootstrap interval already carries the noise within a run (both runs' samples); what it cannot see is
- * how much a whole run shifts from one run (or machine) to the next. δ covers that: three standard
- * deviations of the between-run shift, never less than a floor of 1.5%, for the speedup and the fused
- * time each. A baseline recorded from one run has no between-run estimate and keeps the former default
- * of 5%; an entry can set δ by hand.
+ * how much a whole run shifts from one run (or machine) to the next. δ covers that, for the speedup and
+ * the fused time each, never less than a floor of 1.5%; an entry can set δ by hand.
+ *
+ * The between-run standard deviation σ is not known, only estimated, and from very few runs: with δ = 3s
+ * of an entry's own runs (the rule before this one), two runs that happen to agree give s ≈ 0 and a δ at
+ * the floor, which a machine shift of several percent then fails. So an entry's δ is derived (`entryDeltas`) from its own runs *and* the
+ * runs of comparable entries in the same baseline file:
+ *
+ * - Comparable entries gate on the same timing (batched or per-call: launch-bound shapes shift by
+ *   several percent between machines, large shapes by well under one). The same case and shape in
+ *   other precisions come first; when they hold fewer than `MIN_PRIOR_DF` degrees of freedom, all the
+ *   entries of that timing method do.
+ * - Their variances pool, weighted by degrees of freedom (runs − 1): s₀² = Σνᵢsᵢ² / Σνᵢ, with ν₀ = Σνᵢ.
+ * - That pooled variance is the prior of the entry's own (s², ν = runs − 1), as in the moderated
+ *   variance of empirical-Bayes shrinkage (Smyth 2004, limma): σ̃² = (ν₀s₀² + νs²) / (ν₀ + ν). A lucky
+ *   agreement of two runs (ν = 1) barely moves it; an entry with many runs speaks mostly for itself.
+ * - σ̃ is an estimate with ν₀ + ν degrees of freedom, so δ is a prediction bound with Student's t for
+ *   that many: δ = √2 · t_{ν₀+ν}(0.995) · σ̃. A check and its baseline are two runs on two machines, so
+ *   their difference has sd √2σ; the t quantile keeps the chance that an unchanged run's shift alone
+ *   passes −δ at 0.5% whatever the degrees of freedom, so at most 1% for the speedup and the fused time
+ *   together (the bootstrap interval, which must lie wholly beyond δ, brings it lower). The factor is
+ *   3.6 as the degrees of freedom grow, 14 at 2, 5.7 at 5, 4.5 at 10 (`deltaFactor`): few comparable
+ *   runs give a wide band, which more runs narrow. At the shifts measured between H100 machines (launch-
+ *   bound shapes σ ≈ 2.8%, large ones ≈ 0.3%) the simulation of suites/unit/gate-noise-aware.test.ts
+ *   shows why: with δ = 3s from two runs alone, 16% of unchanged launch-bound runs were SLOWER; pooled
+ *   with a factor tending to 3 (a 1.7% level), 1.8–3.1%; at this level 0.1–0.7%, while the large shapes
+ *   stay at the floor and a 3% slowdown there is still caught.
+ * - δ is never narrower than the entry's own runs alone would give (3s, the rule before pooling): a
+ *   pool of quieter entries must not talk a genuinely noisy entry's band down.
+ * - With no comparable entry measured twice, the rule is the entry's own, as before: 3s from two or more
+ *   runs (the t factor at one degree of freedom, 90, would make δ useless), or its stored δ (5% for one
+ *   run, `DEFAULT_DELTA`).
+ *
+ * The gate derives δ this way from the loaded file (so files recorded before this rule benefit), and
+ * `--update-baselines` stores the same δ in every entry it writes (src/gate/update.ts).
  */
 import { sampleStandardDeviation } from 'simple-statistics';
+import type { BaselineEntry } from './baseline-file.ts';
 
 /**
  * δ's floor: differences below it are never called SLOWER or FASTER. 1.5%: at the noise of the large GPU
- * shapes it keeps A/A comparisons free of false SLOWER and catches a 3% slowdown in 99.8% of comparisons
- * (suites/unit/gate-noise-aware.test.ts; a 2% floor caught 96.4%, with the same 0 false SLOWER).
+ * shapes, with their shift between machines, it keeps A/A comparisons free of false SLOWER and catches a
+ * 3% slowdown in over 99% of comparisons (suites/unit/gate-noise-aware.test.ts; in an earlier simulation
+ * without the machine shift a 2% floor caught 96.4%).
  */
 export const DELTA_FLOOR = 0.015;
+/** δ's ceiling, so that log(1 − δ) stays finite: a band this wide no longer gates anything. */
+export const DELTA_CEILING = 0.5;
 /** δ when the between-run noise is unknown (a baseline of one run, or a file that predates noise). */
 export const DEFAULT_DELTA = 0.05;
 /** How many standard deviations of the between-run shift δ spans. */
@@ -33,21 +68,39 @@ export interface Noise {
   runs: number;
 }
 
-/** Where a comparison's δ came from. */
-export type DeltaSource = 'noise' | 'hand' | 'default' | 'command line';
+/**
+ * Where a comparison's δ came from: the entry's own runs (`noise`), its runs (if any) pooled with
+ * comparable entries (`comparable`), set by hand, the stored default, or `--delta`.
+ */
+export type DeltaSource = 'noise' | 'comparable' | 'hand' | 'default' | 'command line';
+
+/** What a δ derived with comparable entries rests on, for the verdict's message. */
+export interface DeltaBasis {
+  /** Runs the entry itself was recorded from. */
+  runs: number;
+  /** Keys of the comparable entries pooled (same case and shape first). */
+  comparable: string[];
+  /** Their degrees of freedom in all (Σ runs − 1). */
+  priorDf: number;
+  /** Which entries were comparable: the same case and shape in other precisions, or all of the timing method. */
+  scope: 'shape' | 'method';
+  method: 'per-call' | 'batched';
+}
 
 /** δ of each metric, and where it came from. */
 export interface Deltas {
   speedup: number;
   fusedTime: number;
   source: DeltaSource;
+  /** Set when comparable entries were pooled. */
+  basis?: DeltaBasis;
 }
 
 /** δ from recorded noise, per metric: max(floor, 3·σ_between); the default when the between-run noise is unknown. */
 export function deltaFromNoise(noise: Noise | undefined): Deltas {
   const b = noise?.betweenRuns;
   if (!noise || !b || noise.runs < 2) return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
-  const band = (sd: number) => Math.max(DELTA_FLOOR, BETWEEN_RUN_SIGMAS * sd);
+  const band = (sd: number) => Math.min(DELTA_CEILING, Math.max(DELTA_FLOOR, BETWEEN_RUN_SIGMAS * sd));
   return { speedup: band(b.speedup), fusedTime: band(b.fusedTime), source: 'noise' };
 }
 
@@ -73,4 +126,165 @@ export function runNoise(runs: readonly BaselineRun[]): Noise {
     fusedTime: sampleStandardDeviation(runs.map((r) => Math.log(r.fusedMedianMs))),
   };
   return { withinRun, betweenRuns, runs: runs.length };
+}
+
+/**
+ * Degrees of freedom the same case and shape in other precisions must hold to be the prior on their own;
+ * with fewer, every entry of the timing method is. Below 3 the t factor is 14 or more (90 at one).
+ */
+export const MIN_PRIOR_DF = 3;
+
+/** P(T ≤ t) for Student's t with a whole number ν of degrees of freedom (Abramowitz & Stegun 26.7.3–4). */
+export function studentTCdf(t: number, nu: number): number {
+  const theta = Math.atan(Math.abs(t) / Math.sqrt(nu));
+  const c2 = Math.cos(theta) ** 2;
+  // The series: 1 + a₁c² + a₂c⁴ + …, its terms' ratio (k − 1)/k over the odd (ν odd) or even k.
+  let term = 1;
+  let sum = 1;
+  const odd = nu % 2 === 1;
+  for (let k = odd ? 3 : 2; k <= nu - 2; k += 2) {
+    term *= (c2 * (k - 1)) / k;
+    sum += term;
+  }
+  const a = odd
+    ? nu === 1
+      ? (2 * theta) / Math.PI
+      : (2 / Math.PI) * (theta + Math.sin(theta) * Math.cos(theta) * sum)
+    : Math.sin(theta) * sum;
+  return t >= 0 ? (1 + a) / 2 : (1 - a) / 2;
+}
+
+/** The p-quantile (p > 0.5) of Student's t with ν degrees of freedom, by bisection (ν over 1000: the normal's). */
+export function studentTQuantile(p: number, nu: number): number {
+  let lo = 0;
+  let hi = 1e6;
+  const n = Math.min(Math.round(nu), 1000);
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (studentTCdf(mid, n) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/** The one-sided level of δ's prediction bound: 0.5% per metric, 1% for the two metrics of a check. */
+const LEVEL = 0.995;
+const factors = new Map<number, number>();
+
+/**
+ * δ's factor on an estimated σ with `df` degrees of freedom: √2 · t_df(0.995); 3.6 as df grows, 14 at 2,
+ * 5.7 at 5, 4.5 at 10.
+ */
+export function deltaFactor(df: number): number {
+  let k = factors.get(df);
+  if (k === undefined) {
+    k = Math.SQRT2 * studentTQuantile(LEVEL, df);
+    factors.set(df, k);
+  }
+  return k;
+}
+
+/** Between-run variances of log speedup and log fused time, and their degrees of freedom. */
+interface Spread {
+  speedup: number;
+  fusedTime: number;
+  df: number;
+}
+
+/** An entry's own between-run spread; null with fewer than two runs. */
+function spreadOf(e: BaselineEntry): Spread | null {
+  const noise = e.noise ?? (e.runs ? runNoise(e.runs) : undefined);
+  const b = noise?.betweenRuns;
+  if (!noise || !b || noise.runs < 2) return null;
+  return { speedup: b.speedup ** 2, fusedTime: b.fusedTime ** 2, df: noise.runs - 1 };
+}
+
+interface Prior extends Spread {
+  keys: string[];
+  scope: 'shape' | 'method';
+}
+
+/** The pooled spread of the entries comparable to `entry` (see the top of this file); null when none was measured twice. */
+function comparablePrior(entry: BaselineEntry, entries: Readonly<Record<string, BaselineEntry>>): Prior | null {
+  const method = entry.method ?? 'per-call';
+  const sameShape = (e: BaselineEntry) => e.case === entry.case && e.shape.label === entry.shape.label;
+  const candidates: [string, BaselineEntry, Spread][] = [];
+  for (const [key, e] of Object.entries(entries)) {
+    if (e === entry || (sameShape(e) && e.dtype === entry.dtype) || (e.method ?? 'per-call') !== method) continue;
+    const s = spreadOf(e);
+    if (s) candidates.push([key, e, s]);
+  }
+  const df = (xs: typeof candidates) => xs.reduce((sum, [, , s]) => sum + s.df, 0);
+  const shape = candidates.filter(([, e]) => sameShape(e));
+  const scope = df(shape) >= MIN_PRIOR_DF ? 'shape' : 'method';
+  // Same case and shape first, so the message names the closest entries.
+  const pool = scope === 'shape' ? shape : [...shape, ...candidates.filter(([, e]) => !sameShape(e))];
+  const total = df(pool);
+  if (total === 0) return null;
+  const pooled = (m: 'speedup' | 'fusedTime') => pool.reduce((sum, [, , s]) => sum + s.df * s[m], 0) / total;
+  return { keys: pool.map(([k]) => k), scope, df: total, speedup: pooled('speedup'), fusedTime: pooled('fusedTime') };
+}
+
+/**
+ * The δ an entry gates with, from its own runs and those of the comparable entries in `entries` (its
+ * baseline file): the rule at the top of this file. A δ set by hand is kept.
+ */
+export function entryDeltas(entry: BaselineEntry, entries: Readonly<Record<string, BaselineEntry>>): Deltas {
+  if (entry.toleranceSource === 'hand')
+    return { speedup: entry.tolerance, fusedTime: entry.fusedTimeTolerance ?? entry.tolerance, source: 'hand' };
+  const own = spreadOf(entry);
+  const prior = comparablePrior(entry, entries);
+  if (!prior) {
+    if (own) return deltaFromNoise(entry.noise ?? runNoise(entry.runs ?? []));
+    // Nothing measured twice: the stored δ (the default, or a reported entry's own), unless it was derived from entries since removed.
+    if (entry.toleranceSource === 'comparable')
+      return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
+    return { speedup: entry.tolerance, fusedTime: entry.fusedTimeTolerance ?? entry.tolerance, source: 'default' };
+  }
+  const df = prior.df + (own?.df ?? 0);
+  const k = deltaFactor(df);
+  const band = (m: 'speedup' | 'fusedTime') => {
+    const shrunk = (prior.df * prior[m] + (own ? own.df * own[m] : 0)) / df;
+    const alone = own ? BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]) : 0;
+    return Math.min(DELTA_CEILING, Math.max(DELTA_FLOOR, k * Math.sqrt(shrunk), alone));
+  };
+  return {
+    speedup: band('speedup'),
+    fusedTime: band('fusedTime'),
+    source: 'comparable',
+    basis: {
+      runs: entry.noise?.runs ?? entry.runs?.length ?? 1,
+      comparable: prior.keys,
+      priorDf: prior.df,
+      scope: prior.scope,
+      method: entry.method ?? 'per-call',
+    },
+  };
+}
+
+/** Comparable entries named in a message before "and N more". */
+const NAMED = 3;
+
+/** Where δ came from, in words: "from the spread of 2 comparable batched entries (…), one run recorded". */
+export function deltaOrigin(d: Deltas, runs: number): string {
+  switch (d.source) {
+    case 'command line':
+      return 'from --delta';
+    case 'hand':
+      return 'set by hand';
+    case 'noise':
+      return `from the noise of ${runs} runs`;
+    case 'default':
+      return runs < 2 ? 'default: one run recorded, no comparable entry measured twice' : 'default';
+    case 'comparable': {
+      const b = d.basis;
+      if (!b) return 'from comparable entries';
+      const n = b.comparable.length;
+      const named = b.comparable.slice(0, NAMED).join(', ') + (n > NAMED ? `, and ${n - NAMED} more` : '');
+      const which = `${n} comparable ${b.method} ${n === 1 ? 'entry' : 'entries'} (${named})`;
+      return b.runs < 2
+        ? `from the spread of ${which}, one run recorded`
+        : `from the noise of ${b.runs} runs, pooled with ${which}`;
+    }
+  }
 }

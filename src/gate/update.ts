@@ -18,7 +18,7 @@ import {
   entryKey,
 } from './baseline-file.ts';
 import { gatedTiming } from './gated-timing.ts';
-import { type BaselineRun, deltaFromNoise, runNoise } from './tolerance.ts';
+import { type BaselineRun, type Deltas, deltaFromNoise, entryDeltas, runNoise } from './tolerance.ts';
 
 /** Pairs kept in a baseline entry: enough for the decision's bootstrap, small enough to review. */
 export const MAX_BASELINE_PAIRS = 200;
@@ -101,7 +101,8 @@ export const MAX_BASELINE_RUNS = 8;
 /**
  * A measured baseline entry from a case result, of the timing the case is gated on. Its samples and
  * medians are this run's; its runs and noise include the old entry's runs in `add-run` mode. δ is
- * derived from the noise (src/gate/tolerance.ts) unless the old entry's was set by hand, which is kept;
+ * derived from its own noise (src/gate/tolerance.ts `deltaFromNoise`) unless the old entry's was set by
+ * hand, which is kept; `updateBaselines` then re-derives it with the comparable entries of the file;
  * so is `gating` when the old entry was measured, and every field of the old entry that this fusebench
  * does not know. A reported entry (non-gating or not) starts to gate once it is measured on the device.
  */
@@ -166,13 +167,30 @@ export function measuredEntry(
   };
 }
 
+/**
+ * The entry with the δ the gate derives for it from `entries` (its baseline file); a δ set by hand, and a
+ * reported entry's, are kept.
+ */
+function withGateDelta(e: BaselineEntry, entries: Readonly<Record<string, BaselineEntry>>): BaselineEntry {
+  if (e.toleranceSource === 'hand' || e.provenance.kind !== 'measured') return e;
+  const d: Deltas = entryDeltas(e, entries);
+  const source = d.source === 'comparable' || d.source === 'noise' ? d.source : 'default';
+  return { ...e, tolerance: d.speedup, fusedTimeTolerance: d.fusedTime, toleranceSource: source };
+}
+
+/** "±5.0% (default)", or "±2.6% / fused time ±7.7% (noise)" when the fused time's differs. */
+function deltaText(e: BaselineEntry): string {
+  const pct = (x: number) => `±${(100 * x).toFixed(1)}%`;
+  const fused = e.fusedTimeTolerance !== undefined && e.fusedTimeTolerance !== e.tolerance;
+  return `${pct(e.tolerance)}${fused ? ` / fused time ${pct(e.fusedTimeTolerance as number)}` : ''}${e.toleranceSource ? ` (${e.toleranceSource})` : ''}`;
+}
+
 function describeEntry(e: BaselineEntry | undefined): string {
   if (!e) return '(none)';
   const fused = e.fusedMedianMs !== undefined ? `, fused ${ms(e.fusedMedianMs)}` : '';
   const method = e.method === 'batched' ? ', batched' : '';
   const runs = e.runs && e.runs.length > 1 ? `, ${e.runs.length} runs` : '';
-  const delta = `, δ ±${(100 * e.tolerance).toFixed(1)}%${e.toleranceSource ? ` (${e.toleranceSource})` : ''}`;
-  return `${times(e.speedup.estimate)}${fused}${method}${runs}${delta} (${e.provenance.kind})`;
+  return `${times(e.speedup.estimate)}${fused}${method}${runs}, δ ${deltaText(e)} (${e.provenance.kind})`;
 }
 
 /** The result of an update: the new content, old → new per changed entry, and the unknown fields kept. */
@@ -196,6 +214,7 @@ export function updateBaselines(
   const changes: string[] = [];
   const keptUnknown: string[] = [];
   const droppedUnknown: string[] = [];
+  const remeasured = new Map<string, BaselineEntry | undefined>();
   const kept = (where: string, fields: Record<string, unknown>) => {
     const names = Object.keys(fields);
     if (names.length > 0) keptUnknown.push(`${where}: ${names.join(', ')}`);
@@ -205,7 +224,7 @@ export function updateBaselines(
     const key = entryKey(r.case, r.shape.label, r.dtype);
     const old = entries[key];
     entries[key] = measuredEntry(r, results, commit, old, mode);
-    changes.push(`${key}: ${describeEntry(old)} → ${describeEntry(entries[key])}`);
+    remeasured.set(key, old);
     kept(key, {
       ...unknownFields(old, ENTRY_FIELDS),
       ...Object.fromEntries(
@@ -215,7 +234,17 @@ export function updateBaselines(
     const dropped = replacedUnknown(old);
     if (dropped.length > 0) droppedUnknown.push(`${key}: ${dropped.join(', ')}`);
   }
-  const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => a.localeCompare(b)));
+  // Store the δ the gate will derive from the merged file (tolerance.ts entryDeltas): this run's entries
+  // also change the comparable entries' prior, so every entry's δ is derived again.
+  const derived = Object.fromEntries(Object.entries(entries).map(([key, e]) => [key, withGateDelta(e, entries)]));
+  for (const [key, old] of remeasured) changes.push(`${key}: ${describeEntry(old)} → ${describeEntry(derived[key])}`);
+  for (const [key, e] of Object.entries(derived)) {
+    const before = entries[key] as BaselineEntry;
+    const fused = (x: BaselineEntry) => x.fusedTimeTolerance ?? x.tolerance;
+    if (remeasured.has(key) || (e.tolerance === before.tolerance && fused(e) === fused(before))) continue;
+    changes.push(`${key}: δ ${deltaText(before)} → ${deltaText(e)}, derived again from the file's comparable entries`);
+  }
+  const sorted = Object.fromEntries(Object.entries(derived).sort(([a], [b]) => a.localeCompare(b)));
   const fileExtra = unknownFields(existing ?? undefined, FILE_FIELDS);
   const deviceExtra = unknownFields(existing?.device, DEVICE_FIELDS);
   kept('the file', fileExtra);

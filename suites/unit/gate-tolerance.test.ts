@@ -1,0 +1,236 @@
+// δ for entries with few runs (src/gate/tolerance.ts): derived from the between-run spread of comparable
+// entries in the same baseline file, pooled with the entry's own runs, on the committed H100 file and on
+// small files built here; the verdict names where δ came from, and --update-baselines stores the same δ.
+import { describe, expect, test } from 'vitest';
+import { loadCases } from '../../cases/registry.ts';
+import { type DeviceDescription, deviceSlug } from '../../src/device.ts';
+import { type BaselineEntry, baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
+import { gateCase } from '../../src/gate/gate.ts';
+import {
+  BETWEEN_RUN_SIGMAS,
+  type BaselineRun,
+  DEFAULT_DELTA,
+  DELTA_FLOOR,
+  deltaFactor,
+  entryDeltas,
+  runNoise,
+  studentTQuantile,
+} from '../../src/gate/tolerance.ts';
+import { updateBaselines } from '../../src/gate/update.ts';
+import type { CaseResult, ResultsFile } from '../../src/results.ts';
+import { measuredCase } from './measured-case.ts';
+
+const CASES = await loadCases();
+const h100Name = 'NVIDIA H100 80GB HBM3';
+const h100 = loadBaselineFile(
+  baselinePath('baselines', deviceSlug(h100Name)),
+  CASES.map((c) => c.name),
+);
+const entries = h100.data.entries;
+const at = (key: string) => entries[key] as BaselineEntry;
+
+/** An entry of `runs` speedups (fused times follow at 1/speedup ms), gated on `method`. */
+function entry(
+  caseName: string,
+  label: string,
+  dtype: 'fp32' | 'bf16',
+  speedups: number[],
+  method: 'per-call' | 'batched' = 'batched',
+) {
+  const runs: BaselineRun[] = speedups.map((s, i) => ({
+    date: '2026-11-25T00:00:00Z',
+    commit: 'x',
+    speedup: s,
+    fusedMedianMs: 1 / s,
+    halfWidth: 0.003,
+    deviceUuid: `GPU-${i}`,
+  }));
+  return {
+    case: caseName,
+    shape: { label, dims: [1] },
+    dtype,
+    speedup: { estimate: speedups[speedups.length - 1] as number },
+    fusedMedianMs: 1 / (speedups[speedups.length - 1] as number),
+    sampleCount: 100,
+    tolerance: DEFAULT_DELTA,
+    method,
+    runs,
+    noise: runNoise(runs),
+    gating: true,
+    provenance: { kind: 'measured', date: '2026-11-25T00:00:00Z', commit: 'x' },
+  } satisfies BaselineEntry;
+}
+
+describe("Student's t and δ's factor", () => {
+  test.each([
+    [0.975, 1, 12.706],
+    [0.975, 2, 4.303],
+    [0.975, 10, 2.228],
+    [0.995, 5, 4.032],
+    [0.995, 30, 2.75],
+  ])('the %d quantile at %i degrees of freedom is %d (tables)', (p, nu, t) => {
+    expect(studentTQuantile(p, nu)).toBeCloseTo(t, 2);
+  });
+
+  test('the factor shrinks with the degrees of freedom toward √2 · z(0.995)', () => {
+    expect(deltaFactor(2)).toBeGreaterThan(deltaFactor(5));
+    expect(deltaFactor(5)).toBeGreaterThan(deltaFactor(30));
+    expect(deltaFactor(1000)).toBeCloseTo(Math.SQRT2 * 2.5758, 1);
+  });
+});
+
+describe('δ of the committed H100 entries', () => {
+  test('gelu_scale 1K bf16, recorded once, gates with the spread of the batched entries measured twice, not 5%', () => {
+    const d = entryDeltas(at('gelu_scale/1K/bf16'), entries);
+    expect(d.source).toBe('comparable');
+    expect(d.basis?.comparable).toEqual(['gelu_scale/1K/fp32', 'gelu_scale/1M/fp32']);
+    // The pooled variance of the two entries (one degree of freedom each), times the factor at 2.
+    const pooled = (m: 'speedup' | 'fusedTime') =>
+      Math.sqrt(
+        ['gelu_scale/1K/fp32', 'gelu_scale/1M/fp32']
+          .map((k) => (at(k).noise?.betweenRuns?.[m] as number) ** 2)
+          .reduce((a, b) => a + b) / 2,
+      );
+    expect(d.speedup).toBeCloseTo(deltaFactor(2) * pooled('speedup'), 6);
+    expect(d.fusedTime).toBeCloseTo(deltaFactor(2) * pooled('fusedTime'), 6);
+    // It moved 5.6–7.3% in speedup between H100 machines: the band must hold that.
+    expect(d.speedup).toBeGreaterThan(0.073);
+  });
+
+  test('a per-call entry recorded once gets the per-call entries’ spread: the floor, as the large shapes move under 1%', () => {
+    const d = entryDeltas(at('bias_gelu/16384x3072/bf16'), entries);
+    expect(d.source).toBe('comparable');
+    expect(d.basis?.method).toBe('per-call');
+    expect(d.basis?.comparable[0]).toBe('bias_gelu/16384x3072/fp32'); // the same shape comes first
+    expect(d).toMatchObject({ speedup: DELTA_FLOOR, fusedTime: DELTA_FLOOR });
+  });
+});
+
+describe('pooling an entry’s own runs with comparable entries', () => {
+  const noisy = [
+    entry('a', '1K', 'fp32', [1.9, 1.83]),
+    entry('b', '1K', 'fp32', [1.8, 1.86]),
+    entry('c', '1K', 'fp32', [2.0, 1.95]),
+  ];
+  const file = (...es: BaselineEntry[]) =>
+    Object.fromEntries(es.map((e) => [`${e.case}/${e.shape.label}/${e.dtype}`, e]));
+
+  test('two runs that happen to agree do not shrink δ to the floor where comparable entries move by percents', () => {
+    const lucky = entry('d', '1K', 'fp32', [1.9, 1.9005]);
+    expect(entryDeltas(lucky, file(lucky)).speedup).toBe(DELTA_FLOOR); // alone: the rule before
+    const d = entryDeltas(lucky, file(lucky, ...noisy));
+    expect(d.source).toBe('comparable');
+    expect(d.basis?.priorDf).toBe(3);
+    expect(d.speedup).toBeGreaterThan(0.05);
+  });
+
+  test('a noisy entry is never narrower than its own runs say (3s), however quiet the pool', () => {
+    const quiet = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => entry(`q${i}`, '1K', 'fp32', [1.9, 1.901]));
+    const loud = entry('d', '1K', 'fp32', [1.7, 1.9, 2.1]);
+    const d = entryDeltas(loud, file(loud, ...quiet));
+    const own = BETWEEN_RUN_SIGMAS * (loud.noise.betweenRuns?.speedup as number);
+    expect(d.speedup).toBeCloseTo(own, 9);
+  });
+
+  test('the same shape in other precisions is the prior alone once it holds 3 degrees of freedom', () => {
+    const sibling = entry('a', '1K', 'fp32', [1.9, 1.91, 1.9, 1.905]);
+    const one = entry('a', '1K', 'bf16', [1.9]);
+    const d = entryDeltas(one, file(one, sibling, ...noisy.slice(1)));
+    expect(d.basis).toMatchObject({ scope: 'shape', comparable: ['a/1K/fp32'], priorDf: 3 });
+  });
+
+  test('only entries of the same timing method are comparable; with none, one run keeps its stored δ', () => {
+    const perCall = [1, 2, 3].map((i) => entry(`p${i}`, '16M', 'fp32', [2, 2.001], 'per-call'));
+    const one = entry('d', '1K', 'bf16', [1.9]);
+    expect(entryDeltas(one, file(one, ...perCall))).toEqual({
+      speedup: DEFAULT_DELTA,
+      fusedTime: DEFAULT_DELTA,
+      source: 'default',
+    });
+  });
+
+  test('a δ set by hand is kept', () => {
+    const hand = { ...entry('d', '1K', 'fp32', [1.9]), tolerance: 0.08, toleranceSource: 'hand' as const };
+    expect(entryDeltas(hand, file(hand, ...noisy))).toEqual({ speedup: 0.08, fusedTime: 0.08, source: 'hand' });
+  });
+});
+
+describe('the verdict says where δ came from, and the update stores the same δ', () => {
+  const device: DeviceDescription = {
+    backend: 'cuda',
+    name: h100Name,
+    slug: deviceSlug(h100Name),
+    details: {},
+    fingerprint: {},
+    copyBandwidthGBs: 3000,
+    freeMemoryBytes: 80e9,
+  };
+  const base = at('gelu_scale/1K/bf16');
+  /** gelu_scale 1K bf16 gated on batched samples at the baseline's medians times `slow` for the fused kernel. */
+  function run(slow: number): CaseResult {
+    const s = base.samples as { unfused: number[]; fused: number[] };
+    const r = measuredCase(
+      '1K',
+      s.unfused,
+      s.fused.map((t) => t * slow),
+    );
+    return {
+      ...r,
+      key: 'gelu_scale/1K/bf16',
+      dtype: 'bf16',
+      gatedOn: 'batched',
+      batched: {
+        callsPerSample: 64,
+        unfused: (r.timing as NonNullable<CaseResult['timing']>).unfused,
+        fused: (r.timing as NonNullable<CaseResult['timing']>).fused,
+        speedup: r.speedup as NonNullable<CaseResult['speedup']>,
+        samples: { unfused: s.unfused, fused: s.fused.map((t) => t * slow) },
+      },
+    };
+  }
+  const settings = { updateCommand: 'npm run perf -- --backend cuda --update-baselines' };
+
+  test('a 7% slower speedup at 1K, as between two H100 machines, is not SLOWER; the message names the comparable entries', () => {
+    const g = gateCase(run(1.07), h100, device, settings);
+    expect(g.status).not.toBe('SLOWER');
+    expect(g.message).toContain(
+      'δ from the spread of 2 comparable batched entries (gelu_scale/1K/fp32, gelu_scale/1M/fp32), one run recorded',
+    );
+    expect(g.speedup?.delta).toBeCloseTo(entryDeltas(base, entries).speedup, 9);
+  });
+
+  test('--delta still overrides it', () => {
+    const g = gateCase(run(1.07), h100, device, { ...settings, delta: 0.05 });
+    expect(g.status).toBe('SLOWER');
+    expect(g.message).toContain('δ from --delta');
+  });
+
+  test('--update-baselines stores the δ the gate derives, and lists entries whose δ the new run moved', () => {
+    const results: ResultsFile = {
+      schemaVersion: 1,
+      tool: { name: 'fusebench', version: '0.1.0' },
+      createdAt: '2026-11-25T00:00:00.000Z',
+      command: 'npm run perf',
+      backendReason: 'test',
+      settings: { budgetMs: 3000, minPairs: 30, targetHalfWidth: 0.01, seed: 1 },
+      device: { ...device, fingerprint: { uuid: 'GPU-new' } },
+      cases: [run(1.07)],
+    };
+    const update = updateBaselines(h100.data, results, 'abc', 'add-run');
+    const stored = update.file.entries;
+    for (const [key, e] of Object.entries(stored)) {
+      const d = entryDeltas(e, stored);
+      expect(e.tolerance, key).toBe(d.speedup);
+      expect(e.fusedTimeTolerance, key).toBe(d.fusedTime);
+    }
+    // gelu_scale 1K bf16 now has two runs, and pools them with the other batched entries.
+    expect(stored['gelu_scale/1K/bf16']).toMatchObject({ toleranceSource: 'comparable', noise: { runs: 2 } });
+    expect(update.changes[0]).toMatch(/^gelu_scale\/1K\/bf16: 2\.\d+x.* → .*2 runs, δ ±\d+\.\d%.*\(comparable\)/);
+    // Its new runs change the prior of the other batched entries: their new δ is listed.
+    expect(
+      update.changes.some((c) =>
+        /^gelu_scale\/1M\/bf16: δ ±5\.0% \(default\) → ±\d+\.\d%.*comparable entries$/.test(c),
+      ),
+    ).toBe(true);
+  });
+});
