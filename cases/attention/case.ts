@@ -11,7 +11,7 @@ import {
   headRows,
   unfusedAttentionFloats,
 } from '../../src/reference/attention.ts';
-import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { seedStream } from '../../src/rng.ts';
 
@@ -50,7 +50,7 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
     const [q, k, v] = [inputs.q, inputs.k, inputs.v] as [Float32Array, Float32Array, Float32Array];
     const rows = batch * heads * seq;
     // Flattened row 0 is the first query of the first head (one key), rows − 1 the last of the last (every key).
-    const o = rowsReference(rows, d, sampleRows(rows, SAMPLED_ROWS), (row) => {
+    const o = rowsReference(rows, d, referenceSample(rows, SAMPLED_ROWS, 2 * seq * d), (row) => {
       const s = row % seq;
       const bh = (row - s) / seq;
       const [b, h] = [Math.floor(bh / heads), bh % heads];

@@ -14,7 +14,7 @@ import {
   unfusedAttentionFloats,
 } from '../../src/reference/attention.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
-import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { seedStream } from '../../src/rng.ts';
 
@@ -63,7 +63,7 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
     ];
     const c = heads * d;
     const rows = batch * seq;
-    const y = rowsReference(rows, c, sampleRows(rows, SAMPLED_ROWS), (row) => {
+    const y = rowsReference(rows, c, referenceSample(rows, SAMPLED_ROWS, 2 * seq * d), (row) => {
       const s = row % seq;
       const b = (row - s) / seq;
       const hRow = new Float64Array(c);

@@ -8,7 +8,7 @@
 import { defineCase } from '../../src/case/define.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
-import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { seedStream } from '../../src/rng.ts';
 
@@ -60,7 +60,7 @@ export default defineCase<'m' | 'h' | 'f'>({
       Float32Array,
       Float32Array,
     ];
-    const y = rowsReference(m, h, sampleRows(m, SAMPLED_ROWS), (row) => {
+    const y = rowsReference(m, h, referenceSample(m, SAMPLED_ROWS, 2 * h * f), (row) => {
       const xr = rowOf(x, row, h);
       const g = linearRow(xr, w1, b1, f).map(geluTanh);
       const out = linearRow(g, w2, b2, h);

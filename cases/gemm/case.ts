@@ -8,7 +8,7 @@
 import { defineCase } from '../../src/case/define.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { dot, rowOf } from '../../src/reference/linear.ts';
-import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { seedStream } from '../../src/rng.ts';
 
@@ -45,7 +45,7 @@ export default defineCase<'m' | 'n' | 'k'>({
   }),
   reference: (inputs, { m, n, k }) => {
     const [x, w] = [inputs.x, inputs.w] as [Float32Array, Float32Array];
-    const y = rowsReference(m, n, sampleRows(m, SAMPLED_ROWS), (row) => {
+    const y = rowsReference(m, n, referenceSample(m, SAMPLED_ROWS, n * k), (row) => {
       const a = rowOf(x, row, k);
       const out = new Float64Array(n);
       for (let j = 0; j < n; j++) out[j] = dot(a, 0, w, j * k, k);

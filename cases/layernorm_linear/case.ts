@@ -13,7 +13,7 @@ import { defineCase } from '../../src/case/define.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow } from '../../src/reference/norms.ts';
-import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { seedStream } from '../../src/rng.ts';
 
@@ -100,7 +100,7 @@ export default defineCase<'m' | 'n' | 'k', 'eps'>({
       Float32Array,
       Float32Array,
     ];
-    const y = rowsReference(m, n, sampleRows(m, SAMPLED_ROWS), (row) =>
+    const y = rowsReference(m, n, referenceSample(m, SAMPLED_ROWS, n * k), (row) =>
       linearRow(layerNormRow(rowOf(x, row, k), gamma, beta, eps), w, b, n),
     );
     return { y };

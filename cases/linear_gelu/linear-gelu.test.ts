@@ -17,18 +17,19 @@ test('linear_gelu_cublaslt never runs on the CPU (cuBLASLt is its fused variant)
   expect(linearGeluCublasLt.variants).toEqual({ unfused: 'unfused', fused: 'cublaslt' });
 });
 test('the sampled reference is the full float64 computation at the sampled rows', () => {
-  const dims = [40, 24, 20];
+  // Rows × n × k past REFERENCE_WORK (2^26 multiply-adds), so the reference samples 32 rows.
+  const dims = [4097, 128, 128];
   const [m, n, k] = dims as [number, number, number];
   const inputs = linearGelu.inputs(dims, 12_345);
   const ref = linearGelu.reference(inputs, dims).y as SampledReference;
   expect(ref).not.toBeInstanceOf(Float64Array);
-  expect(ref.note).toBe('32 of 40 rows');
+  expect(ref.note).toBe('32 of 4,097 rows');
   const rows = sampleRows(m, 32);
   expect(Array.from(ref.indices)).toEqual(rows.flatMap((r) => Array.from({ length: n }, (_, j) => r * n + j)));
   // Naive, written out here independently of reference-math.
   const [x, w, b] = [inputs.x, inputs.w, inputs.b] as [Float32Array, Float32Array, Float32Array];
   const full = new Float64Array(m * n);
-  for (let i = 0; i < m; i++)
+  for (const i of rows)
     for (let j = 0; j < n; j++) {
       let z = b[j] as number;
       for (let kk = 0; kk < k; kk++) z += (x[i * k + kk] as number) * (w[j * k + kk] as number);

@@ -16,7 +16,7 @@ import { causalAttentionFlops, causalAttentionRow, unfusedAttentionFloats } from
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
-import { rowsReference, sampleRows } from '../../src/reference/sampling.ts';
+import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { seedStream } from '../../src/rng.ts';
 
@@ -96,7 +96,7 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
     const input = (name: string) => inputs[name] as Float32Array;
     const [x, wQkv, bQkv] = [input('x'), input('w_qkv'), input('b_qkv')];
     const last = batch - 1;
-    const positions = sampleRows(seq, SAMPLED_POSITIONS);
+    const positions = referenceSample(seq, SAMPLED_POSITIONS, 4 * c * c + 2 * c * f);
     const ln1 = (s: number) => layerNormRow(rowOf(x, last * seq + s, c), input('ln1_g'), input('ln1_b'), eps);
     // K and V of every position: the rows c .. 3c of w_qkv, [seq, 2c] (K at column h·64, V at c + h·64).
     const kv = new Float64Array(seq * 2 * c);

@@ -9,13 +9,19 @@ import { expectCaught } from '../../suites/support/numerics-check.ts';
 const transformerBlock = await findCase('transformer_block');
 
 test('the reference samples the last batch element, its first and last positions among them', () => {
-  const dims = [3, 40, 1, 8];
+  // seq × (4c² + 2cf) multiply-adds past REFERENCE_WORK (2^26): 16 sampled positions.
+  const dims = [3, 4000, 1, 8];
   const ref = transformerBlock.reference(transformerBlock.inputs(dims, 7), dims);
   const h = ref.h as SampledReference;
-  expect(h.note).toBe('16 of 40 rows of batch element 2');
-  expect(h.indices[0]).toBe(2 * 40 * 64); // row 80, element 0
-  expect(h.indices[h.indices.length - 1]).toBe(3 * 40 * 64 - 1); // the last element of the last row
+  expect(h.note).toBe('16 of 4,000 rows of batch element 2');
+  expect(h.indices[0]).toBe(2 * 4000 * 64); // row 8000, element 0
+  expect(h.indices[h.indices.length - 1]).toBe(3 * 4000 * 64 - 1); // the last element of the last row
   expect((ref.y as SampledReference).indices).toEqual(h.indices);
+  // Below it, every position of the last batch element.
+  const small = [3, 40, 1, 8];
+  expect((transformerBlock.reference(transformerBlock.inputs(small, 7), small).h as SampledReference).note).toBe(
+    '40 of 40 rows of batch element 2',
+  );
   // With one batch element and no more positions than the sample, the reference is whole.
   const whole = [1, 16, 1, 8];
   expect(transformerBlock.reference(transformerBlock.inputs(whole, 7), whole).y).toBeInstanceOf(Float64Array);

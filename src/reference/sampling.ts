@@ -34,11 +34,12 @@ export function sampleRows(rows: number, count: number): number[] {
 }
 
 /**
- * Output elements a row-wise reference computes in full (4 Mi): past it, it computes a spread sample of
- * rows holding about as many elements. Every test shape is below it, so the tests check every row; at
- * GPU sizes the float64 reference then costs milliseconds rather than seconds of JavaScript.
+ * Output elements a row-wise reference computes in full (3 Mi): past it, it computes a spread sample of
+ * rows holding about as many elements. Every test shape is below it (the largest, bias_gelu's [700, 3072],
+ * has 2.15 M; suites/unit/sampling.test.ts checks), so the tests check every row; at GPU sizes the float64
+ * reference and the comparison then cost a few hundred milliseconds rather than seconds of JavaScript.
  */
-export const REFERENCE_ELEMENTS = 2 ** 22;
+export const REFERENCE_ELEMENTS = 3 * 2 ** 20;
 
 /**
  * The rows a reference of `rows` rows of `rowLength` elements computes: every row while the output has at
@@ -47,6 +48,21 @@ export const REFERENCE_ELEMENTS = 2 ** 22;
 export function referenceRows(rows: number, rowLength: number): number[] {
   const count = Math.max(2, Math.floor(REFERENCE_ELEMENTS / Math.max(1, rowLength)));
   if (rows * rowLength <= REFERENCE_ELEMENTS) return Array.from({ length: rows }, (_, i) => i);
+  return sampleRows(rows, count);
+}
+
+/**
+ * Multiply-adds a GEMM-like reference spends on every row before it samples (64 Mi: a fraction of a second
+ * of float64 arithmetic): below it every row is checked, which covers every test shape.
+ */
+export const REFERENCE_WORK = 2 ** 26;
+
+/**
+ * The rows a GEMM-like reference computes, each costing `workPerRow` multiply-adds: every row while all
+ * of them cost at most REFERENCE_WORK, else sampleRows(rows, count).
+ */
+export function referenceSample(rows: number, count: number, workPerRow: number): number[] {
+  if (rows * workPerRow <= REFERENCE_WORK) return Array.from({ length: rows }, (_, i) => i);
   return sampleRows(rows, count);
 }
 

@@ -68,7 +68,31 @@ describe('references at GPU sizes', () => {
   test('spreadIndices: every index at the test shapes, a stride keeping at most REFERENCE_ELEMENTS beyond', () => {
     expect(spreadIndices(1000)).toEqual({ stride: 1, count: 1000 });
     const s = spreadIndices(16_777_216);
-    expect(s.stride).toBe(4);
+    expect(s.stride).toBe(6);
     expect(s.count).toBeLessThanOrEqual(REFERENCE_ELEMENTS);
+  });
+});
+
+describe('references at the test shapes', () => {
+  // The block's reference covers the last batch element only (the others differ in nothing but their
+  // inputs): every position of it at the test shapes.
+  const covers = (name: string, dims: number[], count: number) =>
+    name.startsWith('transformer_block') ? count / (dims[0] as number) : count;
+
+  test('every case references every element of every output at every test shape: sampling starts at GPU sizes', async () => {
+    const { loadCases } = await import('../../cases/registry.ts');
+    const { caseBuffers } = await import('../../src/native.ts');
+    for (const def of (await loadCases()).filter((d) => d.dtype === 'fp32')) {
+      for (const shape of def.testShapes) {
+        const dims = [...shape];
+        const counts = new Map(caseBuffers(def.nativeCase, def.dtype, dims).map((b) => [b.name, b.count]));
+        for (const [name, ref] of Object.entries(def.reference(def.inputs(dims, 1), dims))) {
+          const covered = ref instanceof Float64Array ? ref.length : ref.indices.length;
+          expect(covered, `${def.name} [${dims.join(', ')}] ${name}`).toBe(
+            covers(def.name, dims, counts.get(name) ?? 0),
+          );
+        }
+      }
+    }
   });
 });
