@@ -157,12 +157,12 @@ describe('the chart axis', () => {
 });
 
 describe('appends under the lock', () => {
-  test('five rounds of three processes appending at once lose no record, and leave no lock or temporary file', async () => {
+  test('four rounds of three processes appending at once lose no record, and leave no lock or temporary file', async () => {
     const dir = tmp();
     const file = join(dir, 'test-cpu.jsonl');
     const writers = 3;
-    const each = 3;
-    const rounds = 5;
+    const each = 2;
+    const rounds = 4;
     for (let round = 0; round < rounds; round++) {
       const exits = Array.from({ length: writers }, (_, w) => {
         const child = spawn(
@@ -192,7 +192,7 @@ describe('appends under the lock', () => {
         for (let i = 0; i < each; i++) expect(commits.has(`r${round}w${w}-${i}`)).toBe(true);
     // Each writer's records stay in its own order.
     const order = records.map((r) => r.record.commit).filter((c) => c.startsWith('r0w0-'));
-    expect(order).toEqual(['r0w0-0', 'r0w0-1', 'r0w0-2']);
+    expect(order).toEqual(['r0w0-0', 'r0w0-1']);
     expect(readdirSync(dir)).toEqual(['test-cpu.jsonl']);
   });
 

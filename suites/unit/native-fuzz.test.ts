@@ -18,7 +18,7 @@ import { type FuzzCase, type FuzzOutcome, type FuzzSession, sessionArb } from '.
 const CHILD = join(import.meta.dirname, 'native-fuzz-child.ts');
 const MEMORY_CAP = 4 * 1024 * 1024;
 /** Sessions per run (each makes one to nine native calls); FUSEBENCH_FUZZ_RUNS to explore longer. */
-const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS ?? 30_000);
+const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS ?? 20_000);
 /** A fresh seed each run, printed; FUSEBENCH_FUZZ_SEED replays one. */
 const SEED = Number(process.env.FUSEBENCH_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** A session that has not answered after this long has hung. */
