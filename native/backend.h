@@ -26,6 +26,11 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual BackendKind kind() const = 0;
+  // Bytes of memory the backend can allocate from at most (host RAM, or the device's global memory):
+  // the limit a workspace's buffers are checked against before anything is allocated.
+  virtual size_t memory_bytes() const = 0;
+  // "the CPU backend's memory" / "the CUDA device's memory", for messages.
+  virtual const char* memory_name() const = 0;
   virtual float* alloc(size_t count) = 0;
   virtual void release(float* ptr) noexcept = 0;
   virtual void upload(float* dst, const float* src, size_t count) = 0;

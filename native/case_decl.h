@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "case_registry.h"
+#include "checked_size.h"
 #include "common/dtype.h"
 
 namespace fusebench {
@@ -60,12 +61,12 @@ struct Buffer {
   std::string name;
   std::function<void(Args&, void*)> bind;
   Role role;
-  size_t (*count)(const Args&);
+  Size (*count)(const Args&);  // checked arithmetic: a count that would wrap throws (checked_size.h)
   Elem elem;
 
   // `member` is a pointer member of Args or of a base of Args (const T*, T*, unsigned*, ...).
   template <class M, class C>
-  Buffer(const char* n, M C::*member, Role r, size_t (*c)(const Args&))
+  Buffer(const char* n, M C::*member, Role r, Size (*c)(const Args&))
       : name(n),
         bind([member](Args& a, void* p) { a.*member = static_cast<M>(p); }),
         role(r),
@@ -128,7 +129,7 @@ CaseSpec erase(CaseDecl<Args> decl, const char* dtype) {
   s.buffers = [d](const std::vector<int64_t>& dims) {
     const Args a = detail::args_of(*d, dims);
     std::vector<BufferSpec> out;
-    for (const auto& b : d->buffers) out.push_back({b.name, b.count(a), b.role, b.elem});
+    for (const auto& b : d->buffers) out.push_back({b.name, b.count(a).value(), b.role, b.elem});
     return out;
   };
   s.broken_limit = [d](const std::vector<int64_t>& dims) {

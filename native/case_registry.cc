@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "checked_size.h"
+
 #include "common/dtype.h"
 
 namespace fusebench {
@@ -81,6 +83,43 @@ void check_shape(const CaseSpec& spec, const std::vector<int64_t>& dims) {
     const LimitSpec& l = spec.limits[static_cast<size_t>(broken)];
     throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " breaks the limit " + l.rule + ": " + l.why);
   }
+}
+
+std::string grouped(size_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::vector<BufferSpec> sized_buffers(const CaseSpec& spec, const std::vector<int64_t>& dims, size_t memory_limit,
+                                      const std::string& memory_name) {
+  check_shape(spec, dims);
+  const std::string limit_text =
+      memory_limit > 0 ? "; the limit is " + grouped(memory_limit) + " bytes, " + memory_name : "";
+  std::vector<BufferSpec> buffers;
+  try {
+    buffers = spec.buffers(dims);  // the counts, in checked arithmetic (case_decl.h, checked_size.h)
+  } catch (const std::overflow_error&) {
+    throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) +
+                                " needs a buffer of more than 2^64 elements" + limit_text);
+  }
+  Size total = 0;
+  for (auto& b : buffers) {
+    try {
+      b.bytes = ((Size(b.count) * elem_bytes(b.elem) + 3) / 4 * 4).value();
+      total = total + b.bytes;
+    } catch (const std::overflow_error&) {
+      throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " needs more than 2^64 bytes for buffer '" +
+                                  b.name + "'" + limit_text);
+    }
+  }
+  if (memory_limit > 0 && total.value() > memory_limit)
+    throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " needs " + grouped(total.value()) +
+                                " bytes of buffers" + limit_text);
+  return buffers;
 }
 
 }  // namespace fusebench

@@ -25,6 +25,7 @@ struct BufferSpec {
   size_t count;  // elements
   Role role;
   Elem elem;
+  size_t bytes = 0;  // what the backend allocates: count · element bytes, rounded up to whole 4-byte words
 };
 
 // Bytes of one element of `e`.
@@ -82,5 +83,12 @@ const CaseSpec& find_case(const std::string& name, const std::string& dtype);
 // Throws a clear error when `dims` has the wrong count, a non-positive dimension, or breaks a limit:
 // "<case>: shape [8388481, 1, 4] (m 8388481, n 1, k 4) breaks the limit m <= 8,388,480: <why>".
 void check_shape(const CaseSpec& spec, const std::vector<int64_t>& dims);
+// The one place buffer sizes are computed: checks the shape, then every element count and byte size in
+// checked arithmetic, and their total against `memory_limit` bytes (0: no limit) of `memory_name`
+// (e.g. "the CPU backend's memory"). Throws naming the shape and the limit, before anything is allocated.
+std::vector<BufferSpec> sized_buffers(const CaseSpec& spec, const std::vector<int64_t>& dims, size_t memory_limit,
+                                      const std::string& memory_name);
+// `n` with thousands separators: 12,884,901,888.
+std::string grouped(size_t n);
 
 }  // namespace fusebench

@@ -1,5 +1,7 @@
 #include "copy_probe.h"
 
+#include "case_registry.h"
+
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -8,6 +10,12 @@ namespace fusebench {
 
 std::vector<double> copy_times(BackendKind backend, size_t count, int samples, CopyMethod method) {
   const std::shared_ptr<Backend> b = get_backend(backend);
+  // Two buffers of `count` floats (plus the host copy of the source), checked before allocating.
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(count, 2 * sizeof(float), &bytes) || bytes > b->memory_bytes())
+    throw std::invalid_argument("copy probe: two buffers of " + grouped(count) + " floats exceed " +
+                                grouped(b->memory_bytes()) + " bytes, " + b->memory_name());
+  if (samples < 1) throw std::invalid_argument("copy probe: expected at least one sample");
   // Owners, so a throw part way releases both buffers.
   auto release = [b](float* p) { b->release(p); };
   std::unique_ptr<float, decltype(release)> src(b->alloc(count), release), dst(b->alloc(count), release);

@@ -1,7 +1,9 @@
 // The CPU backend: host memory, a steady clock, and cache eviction of the timed call's own buffers
 // (clflush on x86-64, dc civac on AArch64; elsewhere a sweep over a buffer twice the last-level cache).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -45,8 +47,12 @@ bool evict(const std::vector<MemoryRegion>& regions) {
 
 class CpuBackend final : public Backend {
  public:
-  CpuBackend() = default;
+  CpuBackend() : memory_(memory_limit()) {}
   BackendKind kind() const override { return BackendKind::Cpu; }
+  size_t memory_bytes() const override { return memory_; }
+  const char* memory_name() const override {
+    return capped_ ? "the CPU backend's memory (FUSEBENCH_CPU_MEMORY_BYTES)" : "the CPU backend's memory (MemTotal)";
+  }
   float* alloc(size_t count) override {
     auto* p = new (std::nothrow) float[count > 0 ? count : 1];
     if (p == nullptr) throw std::runtime_error("CPU allocation of " + std::to_string(count * 4) + " bytes failed");
@@ -68,8 +74,9 @@ class CpuBackend final : public Backend {
   }
   void flush_caches(const std::vector<MemoryRegion>& touched) override {
     if (evict(touched)) return;
-    // No eviction instruction: a read-modify-write of every line of a buffer twice the last-level cache.
-    if (flush_.empty()) flush_.assign(2 * cpu_last_level_cache_bytes() / sizeof(float) + 1, 0.0f);
+    // No eviction instruction: a read-modify-write of every line of a buffer twice the last-level cache,
+    // never more than a quarter of the memory the backend may use (FUSEBENCH_CPU_MEMORY_BYTES below).
+    if (flush_.empty()) flush_.assign(std::min(2 * cpu_last_level_cache_bytes(), memory_ / 4) / sizeof(float) + 1, 0.0f);
     for (auto& v : flush_) v += 1.0f;
   }
   void start_timer() override { start_ = std::chrono::steady_clock::now(); }
@@ -82,6 +89,24 @@ class CpuBackend final : public Backend {
   float* sink() override { return &sink_; }
 
  private:
+  // /proc/meminfo's MemTotal (2^40 where it cannot be read, which still refuses sizes no host has),
+  // or less where FUSEBENCH_CPU_MEMORY_BYTES says so (the fuzz test keeps every workspace small with it).
+  size_t memory_limit() {
+    const size_t total = read_cpu_info().memory_bytes;
+    size_t limit = total > 0 ? total : size_t{1} << 40;
+    if (const char* env = std::getenv("FUSEBENCH_CPU_MEMORY_BYTES")) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(env, &end, 10);
+      if (end != env && *end == '\0' && v > 0 && v < limit) {
+        limit = static_cast<size_t>(v);
+        capped_ = true;
+      }
+    }
+    return limit;
+  }
+
+  bool capped_ = false;
+  size_t memory_;
   std::vector<float> flush_;
   std::chrono::steady_clock::time_point start_{};
   float sink_ = 0.0f;

@@ -77,6 +77,7 @@ class CudaBackend final : public Backend {
     cudaDeviceProp props{};
     FB_CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
     ctx_.sm_count = props.multiProcessorCount;
+    memory_ = props.totalGlobalMem;
     stream_ = make_stream();
     ctx_.stream = stream_.get();
     flush_bytes_ = 2 * static_cast<size_t>(props.l2CacheSize > 0 ? props.l2CacheSize : (8 << 20));
@@ -95,6 +96,8 @@ class CudaBackend final : public Backend {
     FB_CUDA_CHECK(cudaDeviceSynchronize());
   }
   BackendKind kind() const override { return BackendKind::Cuda; }
+  size_t memory_bytes() const override { return memory_; }
+  const char* memory_name() const override { return "the CUDA device's global memory"; }
   float* alloc(size_t count) override {
     float* p = nullptr;
     FB_CUDA_CHECK(cudaMalloc(&p, (count > 0 ? count : 1) * sizeof(float)));
@@ -166,6 +169,7 @@ class CudaBackend final : public Backend {
  private:
   // Declared in construction order: members built before a throw are released by their owners.
   LaunchContext ctx_{};
+  size_t memory_ = 0;
   Stream stream_;
   size_t flush_bytes_ = 0;
   int flush_value_ = 0;

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <string>
 
 #include "backend.h"
@@ -100,6 +101,13 @@ Napi::Value nvml_sample(const Napi::CallbackInfo& info) {
 
 namespace {
 
+// The bounds of the probes' counts (TypeScript checks them first; these refuse what a size_t or int cannot hold).
+constexpr double kMaxCount = 9007199254740992.0;  // 2^53
+constexpr double kMaxSamples = 1 << 20;
+constexpr double kMaxMatmulSize = 1 << 16;
+
+bool whole_in(double v, double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); }
+
 // A JS array of one object per element of `items`, each filled by `fill(object, element)`.
 template <class T, class Fill>
 Napi::Array objects(Napi::Env env, const std::vector<T>& items, Fill fill) {
@@ -152,9 +160,7 @@ Napi::Value check_shape(const Napi::CallbackInfo& info) {
 
 Napi::Value case_buffers(const Napi::CallbackInfo& info) {
   const CaseSpec& spec = find_case(string_arg(info, 0, "caseName"), string_arg(info, 1, "dtype"));
-  const std::vector<int64_t> dims = dims_arg(info, 2);
-  fusebench::check_shape(spec, dims);
-  return buffer_list(info.Env(), spec.buffers(dims));
+  return buffer_list(info.Env(), sized_buffers(spec, dims_arg(info, 2), 0, ""));
 }
 
 Napi::Value copy_times(const Napi::CallbackInfo& info) {
@@ -162,8 +168,9 @@ Napi::Value copy_times(const Napi::CallbackInfo& info) {
   const BackendKind backend = backend_arg(info, 0);
   const std::vector<double> n = numbers_arg(info, 1, "countAndSamples");
   const std::string method = string_arg(info, 2, "method");
-  if (n.size() != 2 || n[0] < 1 || n[1] < 1)
-    throw Napi::TypeError::New(env, "Expected [count, samples] of positive integers for `countAndSamples`");
+  if (n.size() != 2 || !whole_in(n[0], 1, kMaxCount) || !whole_in(n[1], 1, kMaxSamples))
+    throw Napi::TypeError::New(env, "Expected [count, samples]: count an integer from 1 to 2^53, samples from 1 to "
+                                    "1048576, for `countAndSamples`");
   if (method != "runtime" && method != "kernel")
     throw Napi::TypeError::New(env, "Expected 'runtime' or 'kernel' for `method` but received '" + method + "'");
   const auto times = fusebench::copy_times(backend, static_cast<size_t>(n[0]), static_cast<int>(n[1]),
@@ -177,8 +184,9 @@ Napi::Value matmul_times(const Napi::CallbackInfo& info) {
   const Napi::Env env = info.Env();
   const std::string dtype = string_arg(info, 0, "dtype");
   const std::vector<double> n = numbers_arg(info, 1, "sizeAndSamples");
-  if (n.size() != 2 || n[0] < 1 || n[1] < 1)
-    throw Napi::TypeError::New(env, "Expected [size, samples] of positive integers for `sizeAndSamples`");
+  if (n.size() != 2 || !whole_in(n[0], 1, kMaxMatmulSize) || !whole_in(n[1], 1, kMaxSamples))
+    throw Napi::TypeError::New(env, "Expected [size, samples]: size an integer from 1 to 65536, samples from 1 to "
+                                    "1048576, for `sizeAndSamples`");
 #ifdef FUSEBENCH_WITH_CUDA
   const auto times = fusebench::matmul_times(dtype, static_cast<size_t>(n[0]), static_cast<int>(n[1]));
   auto out = Napi::Array::New(env, times.size());

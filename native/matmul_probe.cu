@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "backend.h"
 #include "common/dtype.h"
@@ -15,6 +16,10 @@ std::vector<double> times_in(size_t n, int samples) {
   const std::shared_ptr<Backend> b = get_backend(BackendKind::Cuda);
   const size_t elems = n * n;
   const size_t floats = (elems * sizeof(T) + sizeof(float) - 1) / sizeof(float);  // the backend allocates floats
+  // n <= 2^16 (checked by the caller), so these products cannot wrap; three matrices must fit the device.
+  if (3 * floats * sizeof(float) > b->memory_bytes())
+    throw std::invalid_argument("matmul probe: three " + std::to_string(n) + "x" + std::to_string(n) +
+                                " matrices exceed " + std::to_string(b->memory_bytes()) + " bytes, " + b->memory_name());
   auto release = [b](float* p) { b->release(p); };
   using Owned = std::unique_ptr<float, decltype(release)>;
   Owned x(b->alloc(floats), release), w(b->alloc(floats), release), y(b->alloc(floats), release);

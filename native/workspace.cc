@@ -17,11 +17,10 @@ Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std
       params_(std::move(params)),
       injection_(injection),
       options_(options) {
-  check_shape(spec_, dims_);
+  specs_ = sized_buffers(spec_, dims_, backend_->memory_bytes(), backend_->memory_name());
   if (params_.size() != spec_.params.size())
     throw std::invalid_argument(spec_.name + ": expected " + std::to_string(spec_.params.size()) + " params but received " +
                                 std::to_string(params_.size()));
-  specs_ = spec_.buffers(dims_);
   try {
     for (size_t i = 0; i < specs_.size(); ++i) ptrs_.push_back(backend_->alloc(words(i)));
     bound_ = spec_.bind(dims_, params_, std::vector<void*>(ptrs_.begin(), ptrs_.end()));
@@ -41,7 +40,7 @@ size_t Workspace::index_of(const std::string& name) const {
   throw std::invalid_argument(spec_.name + " has no buffer '" + name + "'");
 }
 
-size_t Workspace::words(size_t i) const { return (specs_[i].count * elem_bytes(specs_[i].elem) + 3) / 4; }
+size_t Workspace::words(size_t i) const { return specs_[i].bytes / 4; }
 
 std::vector<MemoryRegion> Workspace::regions() const {
   std::vector<MemoryRegion> out;

@@ -18,6 +18,7 @@ import { BENCHER_JSON, renderBencherJson } from '../src/export/bencher.ts';
 import { renderBenchmarkMarkdown } from '../src/report/benchmark-markdown.ts';
 import { colorEnabled } from '../src/report/color.ts';
 import { renderRunConsole } from '../src/report/console-summary.ts';
+import { logText } from '../src/report/log-text.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../src/results.ts';
 import type { PerfOptions } from '../src/options.ts';
 import { runSource } from '../src/source.ts';
@@ -124,7 +125,9 @@ export class PerfReporter implements Reporter {
         this.writeFailures.push({ file, message: (e as Error).message });
       }
     }
-    console.log(`\nfusebench on ${results.device.name} (${results.device.backend}; ${results.backendReason})`);
+    console.log(
+      `\nfusebench on ${logText(results.device.name)} (${results.device.backend}; ${logText(results.backendReason)})`,
+    );
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env)));
     if (written.length > 0) console.log(`\nwrote ${written.join(', ')}`);

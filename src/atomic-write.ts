@@ -10,15 +10,17 @@ import {
   closeSync,
   existsSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { removeOnSignal } from './signal-cleanup.ts';
 
 const TEMP = /^\.(.+)\.(\d+)\.([0-9a-f]+)\.tmp$/;
@@ -69,8 +71,35 @@ export function makeDirs(dir: string): void {
   }
 }
 
-/** Replaces `file` with `content` so a reader sees the old file or the new one, never half of either. */
-export function writeFileAtomic(file: string, content: string): void {
+/** Symbolic links followed at most this many times (the kernel's own limit is 40). */
+const MAX_LINKS = 40;
+
+/**
+ * The file a path names once its symbolic links are followed (a dangling link names the file it would
+ * create). A baseline or history file may be a link to a shared file: the write must replace that
+ * file, not the link. A loop or a chain longer than MAX_LINKS throws naming the path.
+ */
+export function resolveLinks(file: string): string {
+  let path = resolve(file);
+  for (let i = 0; i < MAX_LINKS; i++) {
+    let link: boolean;
+    try {
+      link = lstatSync(path).isSymbolicLink();
+    } catch {
+      return path; // does not exist (yet): written as it is named
+    }
+    if (!link) return path;
+    path = resolve(dirname(path), readlinkSync(path));
+  }
+  throw new Error(`${file}: more than ${MAX_LINKS} symbolic links to follow (a loop?); refusing to write through it`);
+}
+
+/**
+ * Replaces `file` with `content` so a reader sees the old file or the new one, never half of either.
+ * Where `file` is a symbolic link, the file it points to is replaced and the link is kept.
+ */
+export function writeFileAtomic(path: string, content: string): void {
+  const file = resolveLinks(path);
   const dir = dirname(file);
   makeDirs(dir);
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

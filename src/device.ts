@@ -162,6 +162,11 @@ export function matrixPeakDetail(peak: Partial<Record<Dtype, number>>): string {
   return `${parts.join(' · ')} TFLOP/s (cuBLAS ${PEAK_GEMM_N}³)`;
 }
 
+/** The slug of the backend's device (its baseline file's name), without measuring anything. */
+export function backendSlug(backend: BackendName): string {
+  return backend === 'cpu' ? `cpu-${deviceSlug(cpuInfo().model)}` : deviceSlug(cudaDeviceInfo().name);
+}
+
 /** Opens the backend, describes its device and measures its copy bandwidth and matrix peak. */
 export function openDevice(backend: BackendName): DeviceContext {
   if (backend === 'cpu') {

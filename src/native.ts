@@ -189,8 +189,23 @@ export function caseBuffers(caseName: string, dtype: string, dims: number[]): Na
   return load().caseBuffers(caseName, dtype, dims);
 }
 
-/** Milliseconds of `samples` copies of `count` floats within the device, caches flushed before each. */
+/** The most samples one native timing call takes (each is a timed call: more is a hang, not a measurement). */
+export const MAX_NATIVE_SAMPLES = 2 ** 20;
+
+/** Throws "Expected an integer from lo to hi for `what` but received v" unless v is one. */
+function expectInteger(what: string, v: number, lo: number, hi: number): void {
+  if (!Number.isSafeInteger(v) || v < lo || v > hi) {
+    throw new Error(`Expected an integer from ${lo} to ${hi} for \`${what}\` but received ${v} of type ${typeof v}`);
+  }
+}
+
+/**
+ * Milliseconds of `samples` copies of `count` floats within the device, caches flushed before each. The
+ * native side also refuses two buffers of `count` floats that exceed the backend's memory.
+ */
 export function copyTimes(backend: 'cpu' | 'cuda', count: number, samples: number, method: CopyMethod): number[] {
+  expectInteger('count', count, 1, Number.MAX_SAFE_INTEGER);
+  expectInteger('samples', samples, 1, MAX_NATIVE_SAMPLES);
   return load().copyTimes(backend, [count, samples], method);
 }
 
@@ -199,6 +214,8 @@ export function copyTimes(backend: 'cpu' | 'cuda', count: number, samples: numbe
  * unfused twins make; native/matmul_probe.h). Throws without CUDA or cuBLAS.
  */
 export function matmulTimes(dtype: Dtype, n: number, samples: number): number[] {
+  expectInteger('n', n, 1, 65536);
+  expectInteger('samples', samples, 1, MAX_NATIVE_SAMPLES);
   return load().matmulTimes(dtype, [n, samples]);
 }
 
@@ -266,6 +283,15 @@ export class Workspace {
     if (!spec) throw new Error(`The native addon has no case '${caseName}' in ${dtype}`);
     this.#variants = spec.variants.map((v) => v.name);
     const injectIndex = inject ? this.#variants.indexOf(inject.variant) : -1;
+    if (inject && injectIndex < 0) {
+      throw new Error(
+        `Expected a variant of ${caseName} to inject into (${this.#variants.join(', ')}) but received '${inject.variant}'`,
+      );
+    }
+    // The native side refuses what its integers cannot hold; these name the bound first.
+    expectInteger('inject.passes', inject?.passes ?? 0, 0, 2 ** 20);
+    expectInteger('inject.spin', inject?.spin ?? 0, 0, 2 ** 40);
+    expectInteger('maxBlocks', options.maxBlocks ?? 0, 0, 2 ** 31);
     this.#raw = new (load().Workspace)(backend, caseName, dtype, dims, params, {
       variant: injectIndex,
       passes: inject?.passes ?? 0,

@@ -83,11 +83,40 @@ const HELP = `Usage: npm run perf -- [options]
 /** Thrown for a bad command line; the message says what was expected. */
 export class UsageError extends Error {}
 
-function positiveNumber(flag: string, raw: string | undefined, integer: boolean): number | undefined {
+/** The largest value each numeric option takes: past these a run would hang or overflow, not measure. */
+export const OPTION_MAX = {
+  'budget-ms': 3_600_000, // an hour per case and shape
+  'min-pairs': 100_000,
+  'max-elements': Number.MAX_SAFE_INTEGER,
+} as const;
+
+// Plain decimal notation only: Number() would also take '', ' ', '0x1F', '0b1' and 'Infinity'.
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+const DIGITS = /^\d+$/;
+
+/** A command-line number in plain decimal notation ('0.05', '1e-3'); NaN for anything else ('', '0x1F'). */
+export function decimalArg(raw: string): number {
+  return DECIMAL.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/** A command-line whole number written in digits only; NaN for anything else ('', '1e3', '0x1F', '-1'). */
+export function digitsArg(raw: string): number {
+  return DIGITS.test(raw) ? Number(raw) : Number.NaN;
+}
+
+function positiveNumber(
+  flag: string,
+  raw: string | undefined,
+  integer: boolean,
+  max = Number.MAX_VALUE,
+): number | undefined {
   if (raw === undefined) return undefined;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) {
-    throw new UsageError(`Expected a positive ${integer ? 'integer' : 'number'} for --${flag} but received '${raw}'`);
+  const v = (integer ? DIGITS : DECIMAL).test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(v) || v <= 0 || v > max || (integer && !Number.isSafeInteger(v))) {
+    const range = max < Number.MAX_VALUE ? ` up to ${max}` : '';
+    throw new UsageError(
+      `Expected a positive ${integer ? 'integer' : 'number'}${range} for --${flag} but received '${raw}'`,
+    );
   }
   return v;
 }
@@ -118,7 +147,7 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
   }
   const halfWidth = positiveNumber('target-half-width', v['target-half-width'], false) ?? 0.01;
   if (halfWidth >= 1) throw new UsageError(`Expected --target-half-width below 1 but received ${halfWidth}`);
-  const seed = v.seed === undefined ? defaults.seed : Number(v.seed);
+  const seed = v.seed === undefined ? defaults.seed : DIGITS.test(v.seed) ? Number(v.seed) : Number.NaN;
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
     throw new UsageError(`Expected an integer from 0 to 4294967295 for --seed but received '${v.seed}'`);
   }
@@ -126,14 +155,14 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
   if (delta !== undefined && delta >= 1) throw new UsageError(`Expected --delta in (0, 1) but received ${delta}`);
   return {
     backend: backend as BackendChoice,
-    budgetMs: positiveNumber('budget-ms', v['budget-ms'], false),
-    minPairs: positiveNumber('min-pairs', v['min-pairs'], true) ?? 30,
+    budgetMs: positiveNumber('budget-ms', v['budget-ms'], false, OPTION_MAX['budget-ms']),
+    minPairs: positiveNumber('min-pairs', v['min-pairs'], true, OPTION_MAX['min-pairs']) ?? 30,
     targetHalfWidth: halfWidth,
     warmupPairs: 5,
     seed,
     cases: v.case ?? [],
     dtypes: parseDtypes(v.dtype ?? []),
-    maxElements: positiveNumber('max-elements', v['max-elements'], true),
+    maxElements: positiveNumber('max-elements', v['max-elements'], true, OPTION_MAX['max-elements']),
     outDir: v['out-dir'] ?? DEFAULT_OUT_DIR,
     command: `npm run perf${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
     baselinesDir: v['baselines-dir'] ?? 'baselines',
@@ -158,14 +187,14 @@ function parseInject(raw: string | undefined): Injection | undefined {
   if (raw === undefined) return undefined;
   const percent = /^([a-z0-9_]+):([^%]*)%$/.exec(raw);
   if (percent?.[1]) {
-    const p = Number(percent[2]);
-    if (percent[2] === '' || !Number.isFinite(p) || p <= 0 || p > 100) {
+    const p = DECIMAL.test(percent[2] ?? '') ? Number(percent[2]) : Number.NaN;
+    if (!Number.isFinite(p) || p <= 0 || p > 100) {
       throw new UsageError(`Expected --inject <case>:<p>% with p in (0, 100] but received '${raw}'`);
     }
     return { case: percent[1], percent: p };
   }
   const m = /^([a-z0-9_]+)(?::(.*))?$/.exec(raw);
-  const passes = m?.[2] === undefined ? 4 : Number(m[2]);
+  const passes = m?.[2] === undefined ? 4 : DIGITS.test(m[2]) ? Number(m[2]) : Number.NaN;
   if (!m?.[1] || !Number.isInteger(passes) || passes < 1 || passes > MAX_INJECT_PASSES) {
     throw new UsageError(
       `Expected --inject <case>[:<passes>] with passes an integer from 1 to ${MAX_INJECT_PASSES}, or --inject <case>:<p>%, but received '${raw}'`,

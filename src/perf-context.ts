@@ -11,6 +11,7 @@ import { type DeviceContext, openDevice, resolveBackend } from './device.ts';
 import { baselinePath, type LoadedBaselines, loadBaselineFile } from './gate/baseline-file.ts';
 import { DEFAULT_BUDGET_MS, type PerfOptions } from './options.ts';
 import './perf-meta.ts';
+import { logText } from './report/log-text.ts';
 
 /** The run's options, as provided to this worker. */
 export function perfOptions(): PerfOptions {
@@ -53,11 +54,12 @@ export function runBaselines(knownCases: readonly string[]): LoadedBaselines | n
   if (baselines !== undefined) return baselines;
   const opts = perfOptions();
   const file = opts.baselineFile ?? baselinePath(opts.baselinesDir, runDevice().description.slug);
-  if (!opts.baselineFile && !existsSync(file)) {
+  // No file yet: the device has no baselines (a --baseline-file named for --update-baselines is created).
+  if (!existsSync(file) && (!opts.baselineFile || opts.updateBaselines)) {
     baselines = null;
     return baselines;
   }
   baselines = loadBaselineFile(file, knownCases);
-  for (const w of baselines.warnings) console.warn(`fusebench: ${w}`);
+  for (const w of baselines.warnings) console.warn(`fusebench: ${logText(w)}`);
   return baselines;
 }

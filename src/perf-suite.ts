@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import type { CaseDef, Shape } from './case/types.ts';
 import { gateCase } from './gate/gate.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
+import { logText } from './report/log-text.ts';
 import type { CaseResult, GateResult } from './results.ts';
 import { type Progress, resultSkeleton, runCase } from './run-case.ts';
 
@@ -105,16 +106,16 @@ function definePerfSuite(def: CaseDef, knownCases: readonly string[]): void {
         if (!g || opts.updateBaselines) return;
         // A missing baseline is said once per run, by the reporter; the rest per case.
         if (g.status === 'FASTER' || (g.status === 'AMBIGUOUS' && !opts.strict)) {
-          console.warn(`fusebench: ${g.message}`);
+          console.warn(`fusebench: ${logText(g.message)}`);
         }
         if (g.fingerprintNotes.length > 0) {
           const note = `${result.key}: fingerprint differs from the baseline's: ${g.fingerprintNotes.join('; ')}`;
-          if (opts.strict) expect.fail(`${note} (--strict refuses to compare)`);
-          console.warn(`fusebench: ${note} (compared anyway)`);
+          if (opts.strict) expect.fail(`${logText(note)} (--strict refuses to compare)`);
+          console.warn(`fusebench: ${logText(note)} (compared anyway)`);
         }
         if (!g.gating) return;
-        if (g.status === 'SLOWER') expect.fail(g.message);
-        if (g.status === 'AMBIGUOUS' && opts.strict) expect.fail(`${g.message} (--strict)`);
+        if (g.status === 'SLOWER') expect.fail(logText(g.message));
+        if (g.status === 'AMBIGUOUS' && opts.strict) expect.fail(`${logText(g.message)} (--strict)`);
       });
     }
   });

@@ -16,8 +16,8 @@ CaseDecl<AttentionArgs<T>> declare() {
   using A = AttentionArgs<T>;
   constexpr bool kHalf = !std::is_same_v<T, float>;
   using namespace kernels;
-  constexpr auto qkv = [](const A& a) { return a.batch * a.heads * a.seq * a.d; };
-  constexpr auto scores = [](const A& a) { return a.batch * a.heads * a.seq * a.seq; };
+  constexpr auto qkv = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.d; };
+  constexpr auto scores = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.seq; };
   std::vector<Limit<A>> limits = attention_limits<A>();
   if constexpr (kHalf) limits.push_back(tensor_core_flash_grid_limit<A>());
   return {"attention",

@@ -16,9 +16,9 @@ CaseDecl<AttentionLayerNormArgs<T>> declare() {
   using A = AttentionLayerNormArgs<T>;
   constexpr bool kHalf = !std::is_same_v<T, float>;
   using namespace kernels;
-  constexpr auto qkv = [](const A& a) { return a.batch * a.heads * a.seq * a.d; };
-  constexpr auto scores = [](const A& a) { return a.batch * a.heads * a.seq * a.seq; };
-  constexpr auto c = [](const A& a) { return a.heads * a.d; };
+  constexpr auto qkv = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.d; };
+  constexpr auto scores = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.seq; };
+  constexpr auto c = [](const A& a) { return Size(a.heads) * a.d; };
   std::vector<Limit<A>> limits = attention_limits<A>();
   if constexpr (kHalf) limits.push_back(tensor_core_flash_grid_limit<A>());
   return {"attention_layernorm_residual",
@@ -38,7 +38,7 @@ CaseDecl<AttentionLayerNormArgs<T>> declare() {
            {"p", &A::p, Role::Scratch, scores},
            {"merged", &A::merged, Role::Scratch, qkv},
            {"h", &A::h, Role::Scratch, qkv},
-           {"counters", &A::counters, Role::Scratch, [](const A& a) { return a.batch * ((a.seq + 63) / 64); }}},
+           {"counters", &A::counters, Role::Scratch, [](const A& a) { return Size(a.batch) * ((Size(a.seq) + 63) / 64); }}},
           {{"unfused", attention_layernorm_residual_unfused_cpu<T>,
             FB_CUDA(attention_layernorm_residual_unfused_cuda<T>), Needs::Cublas},
            // fp32: the SIMT flash kernel with its LayerNorm ending; bf16/fp16: the tensor-core flash

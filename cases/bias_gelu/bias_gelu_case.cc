@@ -10,12 +10,12 @@ template <class T>
 CaseDecl<BiasGeluArgs<T>> declare() {
   using A = BiasGeluArgs<T>;
   using namespace kernels;
-  constexpr auto n = [](const A& a) { return a.rows * a.cols; };
+  constexpr auto n = [](const A& a) { return Size(a.rows) * a.cols; };
   return {"bias_gelu",
           {{"rows", &A::rows}, {"cols", &A::cols}},
           {},
           {{"x", &A::x, Role::Input, n},
-           {"b", &A::b, Role::Input, [](const A& a) { return a.cols; }},
+           {"b", &A::b, Role::Input, [](const A& a) { return Size(a.cols); }},
            {"tmp", &A::tmp, Role::Scratch, n},
            {"y", &A::y, Role::Output, n}},
           {{"unfused", bias_gelu_unfused_cpu<T>, FB_CUDA(bias_gelu_unfused_cuda<T>)},

@@ -14,9 +14,9 @@ template <class T>
 CaseDecl<FfnArgs<T>> declare() {
   using A = FfnArgs<T>;
   using namespace kernels;
-  constexpr auto mh = [](const A& a) { return a.m * a.h; };
-  constexpr auto mf = [](const A& a) { return a.m * a.f; };
-  constexpr auto fh = [](const A& a) { return a.f * a.h; };
+  constexpr auto mh = [](const A& a) { return Size(a.m) * a.h; };
+  constexpr auto mf = [](const A& a) { return Size(a.m) * a.f; };
+  constexpr auto fh = [](const A& a) { return Size(a.f) * a.h; };
   std::vector<Variant<A>> variants = {{"unfused", ffn_unfused_cpu<T>, FB_CUDA(ffn_unfused_cuda<T>), Needs::Cublas}};
   if constexpr (std::is_same_v<T, float>) {
     variants.push_back({"fused", ffn_fused_cpu<T>, FB_CUDA(ffn_fused_cuda)});
@@ -31,9 +31,9 @@ CaseDecl<FfnArgs<T>> declare() {
           {},
           {{"x", &A::x, Role::Input, mh},
            {"w1", &A::w1, Role::Input, fh},
-           {"b1", &A::b1, Role::Input, [](const A& a) { return a.f; }},
+           {"b1", &A::b1, Role::Input, [](const A& a) { return Size(a.f); }},
            {"w2", &A::w2, Role::Input, fh},
-           {"b2", &A::b2, Role::Input, [](const A& a) { return a.h; }},
+           {"b2", &A::b2, Role::Input, [](const A& a) { return Size(a.h); }},
            {"y", &A::y, Role::Output, mh},
            {"g", &A::g, Role::Scratch, mf},
            {"t1", &A::t1, Role::Scratch, mf},

@@ -12,7 +12,7 @@ template <class T>
 CaseDecl<GeluScaleArgs<T>> declare() {
   using A = GeluScaleArgs<T>;
   using namespace kernels;
-  constexpr auto n = [](const A& a) { return a.n; };
+  constexpr auto n = [](const A& a) { return Size(a.n); };
   // √2: with it the tanh-vs-erf distance is the V100 report's 6.7e-4 (4.73e-4 unscaled × √2).
   return {"gelu_scale",
           {{"n", &A::n}},

@@ -15,11 +15,11 @@ template <class T>
 CaseDecl<LayerNormLinearArgs<T>> declare() {
   using A = LayerNormLinearArgs<T>;
   using namespace kernels;
-  constexpr auto mk = [](const A& a) { return a.m * a.k; };
-  constexpr auto nk = [](const A& a) { return a.n * a.k; };
-  constexpr auto mn = [](const A& a) { return a.m * a.n; };
-  constexpr auto n = [](const A& a) { return a.n; };
-  constexpr auto k = [](const A& a) { return a.k; };
+  constexpr auto mk = [](const A& a) { return Size(a.m) * a.k; };
+  constexpr auto nk = [](const A& a) { return Size(a.n) * a.k; };
+  constexpr auto mn = [](const A& a) { return Size(a.m) * a.n; };
+  constexpr auto n = [](const A& a) { return Size(a.n); };
+  constexpr auto k = [](const A& a) { return Size(a.k); };
   std::vector<Limit<A>> limits = linear_limits<A>();
   std::vector<Variant<A>> variants = {
       {"unfused", layernorm_linear_unfused_cpu<T>, FB_CUDA(layernorm_linear_unfused_cuda<T>), Needs::Cublas},
@@ -44,7 +44,7 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
            {"w_folded", &A::w_folded, Role::Scratch, nk},
            {"colsum", &A::colsum, Role::Scratch, n},
            {"bias_folded", &A::bias_folded, Role::Scratch, n},
-           {"row_stats", &A::row_stats, Role::Scratch, [](const A& a) { return 2 * a.m; }},
+           {"row_stats", &A::row_stats, Role::Scratch, [](const A& a) { return Size(a.m) * 2; }},
            {"w_prefolded", &A::w_prefolded, Role::Input, nk},
            {"colsum_prefolded", &A::colsum_prefolded, Role::Input, n},
            {"bias_prefolded", &A::bias_prefolded, Role::Input, n}},

@@ -15,7 +15,7 @@ CaseDecl<LinearGeluArgs<T>> declare() {
   using A = LinearGeluArgs<T>;
   constexpr bool kFloat = std::is_same_v<T, float>;
   using namespace kernels;
-  constexpr auto mn = [](const A& a) { return a.m * a.n; };
+  constexpr auto mn = [](const A& a) { return Size(a.m) * a.n; };
   std::vector<Variant<A>> variants = {
       {"unfused", linear_gelu_unfused_cpu<T>, FB_CUDA(linear_gelu_unfused_cuda<T>), Needs::Cublas}};
   if constexpr (kFloat) {
@@ -29,9 +29,9 @@ CaseDecl<LinearGeluArgs<T>> declare() {
   return {"linear_gelu",
           {{"m", &A::m}, {"n", &A::n}, {"k", &A::k}},
           {},
-          {{"x", &A::x, Role::Input, [](const A& a) { return a.m * a.k; }},
-           {"w", &A::w, Role::Input, [](const A& a) { return a.n * a.k; }},
-           {"b", &A::b, Role::Input, [](const A& a) { return a.n; }},
+          {{"x", &A::x, Role::Input, [](const A& a) { return Size(a.m) * a.k; }},
+           {"w", &A::w, Role::Input, [](const A& a) { return Size(a.n) * a.k; }},
+           {"b", &A::b, Role::Input, [](const A& a) { return Size(a.n); }},
            {"y", &A::y, Role::Output, mn},
            {"t", &A::t, Role::Scratch, mn},
            {"u", &A::u, Role::Scratch, mn}},

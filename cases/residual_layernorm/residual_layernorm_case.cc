@@ -11,8 +11,8 @@ template <class T>
 CaseDecl<ResidualLayerNormArgs<T>> declare() {
   using A = ResidualLayerNormArgs<T>;
   using namespace kernels;
-  constexpr auto n = [](const A& a) { return a.rows * a.hidden; };
-  constexpr auto hidden = [](const A& a) { return a.hidden; };
+  constexpr auto n = [](const A& a) { return Size(a.rows) * a.hidden; };
+  constexpr auto hidden = [](const A& a) { return Size(a.hidden); };
   return {"residual_layernorm",
           {{"rows", &A::rows}, {"hidden", &A::hidden}},
           {{"eps", &A::eps, kLayerNormEps}},

@@ -11,13 +11,13 @@ template <class T>
 CaseDecl<RmsNormResidualArgs<T>> declare() {
   using A = RmsNormResidualArgs<T>;
   using namespace kernels;
-  constexpr auto n = [](const A& a) { return a.rows * a.hidden; };
+  constexpr auto n = [](const A& a) { return Size(a.rows) * a.hidden; };
   return {"rmsnorm_residual",
           {{"rows", &A::rows}, {"hidden", &A::hidden}},
           {{"eps", &A::eps, kRmsNormEps}},
           {{"x", &A::x, Role::Input, n},
            {"r", &A::r, Role::Input, n},
-           {"gamma", &A::gamma, Role::Input, [](const A& a) { return a.hidden; }},
+           {"gamma", &A::gamma, Role::Input, [](const A& a) { return Size(a.hidden); }},
            {"h", &A::h, Role::Output, n},
            {"y", &A::y, Role::Output, n}},
           {{"unfused", rmsnorm_residual_unfused_cpu<T>, FB_CUDA(rmsnorm_residual_unfused_cuda<T>)},

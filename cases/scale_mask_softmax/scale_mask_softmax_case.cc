@@ -11,7 +11,7 @@ template <class T>
 CaseDecl<ScaleMaskSoftmaxArgs<T>> declare() {
   using A = ScaleMaskSoftmaxArgs<T>;
   using namespace kernels;
-  constexpr auto scores = [](const A& a) { return a.rows() * a.seq_k; };
+  constexpr auto scores = [](const A& a) { return Size(a.batch) * a.heads * a.seq_q * a.seq_k; };
   return {"scale_mask_softmax",
           {{"batch", &A::batch}, {"heads", &A::heads}, {"seq_q", &A::seq_q}, {"seq_k", &A::seq_k}},
           {{"scale", &A::scale, kAttentionScale}},

@@ -16,28 +16,31 @@ template <class A>
 size_t c_of(const A& a) { return a.heads * kHeadDim; }
 template <class A>
 size_t m_of(const A& a) { return a.batch * a.seq; }
+// Buffer counts, in checked arithmetic (checked_size.h): C = heads·headDim, M = batch·seq.
 template <class A>
-size_t c(const A& a) { return c_of(a); }
+Size c(const A& a) { return Size(a.heads) * kHeadDim; }
 template <class A>
-size_t c3(const A& a) { return 3 * c_of(a); }
+Size m(const A& a) { return Size(a.batch) * a.seq; }
 template <class A>
-size_t cc(const A& a) { return c_of(a) * c_of(a); }
+Size c3(const A& a) { return c(a) * 3; }
 template <class A>
-size_t cc3(const A& a) { return 3 * cc(a); }
+Size cc(const A& a) { return c(a) * c(a); }
 template <class A>
-size_t f(const A& a) { return a.f; }
+Size cc3(const A& a) { return cc(a) * 3; }
 template <class A>
-size_t fc(const A& a) { return a.f * c_of(a); }
+Size f(const A& a) { return Size(a.f); }
 template <class A>
-size_t mc(const A& a) { return m_of(a) * c_of(a); }
+Size fc(const A& a) { return Size(a.f) * c(a); }
 template <class A>
-size_t mc3(const A& a) { return 3 * mc(a); }
+Size mc(const A& a) { return m(a) * c(a); }
 template <class A>
-size_t mf(const A& a) { return m_of(a) * a.f; }
+Size mc3(const A& a) { return mc(a) * 3; }
 template <class A>
-size_t scores(const A& a) { return a.batch * a.heads * a.seq * a.seq; }
+Size mf(const A& a) { return m(a) * a.f; }
 template <class A>
-size_t rows2(const A& a) { return 2 * m_of(a); }
+Size scores(const A& a) { return Size(a.batch) * a.heads * a.seq * a.seq; }
+template <class A>
+Size rows2(const A& a) { return m(a) * 2; }
 
 template <class T>
 CaseDecl<TransformerBlockArgs<T>> declare() {

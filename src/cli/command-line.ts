@@ -4,6 +4,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../options.ts';
+import { logLines } from '../report/log-text.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -43,7 +44,8 @@ export function runCommand(
   failureCode: (e: unknown) => number = (e) => (e instanceof UsageError ? 2 : 1),
 ): void {
   main().catch((e: unknown) => {
-    console.error(e instanceof Error ? `fusebench: ${e.message}` : e);
+    // A message may quote a file's strings: each line through logLines (no workflow command, no escape).
+    console.error(`fusebench: ${logLines(e instanceof Error ? e.message : String(e))}`);
     process.exitCode = failureCode(e);
   });
 }

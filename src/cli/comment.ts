@@ -9,6 +9,7 @@ import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
 import { readResults } from '../results.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
+import { logText } from '../report/log-text.ts';
 
 const HELP = `Usage: npm run comment -- --results <file> [--base <file>] --out <comment.md> [--run-url <url>]
   --results <file>   this run's fusebench-results.json
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   // The base must be of the same GPU: a delta across GPU models would compare hardware, not code.
   const [run] = pairWithBases([results], bases);
   if (!run) throw new Error('unreachable: one results file gives one run');
-  if (values.base && !run.base.results) console.warn(`fusebench: no base run: ${run.base.why}`);
+  if (values.base && !run.base.results) console.warn(`fusebench: no base run: ${logText(run.base.why)}`);
   writeFileAtomic(values.out, renderPrComment([run], { runUrl: values['run-url'] }));
   console.log(`wrote ${values.out}`);
 }

@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../atomic-write.ts';
 import { renderCompareConsole, renderCompareMarkdown } from '../compare/compare-report.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
-import { UsageError } from '../options.ts';
+import { UsageError, decimalArg } from '../options.ts';
 import { colorEnabled } from '../report/color.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
 
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 /** δ from --delta: a fraction in (0, 1); undefined without it (each case's own δ). */
 function parseDelta(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const v = Number(raw);
+  const v = decimalArg(raw);
   if (!Number.isFinite(v) || v <= 0 || v >= 1) {
     throw new UsageError(`Expected a fraction between 0 and 1 for --delta (0.05 = ±5%) but received '${raw}'`);
   }

@@ -8,15 +8,17 @@
  * A broken line in a history file is named (file:line and why) on stderr and skipped, never lost. Only
  * this entry point sets the exit code.
  */
+import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.ts';
 import { appendHistory, historyFileFor, readHistory } from '../history/history-file.ts';
 import { renderHistorySection } from '../history/history-markdown.ts';
 import { historyRecord } from '../history/history-record.ts';
 import { DEFAULT_HISTORY_COMMITS, caseHistories, shortCommit } from '../history/history-series.ts';
-import { UsageError } from '../options.ts';
+import { UsageError, digitsArg } from '../options.ts';
 import { padTable } from '../report/color.ts';
 import { md, name } from '../report/escape.ts';
+import { logText } from '../report/log-text.ts';
 import { readResults } from '../results.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
 
@@ -27,35 +29,41 @@ const HELP = `Usage:
   npm run history -- append --dir <folder> <results.json>...
       append each run to <folder>/<device-slug>.jsonl (atomically; earlier lines are kept as they are)`;
 
+/** The most commits --last shows (a chart of more is unreadable). */
+const MAX_LAST = 1000;
+
 function positiveInteger(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
-  const v = Number(raw);
-  if (!Number.isInteger(v) || v <= 0)
-    throw new UsageError(`Expected a positive integer for --${flag} but received '${raw}'`);
+  const v = digitsArg(raw);
+  if (!Number.isInteger(v) || v <= 0 || v > MAX_LAST)
+    throw new UsageError(`Expected a positive integer up to ${MAX_LAST} for --${flag} but received '${raw}'`);
   return v;
 }
 
-function append(dir: string | undefined, files: string[]): void {
+async function append(dir: string | undefined, files: string[]): Promise<void> {
   if (!dir || files.length === 0) throw new UsageError(`Expected --dir and at least one results file\n\n${HELP}`);
   for (const f of files) {
     const results = readResults(f);
     const file = historyFileFor(dir, results.device.slug);
     const record = historyRecord(results);
-    for (const p of appendHistory(file, record)) console.warn(`fusebench: ${p} (kept in the file as it is)`);
-    console.log(`appended ${results.device.name} at ${record.commit} (${f}) to ${file}`);
+    for (const p of await appendHistory(file, record))
+      console.warn(`fusebench: ${logText(p)} (kept in the file as it is)`);
+    console.log(
+      `appended ${logText(results.device.name)} at ${logText(record.commit)} (${logText(f)}) to ${logText(file)}`,
+    );
   }
 }
 
 /** The plain-text view: a table per case, a row per commit, a column per shape. */
 function printText(file: string, last: number): void {
   const { records, problems } = readHistory(file);
-  for (const p of problems) console.warn(`fusebench: ${p}`);
+  for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
   const histories = caseHistories(
     records.map((r) => r.record),
     last,
   );
   if (histories.length === 0) {
-    console.log(`${file}: no measured run to show`);
+    console.log(`${logText(file)}: no measured run to show`);
     return;
   }
   for (const h of histories) {
@@ -70,14 +78,14 @@ function printText(file: string, last: number): void {
         }),
       ]),
     ];
-    console.log(`\n${h.case} ${h.dtype} (speedup, oldest first)`);
+    console.log(`\n${logText(h.case)} ${h.dtype} (speedup, oldest first)`);
     for (const line of padTable(rows)) console.log(line);
   }
 }
 
 function writeMarkdown(file: string, last: number, out: string): void {
   const { records, problems } = readHistory(file);
-  for (const p of problems) console.warn(`fusebench: ${p}`);
+  for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
   const charts = `${basename(out, extname(out))}-charts`;
   const { markdown, images } = renderHistorySection(
     records.map((r) => r.record),
@@ -102,11 +110,13 @@ async function main(): Promise<void> {
   if (!parsed) return;
   const { values, positionals } = parsed;
   if (positionals[0] === 'append') {
-    append(values.dir, positionals.slice(1));
+    await append(values.dir, positionals.slice(1));
     return;
   }
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new UsageError(`Expected one history file\n\n${HELP}`);
+  // Reading: a missing file is a mistake (a typo, the wrong folder), not an empty history.
+  if (!existsSync(file)) throw new Error(`${file}: no such history file`);
   const last = positiveInteger('last', values.last, DEFAULT_HISTORY_COMMITS);
   if (values.out) writeMarkdown(file, last, values.out);
   else printText(file, last);

@@ -16,6 +16,7 @@ import { loadBaseRun, pairWithBases, readGpuResults } from '../report/load-runs.
 import { renderPrComment } from '../report/pr-comment.ts';
 import type { ResultsFile } from '../results.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
+import { logText } from '../report/log-text.ts';
 
 // The files merge writes into --out-dir.
 const MERGED_MARKDOWN = 'BENCHMARK_RESULTS.md';
@@ -47,13 +48,13 @@ async function main(): Promise<void> {
   }
   const runs = readGpuResults(positionals);
   const bases = (values.base ?? []).map(loadBaseRun);
-  for (const b of bases) if (!b.results) console.warn(`fusebench: ignoring a base run: ${b.why}`);
+  for (const b of bases) if (!b.results) console.warn(`fusebench: ignoring a base run: ${logText(b.why)}`);
   const md = join(values['out-dir'], MERGED_MARKDOWN);
   const comment = join(values['out-dir'], MERGED_COMMENT);
   writeFileAtomic(md, renderMultiGpuMarkdown(runs, historySections(runs, values.history ?? [], values['out-dir'])));
   writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl: values['run-url'] }));
   console.log(
-    `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => r.device.name).join(', ')}): wrote ${md} and ${comment}`,
+    `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => logText(r.device.name)).join(', ')}): wrote ${md} and ${comment}`,
   );
 }
 
@@ -65,7 +66,7 @@ function historySections(runs: ResultsFile[], files: string[], outDir: string): 
   const bySlug = new Map<string, HistoryRecord[]>();
   for (const f of files) {
     const { records, problems } = readHistory(f);
-    for (const p of problems) console.warn(`fusebench: ${p}`);
+    for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
     for (const { record } of records)
       bySlug.set(record.device.slug, [...(bySlug.get(record.device.slug) ?? []), record]);
   }
@@ -73,7 +74,9 @@ function historySections(runs: ResultsFile[], files: string[], outDir: string): 
   for (const [slug, records] of bySlug) {
     const run = runs.find((r) => r.device.slug === slug);
     if (!run || !isPlainSlug(slug)) {
-      console.warn(`fusebench: ignoring the history of ${JSON.stringify(slug)}: no results of that device here`);
+      console.warn(
+        `fusebench: ignoring the history of ${logText(JSON.stringify(slug))}: no results of that device here`,
+      );
       continue;
     }
     const { markdown, images } = renderHistorySection(records, {

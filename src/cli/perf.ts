@@ -3,18 +3,20 @@
  * the run before anything is measured), runs the perf suites through Vitest, and with
  * --update-baselines rewrites this device's baseline file. Only this entry point sets the exit code.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest } from 'vitest/node';
 import { findCase } from '../../cases/registry.ts';
 import { makeDirs } from '../atomic-write.ts';
-import { resolveBackend } from '../device.ts';
+import { backendSlug, resolveBackend } from '../device.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
+import { heldLockMessage } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
 import { currentCommit } from '../gate/update.ts';
 import { type PerfOptions, UsageError, parsePerfArgs } from '../options.ts';
 import { PerfReporter } from '../../reporters/perf-reporter.ts';
 import { VERSION } from '../../vitest.perf.config.ts';
+import { logLines } from '../report/log-text.ts';
 import { RESULTS_JSON, readJsonFile, readResults } from '../results.ts';
 import { freshSeed } from '../rng.ts';
 
@@ -44,10 +46,20 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
     }
   }
   validateBaselineDir(options.baselinesDir);
-  if (options.baselineFile) readJsonFile(baselineFileSchema, options.baselineFile);
+  // A --baseline-file that does not exist yet is created by --update-baselines; without it, a typo.
+  if (options.baselineFile && (existsSync(options.baselineFile) || !options.updateBaselines)) {
+    readJsonFile(baselineFileSchema, options.baselineFile);
+  }
   checkWritable(options.outDir);
   // Resolved once here, so a missing GPU is one clear message, not an error in every test.
-  return resolveBackend(options.backend).backend;
+  const { backend } = resolveBackend(options.backend);
+  if (options.updateBaselines) {
+    // Before measuring: a lock another update holds now would otherwise cost the whole run, then the wait.
+    const file = options.baselineFile ?? baselinePath(options.baselinesDir, backendSlug(backend));
+    const held = heldLockMessage(file);
+    if (held) throw new UsageError(`${held}. Nothing was measured.`);
+  }
+  return backend;
 }
 
 /** Throws naming the folder unless the results can be written into it (created when missing). */
@@ -77,7 +89,7 @@ function writeBaselines(options: PerfOptions, startedAt: Date): void {
       for (const line of outcomeLines(outcome)) console.log(line);
     },
     (e: unknown) => {
-      console.error(`fusebench: ${e instanceof Error ? e.message : String(e)}`);
+      console.error(`fusebench: ${logLines(e instanceof Error ? e.message : String(e))}`);
       process.exitCode = process.exitCode || 2;
     },
   );
@@ -99,13 +111,13 @@ async function main(): Promise<void> {
   await vitest.start();
   await vitest.close();
   for (const f of reporter.writeFailures) {
-    console.error(`fusebench: could not write ${f.file}: ${f.message}`);
+    console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
     process.exitCode = process.exitCode || 1;
   }
   if (options.updateBaselines && !process.exitCode) writeBaselines(options, startedAt);
 }
 
 main().catch((e: unknown) => {
-  console.error(e instanceof UsageError || e instanceof Error ? `fusebench: ${e.message}` : e);
+  console.error(`fusebench: ${logLines(e instanceof Error ? e.message : String(e))}`);
   process.exitCode = process.exitCode || 2;
 });

@@ -11,6 +11,7 @@ import { methodLabel } from '../report/judged-timing.ts';
 import { VERDICTS } from '../results.ts';
 import { COMPARE_DEFAULT_DELTA, type CaseComparison, type RunComparison, comparisonCounts } from './compare-runs.ts';
 import type { NamedRun } from './load-pair.ts';
+import { logText } from '../report/log-text.ts';
 
 /** Column headers of the comparison table. */
 export const COMPARE_HEADER = [
@@ -80,22 +81,23 @@ export function renderCompareConsole(cmp: RunComparison, base: NamedRun, head: N
     r > 0 && c === verdictColumn ? paintVerdict(s, cmp.compared[r - 1]?.verdict ?? 'SAME', color) : s,
   );
   const rule = table[0] ? '-'.repeat(Math.min(160, table[0].length)) : '';
-  const list = (what: string, keys: string[]) => (keys.length > 0 ? [`${what}: ${keys.join(', ')}`] : []);
+  const list = (what: string, keys: string[]) =>
+    keys.length > 0 ? [`${what}: ${keys.map((k) => logText(k)).join(', ')}`] : [];
   return [
-    `fusebench compare on ${cmp.device.name}`,
-    `  base ${runLine(base)}`,
-    `  head ${runLine(head)}`,
+    `fusebench compare on ${logText(cmp.device.name)}`,
+    `  base ${logText(runLine(base))}`,
+    `  head ${logText(runLine(head))}`,
     '',
     table[0] ?? '',
     rule,
     ...table.slice(1),
     '',
-    ...methodNotes(cmp).map((n) => `${n.key}: ${n.text}`),
+    ...methodNotes(cmp).map((n) => logText(`${n.key}: ${n.text}`)),
     ...list('only in head (added)', cmp.added),
     ...list('only in base (removed)', cmp.removed),
     ...list(
       'in both, not measured in both',
-      cmp.notCompared.map((n) => `${n.key} (base ${n.base}, head ${n.head})`),
+      cmp.notCompared.map((n) => `${logText(n.key)} (base ${n.base}, head ${n.head})`),
     ),
     deltaLine(cmp),
     compareCountsLine(cmp),

@@ -5,6 +5,7 @@
  * a field this fusebench does not know is kept, so rewriting the file never drops it silently; an
  * entry whose numbers contradict each other is refused (baseline-consistency.ts).
  */
+import { fileRecord } from '../file-record.ts';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -110,7 +111,7 @@ export const baselineFileSchema = z.looseObject({
     're-record it: move the file aside, then run `npm run perf -- --update-baselines` on this device',
   ),
   device: z.looseObject({ name: z.string(), slug: z.string(), backend: z.enum(['cpu', 'cuda']) }),
-  entries: z.record(z.string(), baselineEntrySchema),
+  entries: fileRecord(baselineEntrySchema),
 });
 
 /** One stored expectation for a case and shape. */

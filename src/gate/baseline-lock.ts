@@ -9,7 +9,8 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, rmSync, statS
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { makeDirs } from '../atomic-write.ts';
+import { makeDirs, resolveLinks } from '../atomic-write.ts';
+import { logText } from '../report/log-text.ts';
 import { removeOnSignal } from '../signal-cleanup.ts';
 
 /** Who holds a lock. */
@@ -79,7 +80,8 @@ function alive(pid: number): boolean {
 }
 
 function describeHolder(h: LockHolder): string {
-  return `pid ${h.pid} on ${h.host} since ${h.started} (${h.command ? `\`${h.command}\`` : 'no command recorded'})`;
+  // Host, time and command come from the lock file: one escaped line each (log-text.ts).
+  return `pid ${h.pid} on ${logText(h.host, 200)} since ${logText(h.started, 100)} (${h.command ? `\`${logText(h.command, 500)}\`` : 'no command recorded'})`;
 }
 
 /** Creates the lock with O_EXCL; when this process now holds it, the function that ends its signal cleanup. */
@@ -156,12 +158,34 @@ function timeoutMessage(file: string, lock: string, found: Present, waitedMs: nu
 }
 
 /**
+ * Why an update of `path` would have to wait now: the lock's holder, named, while it is held by a live
+ * process (or one on another host, or a lock too young to judge); null when it is free or stale. For a
+ * check before a long run, so a held lock fails at once instead of after the run and the wait.
+ */
+export function heldLockMessage(path: string): string | null {
+  const file = resolveLinks(path);
+  const lock = lockPath(file);
+  if (!existsSync(lock)) return null;
+  const found = readHolder(lock);
+  if ('gone' in found) return null;
+  if ('holder' in found) {
+    const h = found.holder;
+    if (h.host === hostname() && !alive(h.pid)) return null;
+    return `${file} is locked by another baseline update: ${describeHolder(h)}. If no fusebench is updating it, delete ${lock} and run again`;
+  }
+  if (found.ageMs > UNREADABLE_GRACE_MS) return null;
+  return `${file} is locked (${lock} names no holder yet)`;
+}
+
+/**
  * Runs `fn` while holding the baseline file's lock: waits (polling) while another process holds it,
  * takes over a stale one, fails after `waitMs` naming the holder. `fn` runs synchronously, so reading
  * the file, merging and writing it happen with nothing else in between; a SIGINT or SIGTERM meanwhile is
  * handled after `fn` returns and the lock is released.
  */
-export async function withBaselineLock<T>(file: string, fn: () => T, options: BaselineLockOptions = {}): Promise<T> {
+export async function withBaselineLock<T>(path: string, fn: () => T, options: BaselineLockOptions = {}): Promise<T> {
+  // Through a symbolic link: every writer of the shared target takes the target's lock.
+  const file = resolveLinks(path);
   const lock = lockPath(file);
   const waitMs = options.waitMs ?? 120_000;
   const pollMs = options.pollMs ?? 200;

@@ -5,7 +5,7 @@
  * foreign existing file stops the update with the file unchanged.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { leftoverTempFiles, writeFileAtomic } from '../atomic-write.ts';
+import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../atomic-write.ts';
 import { formatJson } from '../json-format.ts';
 import { type ResultsFile, readJsonFile } from '../results.ts';
 import { baselineFileSchema } from './baseline-file.ts';
@@ -35,7 +35,7 @@ export async function recordBaselines(
     file,
     () => {
       // Every writer of this file holds the lock, so a temporary file of it now is a killed writer's.
-      const removedTemp = leftoverTempFiles(file);
+      const removedTemp = leftoverTempFiles(resolveLinks(file));
       for (const t of removedTemp) rmSync(t, { force: true });
       const existing = existsSync(file) ? readJsonFile(baselineFileSchema, file) : null;
       if (existing && existing.device.slug !== results.device.slug) {

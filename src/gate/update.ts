@@ -210,7 +210,8 @@ export function updateBaselines(
   commit: string,
   mode: UpdateMode = 'replace',
 ): BaselineUpdate {
-  const entries: Record<string, BaselineEntry> = { ...(existing?.entries ?? {}) };
+  // Null prototype: a key read from the file (even `__proto__`) stays an entry (file-record.ts).
+  const entries: Record<string, BaselineEntry> = Object.assign(Object.create(null), existing?.entries);
   const changes: string[] = [];
   const keptUnknown: string[] = [];
   const droppedUnknown: string[] = [];

@@ -3,11 +3,13 @@
  * never gives up on a file: a line that is not JSON or not a record is named (file:line and why) and
  * skipped, and the rest is read. Appending never loses a line either: the file's bytes are kept as
  * they are, broken lines included, the new record goes after them, and the whole is written
- * atomically (a reader sees the file before or after the append, never half of it).
+ * atomically (a reader sees the file before or after the append, never half of it) under the file's
+ * lock, so two appends at once both land.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-write.ts';
+import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../atomic-write.ts';
+import { type BaselineLockOptions, withBaselineLock } from '../gate/baseline-lock.ts';
 import { fieldPath } from '../results.ts';
 import { type HistoryRecord, historyRecordSchema } from './history-record.ts';
 
@@ -66,20 +68,33 @@ export function appendedText(text: string, record: HistoryRecord): string {
 }
 
 /**
- * Appends one record to a history file (created with its folder when missing), atomically; returns the
- * problems of the lines already there, which are kept as they are.
+ * Appends one record to a history file (created with its folder when missing), atomically, under the
+ * file's lock (`<file>.lock`, the baselines' discipline: baseline-lock.ts), so concurrent appends
+ * serialize and none is lost; returns the problems of the lines already there, which are kept as they are.
  */
-export function appendHistory(file: string, record: HistoryRecord): string[] {
-  let text = '';
-  if (existsSync(file)) {
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new Error(`Cannot read ${file} to append to it: ${(e as Error).message}`);
-    }
-  }
-  writeFileAtomic(file, appendedText(text, record));
-  return parseHistory(text, file).problems;
+export async function appendHistory(
+  file: string,
+  record: HistoryRecord,
+  lock: BaselineLockOptions = {},
+): Promise<string[]> {
+  return withBaselineLock(
+    file,
+    () => {
+      // Every appender holds the lock, so a temporary file of this one now is a killed writer's.
+      for (const t of leftoverTempFiles(resolveLinks(file))) rmSync(t, { force: true });
+      let text = '';
+      if (existsSync(file)) {
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch (e) {
+          throw new Error(`Cannot read ${file} to append to it: ${(e as Error).message}`);
+        }
+      }
+      writeFileAtomic(file, appendedText(text, record));
+      return parseHistory(text, file).problems;
+    },
+    lock,
+  );
 }
 
 /** Device slugs as fusebench writes them: lower-case letters, digits, dots and dashes (never a path). */

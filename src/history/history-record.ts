@@ -5,6 +5,7 @@
  * `v` is its version, so an older fusebench can say a line is newer than it reads.
  */
 import { z } from 'zod';
+import { fileRecord } from '../file-record.ts';
 import { entryKey } from '../gate/baseline-file.ts';
 import { asMeasured, judgedTiming } from '../report/judged-timing.ts';
 import { DTYPES } from '../dtype.ts';
@@ -14,6 +15,20 @@ import type { ResultsFile } from '../results.ts';
 /** The version of a history record this fusebench writes and reads. */
 export const HISTORY_RECORD_VERSION = 1;
 
+/**
+ * The range a recorded speedup may lie in. Outside it a value is not a measurement (a speedup of 1e308,
+ * 0 or a negative one): the line is named and skipped like a broken line, so one such record cannot
+ * stop every later chart and merge.
+ */
+export const SPEEDUP_RANGE = [1e-6, 1e6] as const;
+/** The largest fused time a record may hold, milliseconds (an hour per call is no kernel). */
+export const MAX_FUSED_MS = 3_600_000;
+
+const speedupValue = z
+  .number()
+  .min(SPEEDUP_RANGE[0], { error: `expected a speedup of at least ${SPEEDUP_RANGE[0]}` })
+  .max(SPEEDUP_RANGE[1], { error: `expected a speedup of at most ${SPEEDUP_RANGE[1]}` });
+
 const caseRecordSchema = z.object({
   case: z.string(),
   shape: z.string(),
@@ -22,9 +37,14 @@ const caseRecordSchema = z.object({
   /** The gate's verdict, or why there is none (NO_BASELINE, SKIPPED, FAILED, ERRORED). */
   verdict: z.enum(VERDICT_ORDER as [RowVerdict, ...RowVerdict[]]),
   /** Speedup estimate and its 95% interval: [estimate, lo, hi]; absent when not measured. */
-  speedup: z.tuple([z.number(), z.number(), z.number()]).optional(),
+  speedup: z
+    .tuple([speedupValue, speedupValue, speedupValue])
+    .refine(([estimate, lo, hi]) => lo <= estimate && estimate <= hi, {
+      error: 'expected [estimate, lo, hi] with lo <= estimate <= hi',
+    })
+    .optional(),
   /** Median time of one fused call, milliseconds. */
-  fusedMs: z.number().optional(),
+  fusedMs: z.number().positive().max(MAX_FUSED_MS).optional(),
   /** Set when the gate judged batched timing (these numbers are the batched ones). */
   batched: z.literal(true).optional(),
 });
@@ -44,7 +64,7 @@ export const historyRecordSchema = z.object({
   commit: z.string(),
   branch: z.string().optional(),
   device: z.object({ name: z.string(), slug: z.string() }),
-  cases: z.record(z.string(), caseRecordSchema),
+  cases: fileRecord(caseRecordSchema),
 });
 
 /** One run in a history file. */
@@ -57,7 +77,7 @@ const round = (x: number) => Number(x.toPrecision(5));
 
 /** The history record of a run: the commit and branch from its `source` ("unknown" when it has none). */
 export function historyRecord(results: ResultsFile): HistoryRecord {
-  const cases: Record<string, HistoryCase> = {};
+  const cases: Record<string, HistoryCase> = Object.create(null);
   for (const c of results.cases) {
     const m = asMeasured(c);
     const t = m && judgedTiming(m);

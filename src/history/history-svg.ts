@@ -35,6 +35,11 @@ function xml(s: string, max = 80): string {
 
 const fmt = (v: number) => Number(v.toFixed(3)).toString();
 
+/** The values an axis is drawn over are clamped to ±AXIS_LIMIT. */
+const AXIS_LIMIT = 1e12;
+/** The most ticks an axis gets (about 6 are drawn for any real history). */
+const MAX_TICKS = 20;
+
 /** Round tick steps (1, 2, 5 × 10^k) giving about `count` ticks over [lo, hi]. */
 function niceStep(span: number, count: number): number {
   const raw = span / count;
@@ -45,9 +50,14 @@ function niceStep(span: number, count: number): number {
 
 /** The y axis of a chart: its range and ticks, spanning every point's interval with a little room. */
 export function yAxisOf(h: CaseHistory): { min: number; max: number; ticks: number[] } {
-  const values = h.series.flatMap((s) => s.points.flatMap((p) => [p.lo, p.estimate, p.hi]));
-  let lo = Math.min(...values);
-  let hi = Math.max(...values);
+  // Clamped to ±1e12 (records hold speedups within SPEEDUP_RANGE; this keeps the arithmetic below
+  // finite for any input), and a chart with no finite value gets 0–1.
+  const values = h.series
+    .flatMap((s) => s.points.flatMap((p) => [p.lo, p.estimate, p.hi]))
+    .filter(Number.isFinite)
+    .map((v) => Math.min(AXIS_LIMIT, Math.max(-AXIS_LIMIT, v)));
+  let lo = values.length > 0 ? Math.min(...values) : 0;
+  let hi = values.length > 0 ? Math.max(...values) : 1;
   // At least 10% of the values' size top to bottom: a flat history (one point, or differences of 0.2%)
   // must look flat, not be magnified into a zig-zag of noise.
   const minSpan = 0.1 * Math.max(Math.abs(lo), Math.abs(hi)) || 0.1;
@@ -60,8 +70,10 @@ export function yAxisOf(h: CaseHistory): { min: number; max: number; ticks: numb
   const step = niceStep(hi - lo + 2 * pad, 5);
   const min = Math.max(0, Math.floor((lo - pad) / step) * step);
   const max = Math.ceil((hi + pad) / step) * step;
+  // Counted, never accumulated: the loop ends after at most MAX_TICKS + 1 ticks whatever the values.
+  const count = Math.min(MAX_TICKS, Math.max(1, Math.round((max - min) / step)));
   const ticks: number[] = [];
-  for (let t = min; t <= max + step / 2; t += step) ticks.push(Number(t.toPrecision(10)));
+  for (let i = 0; i <= count; i++) ticks.push(Number((min + i * step).toPrecision(10)));
   return { min, max, ticks };
 }
 

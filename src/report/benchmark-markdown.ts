@@ -96,7 +96,9 @@ function summary(results: ResultsFile): string {
     rows,
   );
   if (ms_.length === 0) return `${table}\n\nNo shape was measured.`;
-  const geo = Math.exp(ms_.reduce((a, c) => a + Math.log(c.speedup.estimate), 0) / ms_.length);
+  // Over positive speedups only: a results file may hold a negative or zero one, whose log is no number.
+  const positive = ms_.filter((c) => c.speedup.estimate > 0);
+  const geo = Math.exp(positive.reduce((a, c) => a + Math.log(c.speedup.estimate), 0) / positive.length);
   const saved = ms_.reduce((a, c) => a + c.timing.unfused.median - c.timing.fused.median, 0);
   const eff = ms_.reduce((a, c) => a + (c.efficiency ?? 0), 0) / ms_.length;
   return (

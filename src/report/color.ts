@@ -4,6 +4,7 @@
  * (https://no-color.org). Renderers take the decision as a boolean, so they stay pure and testable.
  */
 import type { RowVerdict } from './verdict.ts';
+import { logText } from './log-text.ts';
 
 /** Whether output to `stream` may carry ANSI colour codes under `env`. */
 export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -45,6 +46,8 @@ export function padTable(
   rows: string[][],
   paint: (row: number, column: number, padded: string) => string = (_r, _c, s) => s,
 ): string[] {
+  // Cells may hold a file's strings: one line each, controls visible, no workflow command (log-text.ts).
+  rows = rows.map((r) => r.map((cell) => logText(cell)));
   const columns = Math.max(0, ...rows.map((r) => r.length));
   const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r, ri) => {

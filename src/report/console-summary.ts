@@ -11,9 +11,10 @@ import { injectionLabel, ms, speedup } from './format.ts';
 import { gatedOnBatched, methodLabel, timingOf } from './judged-timing.ts';
 import { type RowVerdict, caseVerdict } from './verdict.ts';
 import { renderConsoleTable } from './console-table.ts';
+import { logText } from './log-text.ts';
 import { phaseSplitLine } from './phase-split.ts';
 
-const who = (c: CaseResult) => `${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`;
+const who = (c: CaseResult) => logText(`${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`);
 
 /** The batched timing of a case beside its per-call one, and which of the two the gate judged. */
 function batchedNote(c: CaseResult): string | undefined {
@@ -28,7 +29,9 @@ export function consoleNotes(results: ResultsFile): string[] {
   return results.cases.flatMap((c) => {
     const lines: string[] = [];
     if (c.status !== 'measured') {
-      lines.push(`${who(c)}: ${c.status.toUpperCase()}: ${plain(c.reason ?? 'no reason recorded', NOTE_CHARS)}`);
+      lines.push(
+        `${who(c)}: ${c.status.toUpperCase()}: ${logText(plain(c.reason ?? 'no reason recorded', NOTE_CHARS))}`,
+      );
     }
     const b = batchedNote(c);
     if (b) lines.push(b);
@@ -77,9 +80,9 @@ export function noBaselineHint(results: ResultsFile): string | undefined {
   const missing = results.cases.filter((c) => c.gate?.status === 'NO_BASELINE');
   if (missing.length === 0) return undefined;
   const file = missing.find((c) => c.gate?.baselineFile)?.gate?.baselineFile;
-  const where = file ? `${plain(file)} has no entry for them` : 'no baseline file';
+  const where = file ? `${logText(plain(file))} has no entry for them` : 'no baseline file';
   const shapes = `${missing.length} shape${missing.length === 1 ? '' : 's'}`;
-  return `no baseline for ${plain(results.device.name)} (${shapes}; ${where}): the run only reports. Record one with \`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
+  return `no baseline for ${logText(plain(results.device.name))} (${shapes}; ${where}): the run only reports. Record one with \`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
 }
 
 /** Everything the reporter prints after the run's header: the table, the notes, the counts, the hint and the time split. */

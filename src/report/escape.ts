@@ -48,6 +48,10 @@ const CONTROLS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f]/gu;
 // The same, less newline and tab, for code blocks.
 const BLOCK_CONTROLS = /(?![\n\t])[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f]/gu;
 const ZWSP = '\u200b';
+// What GFM's extended autolinks start with (https://github.github.com/gfm/#autolinks-extension-): a
+// scheme and colon before `//` (http, https, ftp, ...), `www.`, and `mailto:` / `xmpp:`. The zero-width
+// space goes after the match, so `https:\u200b//x.example` and `www.\u200bx.example` stay plain text.
+const AUTOLINKS = /[a-z][a-z0-9+.-]*:(?=\/\/)|\bwww\.|\b(?:mailto|xmpp):/gi;
 
 /** One line of plain text: controls and newlines become spaces, runs of spaces collapse, cut to `max` with an ellipsis. */
 export function plain(s: string, max = NAME_CHARS): string {
@@ -61,7 +65,9 @@ export function plain(s: string, max = NAME_CHARS): string {
  * `\ ` `` ` `` `* _ [ ] ( ) ! | ~ $` get a backslash (no emphasis, code, link, image, table cell,
  * strikethrough or math). `@` and `#` get a zero-width space after them: GitHub finds mentions
  * (`@everyone`, `@org/team`) and issue references (`#12`) in the rendered text, after escapes are gone,
- * so only breaking the word stops them (and a `#` can then never open a heading either).
+ * so only breaking the word stops them (and a `#` can then never open a heading either). For the same
+ * reason a bare URL gets a zero-width space inside what GitHub's autolinker looks for (`https:`, `www.`,
+ * `mailto:`, any `scheme:` before `//`), so no text from a file becomes a link under the bot's name.
  */
 export function text(s: string, max = NAME_CHARS): Markdown {
   const escaped = plain(s, max)
@@ -69,7 +75,8 @@ export function text(s: string, max = NAME_CHARS): Markdown {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/[\\`*_[\]()!|~$]/g, '\\$&')
-    .replace(/[@#]/g, `$&${ZWSP}`);
+    .replace(/[@#]/g, `$&${ZWSP}`)
+    .replace(AUTOLINKS, `$&${ZWSP}`);
   return new Markdown(escaped);
 }
 

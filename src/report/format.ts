@@ -8,6 +8,9 @@ export function ms(v: number): string {
 
 /** A speedup: "1.91x". */
 export function times(v: number): string {
+  // A value that is no speedup (a file's negative or zero one, a mean over none) prints as what it is.
+  if (!Number.isFinite(v)) return 'n/a';
+  if (v <= 0) return `${v.toFixed(2)}x (not a speedup)`;
   return `${v.toFixed(2)}x`;
 }
 

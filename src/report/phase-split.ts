@@ -5,6 +5,7 @@
 import { addPhases, PHASES, type Phases } from '../phases.ts';
 import type { CaseResult, ResultsFile } from '../results.ts';
 import { plain } from './escape.ts';
+import { logText } from './log-text.ts';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
@@ -21,7 +22,7 @@ function timed(results: ResultsFile): (CaseResult & { phases: Phases })[] {
 /**
  * "wall 62.4 s; shapes: inputs 1.20 s · runs 0.31 s · … · rest 0.80 s; outside sampling at most 0.41 s
  * (gelu_scale 16M fp32)", or undefined when no shape recorded phases (a results file from before them).
- * Names from the results are made plain (one line, no controls); the line is ours otherwise.
+ * Names from the results are made plain and safe for a log (src/report/log-text.ts); the line is ours otherwise.
  */
 export function phaseSplitLine(results: ResultsFile): string | undefined {
   const shapes = timed(results);
@@ -32,6 +33,6 @@ export function phaseSplitLine(results: ResultsFile): string | undefined {
   const wall = results.wallMs !== undefined ? `wall ${seconds(results.wallMs)}; ` : '';
   return (
     `${wall}${shapes.length} shapes: ${split}; outside sampling at most ${seconds(outsideSampling(worst.phases))} ` +
-    `(${plain(worst.case)} ${plain(worst.shape.label)} ${worst.dtype})`
+    `(${logText(`${plain(worst.case)} ${plain(worst.shape.label)} ${worst.dtype}`)})`
   );
 }

@@ -98,13 +98,13 @@ describe('a history file', () => {
     expect(problems[2]).toContain('history/nvidia-h200.jsonl:5: not a history record (v: written by a newer fusebench');
   });
 
-  test('appending keeps every byte that was there, broken lines included, and puts the record on its own line', () => {
+  test('appending keeps every byte that was there, broken lines included, and puts the record on its own line', async () => {
     const dir = tmp();
     const file = join(dir, 'history', 'nvidia-h200.jsonl');
-    expect(appendHistory(file, at('aaaaaaa1'))).toEqual([]);
+    expect(await appendHistory(file, at('aaaaaaa1'))).toEqual([]);
     const cut = `${readFileSync(file, 'utf8')}{"v": 1, "date": "2026-11-`; // a write cut short, no newline
     writeFileSync(file, cut);
-    const problems = appendHistory(file, at('aaaaaaa2'));
+    const problems = await appendHistory(file, at('aaaaaaa2'));
     expect(problems).toEqual([expect.stringMatching(new RegExp(`^${file}:2: not valid JSON`))]);
     const after = readFileSync(file, 'utf8');
     expect(after.startsWith(`${cut}\n`)).toBe(true);
@@ -280,7 +280,7 @@ describe('npm run history and npm run merge --history', () => {
     expect(readFileSync(join(dir, 'report', 'history-charts', 'gelu_scale-fp32.svg'), 'utf8')).toMatch(/^<svg /);
     expect(readFileSync(file, 'utf8')).toContain('not json\n'); // reading never rewrites the file
     expect(cli(['src/cli/history.ts', file, '--last', '0']).stderr).toContain(
-      "Expected a positive integer for --last but received '0'",
+      "Expected a positive integer up to 1000 for --last but received '0'",
     );
   });
 

@@ -16,7 +16,7 @@ describe('perf options', () => {
 
   test('a negative value is refused like any other bad value, naming the flag', () => {
     expect(() => parse(['--budget-ms', '-1'])).toThrow(
-      /^Expected a positive number for --budget-ms but received '-1'$/,
+      /^Expected a positive number up to 3600000 for --budget-ms but received '-1'$/,
     );
     expect(() => parse(['--min-pairs', '-30'])).toThrow(/--min-pairs but received '-30'/);
   });
@@ -72,5 +72,36 @@ describe('perf options', () => {
 
   test('the command that reproduces the run is recorded', () => {
     expect(parse(['--backend', 'cpu'])?.command).toBe('npm run perf -- --backend cpu');
+  });
+
+  // Every numeric option is bounded and written in plain decimal; each refusal says what was expected.
+  test.each([
+    [['--seed', ''], /^Expected an integer from 0 to 4294967295 for --seed but received ''$/],
+    [['--seed', '0x1F'], /for --seed but received '0x1F'/],
+    [['--seed', '1e3'], /for --seed but received '1e3'/],
+    [['--seed', ' 7'], /for --seed but received ' 7'/],
+    [['--min-pairs', '1e12'], /^Expected a positive integer up to 100000 for --min-pairs but received '1e12'$/],
+    [['--min-pairs', '100001'], /up to 100000 for --min-pairs/],
+    [['--min-pairs', '0x10'], /for --min-pairs but received '0x10'/],
+    [['--budget-ms', '1e300'], /^Expected a positive number up to 3600000 for --budget-ms/],
+    [['--budget-ms', 'Infinity'], /for --budget-ms but received 'Infinity'/],
+    [['--max-elements', '1e300'], /for --max-elements but received '1e300'/],
+    [['--target-half-width', '0x1'], /for --target-half-width but received '0x1'/],
+    [['--delta', '0b1'], /for --delta but received '0b1'/],
+    [['--inject', 'gelu_scale: 0x10%'], /^Expected --inject <case>:<p>% with p in \(0, 100\]/],
+    [['--inject', 'gelu_scale:1e1%'], null],
+    [['--inject', 'gelu_scale:0x4'], /^Expected --inject <case>\[:<passes>\]/],
+    [['--inject', 'gelu_scale: 4'], /^Expected --inject <case>\[:<passes>\]/],
+  ])('%j', (argv, message) => {
+    if (message === null) expect(() => parse(argv)).not.toThrow();
+    else expect(() => parse(argv)).toThrow(message);
+  });
+
+  test('the bounds themselves are accepted', () => {
+    expect(parse(['--min-pairs', '100000', '--budget-ms', '3600000', '--seed', '4294967295'])).toMatchObject({
+      minPairs: 100000,
+      budgetMs: 3600000,
+      seed: 4294967295,
+    });
   });
 });

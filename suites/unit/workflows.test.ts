@@ -1,6 +1,8 @@
 // The GitHub workflows: they pass the workflow linter, pin their actions, and keep the GPU and the
 // write token where they belong.
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
@@ -315,5 +317,123 @@ describe('the GPU runners run only reviewed code', () => {
 
   test.each(files)('%s pins every action and reusable workflow to a 40-hex commit SHA', (f) => {
     for (const u of usesOf(f).filter((x) => !x.startsWith('./'))) expect(u).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/);
+  });
+});
+
+// The label race: a push that lands just before a maintainer applies run-gpu-perf leaves no label for
+// perf-label.yml to remove, so the labelled head would be a commit nobody reviewed. perf.yml's context
+// job must refuse any labelled head that the labeller has not approved by its commit id. The check's
+// own script is run here against a fake `gh` (and the real jq), so these fail if the race reopens.
+describe('the label race: the approval names the commit it approves', () => {
+  const w = workflow('perf.yml');
+  const step = (w.jobs.context.steps as Job[]).find((s) => /approved exactly the labelled commit/.test(s.name ?? ''));
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  const review = (user: string, commit: string, state = 'APPROVED') => ({
+    user: { login: user },
+    commit_id: commit,
+    state,
+  });
+
+  /** Runs the context job's check with head B labelled by alice, `permission` and these pages of reviews. */
+  function check(permission: string, pages: object[][]): { status: number | null; out: string } {
+    const bin = mkdtempSync(join(tmpdir(), 'fusebench-gh-'));
+    const gh = join(bin, 'gh');
+    writeFileSync(
+      gh,
+      '#!/usr/bin/env bash\ncase "$*" in\n  *collaborators/*/permission*) printf \'%s\\n\' "$FAKE_PERMISSION" ;;\n' +
+        '  *"--paginate repos/"*"/pulls/"*"/reviews"*) printf \'%s\' "$FAKE_REVIEWS" ;;\n' +
+        '  *) echo "unexpected: gh $*" >&2; exit 3 ;;\nesac\n',
+    );
+    chmodSync(gh, 0o755);
+    const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', step.run], {
+      encoding: 'utf8',
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        GITHUB_REPOSITORY: 'owner/repo',
+        PR_NUMBER: '7',
+        HEAD_SHA: B,
+        LABELLER: 'alice',
+        GH_TOKEN: 'x',
+        FAKE_PERMISSION: permission,
+        // gh api --paginate prints one JSON array per page, back to back.
+        FAKE_REVIEWS: pages.map((p) => JSON.stringify(p)).join(''),
+      },
+    });
+    return { status: r.status, out: `${r.stdout}${r.stderr}` };
+  }
+
+  test('the check reads the labelled head and the labeller from the event, and measure waits for it', () => {
+    expect(step, 'a context step that checks the approval').toBeDefined();
+    expect(step.env).toMatchObject({
+      HEAD_SHA: expr('github.event.pull_request.head.sha'),
+      LABELLER: expr('github.event.sender.login'),
+      PR_NUMBER: expr('github.event.pull_request.number'),
+    });
+    expect(step.run).not.toContain('${{');
+    // The check comes before the context is recorded, and measure runs for a PR only once context succeeded.
+    expect((w.jobs.context.steps as Job[])[0]).toBe(step);
+    expect(w.jobs.context.permissions).toEqual({ 'pull-requests': 'read' });
+    expect(w.jobs.measure.needs).toBe('context');
+    expect(w.jobs.measure.if).toContain("github.event_name == 'pull_request_target'");
+    expect(w.jobs.measure.if).toMatch(/pull_request_target' && [^|]*needs\.context\.result == 'success'/);
+  });
+
+  test.each([
+    ['a push landed after the approval: alice approved A, the labelled head is B', 'write', [[review('alice', A)]]],
+    ['someone else approved B', 'write', [[review('mallory', B), review('alice', A)]]],
+    ['alice only commented on B', 'write', [[review('alice', B, 'COMMENTED')]]],
+    ['alice’s approval of B was dismissed', 'write', [[review('alice', B, 'DISMISSED')]]],
+    ['alice can only triage', 'triage', [[review('alice', B)]]],
+    ['no review at all', 'admin', [[]]],
+  ])('refuses the run when %s', (_what, permission, pages) => {
+    const r = check(permission, pages);
+    expect(r.status, r.out).not.toBe(0);
+    expect(r.out).not.toContain('unexpected: gh');
+  });
+
+  test.each([
+    ['alice (write) approved B', 'write', [[review('alice', A), review('alice', B)]]],
+    [
+      'alice (maintain) approved B, on the second page of reviews',
+      'maintain',
+      [[review('bob', A)], [review('alice', B)]],
+    ],
+  ])('lets the run go when %s', (_what, permission, pages) => {
+    const r = check(permission, pages);
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain(`alice approved ${B}`);
+  });
+});
+
+describe('baselines.yml fences the diff in its pull-request body', () => {
+  const run: string = (workflow('baselines.yml').jobs.propose.steps as Job[]).find((s) =>
+    /Open a pull request/.test(s.name ?? ''),
+  ).run;
+
+  test.each([
+    ['no backtick', '+  "label": "16M"\n'],
+    ['a fence of three backticks and a heading', '+  "label": "x\\n```\\n# pwned"\n```\n# pwned\n'],
+    ['a run of eight backticks', '+ ````````\n````````\n'],
+  ])('with %s in the diff, no line of it closes the block', (_what, diff) => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-pr-body-'));
+    // The body's lines, with the diff given instead of computed by git.
+    const from = run.indexOf('git diff HEAD~1');
+    const to = run.indexOf('} > pr-body.md');
+    expect(from, 'the body is built from the diff').toBeGreaterThan(0);
+    const body = run.slice(from, to).replace(/^git diff HEAD~1 -- baselines \| head -c 50000 > baselines\.diff$/m, '');
+    writeFileSync(join(dir, 'baselines.diff'), diff);
+    const r = spawnSync('bash', ['-e', '-c', `{\n${body}\n} > pr-body.md`], { cwd: dir, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const lines = readFileSync(join(dir, 'pr-body.md'), 'utf8').split('\n');
+    const open = lines[0] ?? '';
+    const fence = /^(`{3,})diff$/.exec(open)?.[1] ?? '';
+    expect(fence.length).toBeGreaterThanOrEqual(3);
+    // CommonMark: a closing fence is a line of at least as many backticks (up to 3 spaces of indent).
+    const closes = lines
+      .slice(1)
+      .map((l, i) => [i + 1, l] as const)
+      .filter(([, l]) => new RegExp(`^ {0,3}\`{${fence.length},}\\s*$`).test(l));
+    expect(closes.map(([i]) => i)).toEqual([lines.length - 2]);
   });
 });

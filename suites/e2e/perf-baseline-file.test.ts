@@ -1,0 +1,68 @@
+// `npm run perf -- --update-baselines` and the baseline file: a new --baseline-file is created (not
+// ENOENT), and a lock another update holds fails the run before anything is measured, naming the
+// holder, instead of after the whole run and its wait.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
+import { runPerf } from './perf-cli.ts';
+
+// The wiring is the point, not the numbers: a CPU backend of 1 GiB (a 256 MiB cache flush instead of
+// twice a VM's reported last-level cache) and few pairs keep the one measured run short.
+process.env.FUSEBENCH_CPU_MEMORY_BYTES = String(1024 ** 3);
+const common = [
+  '--min-pairs',
+  '5',
+  '--backend',
+  'cpu',
+  '--case',
+  'gelu_scale',
+  '--dtype',
+  'fp32',
+  '--max-elements',
+  '1024',
+  '--budget-ms',
+  '200',
+];
+
+describe('--update-baselines and its file', () => {
+  test('a --baseline-file that does not exist yet is created, its folder too', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'fusebench-newfile-'));
+    const file = join(tmp, 'new', 'mine.json');
+    const r = runPerf([...common, '--update-baselines', '--baseline-file', file, '--out-dir', join(tmp, 'out')]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`created ${file}`);
+    expect(Object.keys(loadBaselineFile(file, ['gelu_scale']).data.entries)).toEqual(['gelu_scale/1K/fp32']);
+  });
+
+  test('without --update-baselines, a missing --baseline-file is still an error naming it', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'fusebench-newfile-'));
+    const file = join(tmp, 'typo.json');
+    const r = runPerf([...common, '--baseline-file', file, '--out-dir', join(tmp, 'out')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(file);
+    expect(existsSync(join(tmp, 'out', 'fusebench-results.json'))).toBe(false);
+  });
+
+  test('a lock held by a live process fails at once, naming the holder, and nothing is measured', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'fusebench-held-'));
+    const file = join(tmp, 'mine.json');
+    mkdirSync(tmp, { recursive: true });
+    // This test's own process holds it: alive, on this host.
+    const holder = { pid: process.pid, host: hostname(), started: new Date().toISOString(), command: 'another update' };
+    writeFileSync(`${file}.lock`, `${JSON.stringify(holder)}\n`);
+    const start = Date.now();
+    const r = runPerf(
+      [...common, '--update-baselines', '--baseline-file', file, '--out-dir', join(tmp, 'out')],
+      60_000,
+    );
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${file} is locked by another baseline update: pid ${process.pid}`);
+    expect(r.stderr).toContain('`another update`');
+    expect(r.stderr).toContain('Nothing was measured.');
+    expect(existsSync(join(tmp, 'out', 'fusebench-results.json'))).toBe(false);
+    expect(Date.now() - start).toBeLessThan(30_000); // not the run and then the 120 s wait
+    expect(readFileSync(`${file}.lock`, 'utf8')).toContain('another update'); // left as it was
+  });
+});

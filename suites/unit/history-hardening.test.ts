@@ -1,0 +1,213 @@
+// History that survives any record: a record with a value no run produces (1.5e308, 0, negative, an
+// interval that does not hold its estimate) is named and skipped like a broken line; the chart's axis
+// ends for any finite input; concurrent appends, from processes and from one process, lose no record.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { appendHistory, parseHistory, readHistory } from '../../src/history/history-file.ts';
+import { HISTORY_RECORD_VERSION, type HistoryRecord } from '../../src/history/history-record.ts';
+import type { CaseHistory } from '../../src/history/history-series.ts';
+import { renderHistorySvg, yAxisOf } from '../../src/history/history-svg.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const NODE_ARGS = ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'];
+const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-history-hard-'));
+
+function record(
+  commit: string,
+  speedup: unknown,
+  extra: object = {},
+  device = { name: 'Test CPU', slug: 'test-cpu' },
+): string {
+  return JSON.stringify({
+    v: HISTORY_RECORD_VERSION,
+    date: '2026-11-25T10:00:00.000Z',
+    commit,
+    device,
+    cases: {
+      'gelu_scale/1M/fp32': { case: 'gelu_scale', shape: '1M', dtype: 'fp32', verdict: 'SAME', speedup, ...extra },
+    },
+  });
+}
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [...NODE_ARGS, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the record boundary', () => {
+  test.each([
+    ['1.5e308 with a zero low end (the issue’s record)', [1.5e308, 0, 1.5e308]],
+    ['a negative speedup', [-2, -3, -1]],
+    ['a zero speedup', [0, 0, 0]],
+    ['a speedup of a million and one', [1e6 + 1, 1, 2e6]],
+    ['an interval that does not hold its estimate', [2, 2.5, 3]],
+    ['a string where a number goes', ['1', 1, 1]],
+  ])('a record with %s is named and skipped; the others are read', (_what, speedup) => {
+    const text = [record('good1', [1.5, 1.4, 1.6]), record('bad', speedup), record('good2', [1.2, 1.1, 1.3])].join(
+      '\n',
+    );
+    const read = parseHistory(text, 'h.jsonl');
+    expect(read.records.map((r) => r.record.commit)).toEqual(['good1', 'good2']);
+    expect(read.problems).toEqual([
+      expect.stringMatching(/^h\.jsonl:2: not a history record \(cases\.gelu_scale\/1M\/fp32\.speedup/),
+    ]);
+  });
+
+  test('a fused time of -1 ms or of a day is skipped too', () => {
+    const read = parseHistory(
+      [record('neg', [1.5, 1.4, 1.6], { fusedMs: -1 }), record('day', [1.5, 1.4, 1.6], { fusedMs: 86_400_000 })].join(
+        '\n',
+      ),
+      'h.jsonl',
+    );
+    expect(read.records).toEqual([]);
+    expect(read.problems.map((p) => p.slice(0, 10))).toEqual(['h.jsonl:1:', 'h.jsonl:2:']);
+  });
+
+  test('npm run history --out and npm run merge --history still write the good records when one is insane', () => {
+    const dir = tmp();
+    const file = join(dir, 'nvidia-h200.jsonl');
+    const h200 = { name: 'NVIDIA H200', slug: 'nvidia-h200' };
+    const lines = [
+      record('aaaaaaa', [1.5, 1.4, 1.6], {}, h200),
+      record('bbbbbbb', [1.5e308, 0, 1.5e308], {}, h200),
+      record('ccccccc', [1.6, 1.5, 1.7], {}, h200),
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const out = join(dir, 'h.md');
+    const r = cli(['src/cli/history.ts', file, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${file}:2: not a history record`);
+    expect(readFileSync(out, 'utf8')).toContain('gelu\\_scale');
+    expect(readdirSync(join(dir, 'h-charts'))).toEqual(['gelu_scale-fp32.svg']);
+    const merged = join(dir, 'merged');
+    const m = cli([
+      'src/cli/merge.ts',
+      '--out-dir',
+      merged,
+      '--history',
+      file,
+      join(root, 'suites', 'fixtures', 'h200-gate-run.json'),
+    ]);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stderr).toContain(`${file}:2: not a history record`);
+    expect(existsSync(join(merged, 'benchmark-history', 'nvidia-h200', 'gelu_scale-fp32.svg'))).toBe(true);
+  });
+
+  test('a missing history file is an error, exit 1, naming it', () => {
+    const missing = join(tmp(), 'nope.jsonl');
+    const r = cli(['src/cli/history.ts', missing]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${missing}: no such history file`);
+  });
+});
+
+describe('the chart axis', () => {
+  const chart = (points: [number, number, number][]): CaseHistory => ({
+    case: 'gelu_scale',
+    dtype: 'fp32',
+    commits: points.map((_, i) => `c${i}`),
+    dates: points.map(() => '2026-11-25'),
+    series: [
+      {
+        shape: '1M',
+        points: points.map(([estimate, lo, hi], index) => ({ index, estimate, lo, hi, verdict: 'SAME' })),
+      },
+    ],
+  });
+
+  test('the issue’s values give a finite axis of a few ticks', () => {
+    const axis = yAxisOf(chart([[1.5e308, 0, 1.5e308]]));
+    expect(axis.ticks.length).toBeLessThanOrEqual(21);
+    expect(axis.ticks.every(Number.isFinite)).toBe(true);
+    expect(
+      renderHistorySvg(
+        chart([
+          [1.5e308, 0, 1.5e308],
+          [-1.7e308, -Number.MAX_VALUE, 5e-324],
+        ]),
+        'Test CPU',
+      ),
+    ).toMatch(/^<svg /);
+  });
+
+  test.prop(
+    [
+      fc.array(
+        fc.tuple(
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+        ),
+        { minLength: 1, maxLength: 6 },
+      ),
+    ],
+    { numRuns: 300 },
+  )('for any finite values the axis ends: at most 21 finite, increasing ticks', (points) => {
+    const axis = yAxisOf(chart(points));
+    expect(axis.ticks.length).toBeGreaterThan(0);
+    expect(axis.ticks.length).toBeLessThanOrEqual(21);
+    expect(axis.ticks.every(Number.isFinite)).toBe(true);
+    expect(Number.isFinite(axis.min) && Number.isFinite(axis.max)).toBe(true);
+  });
+});
+
+describe('appends under the lock', () => {
+  test('four rounds of three processes appending at once lose no record, and leave no lock or temporary file', async () => {
+    const dir = tmp();
+    const file = join(dir, 'test-cpu.jsonl');
+    const writers = 3;
+    const each = 2;
+    const rounds = 4;
+    for (let round = 0; round < rounds; round++) {
+      const exits = Array.from({ length: writers }, (_, w) => {
+        const child = spawn(
+          process.execPath,
+          [...NODE_ARGS, join(import.meta.dirname, 'history-appender.ts'), file, `r${round}w${w}`, String(each)],
+          {
+            cwd: root,
+            stdio: ['ignore', 'ignore', 'pipe'],
+          },
+        );
+        let stderr = '';
+        child.stderr?.on('data', (d) => {
+          stderr += String(d);
+        });
+        return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+          child.on('exit', (code) => resolve({ code, stderr })),
+        );
+      });
+      for (const e of await Promise.all(exits)) expect(e.code, e.stderr).toBe(0);
+    }
+    const { records, problems } = readHistory(file);
+    expect(problems).toEqual([]);
+    expect(records).toHaveLength(rounds * writers * each);
+    const commits = new Set(records.map((r) => r.record.commit));
+    for (let round = 0; round < rounds; round++)
+      for (let w = 0; w < writers; w++)
+        for (let i = 0; i < each; i++) expect(commits.has(`r${round}w${w}-${i}`)).toBe(true);
+    // Each writer's records stay in its own order.
+    const order = records.map((r) => r.record.commit).filter((c) => c.startsWith('r0w0-'));
+    expect(order).toEqual(['r0w0-0', 'r0w0-1']);
+    expect(readdirSync(dir)).toEqual(['test-cpu.jsonl']);
+  });
+
+  test('eighty appends started at once in one process all land (the library, no CLI)', async () => {
+    const dir = tmp();
+    const file = join(dir, 'h', 'test-cpu.jsonl');
+    const rec = (i: number): HistoryRecord => ({
+      v: HISTORY_RECORD_VERSION,
+      date: '2026-11-25T10:00:00.000Z',
+      commit: `c${i}`,
+      device: { name: 'Test CPU', slug: 'test-cpu' },
+      cases: {},
+    });
+    await Promise.all(Array.from({ length: 80 }, (_, i) => appendHistory(file, rec(i), { pollMs: 2, warn: () => {} })));
+    expect(new Set(readHistory(file).records.map((r) => r.record.commit)).size).toBe(80);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});

@@ -1,0 +1,54 @@
+// The typed facade over the addon bounds every count before the native call, with an "Expected …"
+// message: copy-probe counts and samples, injection passes and spins, and the injected variant's name.
+import { describe, expect, test } from 'vitest';
+import { copyTimes, Workspace } from '../../src/native.ts';
+
+// This process's CPU backend (created by the first native call below) gets 256 MiB: its cache-flush
+// buffer stays small, and the memory check is the same one a full-size backend makes.
+process.env.FUSEBENCH_CPU_MEMORY_BYTES = String(256 * 1024 * 1024);
+
+describe('native counts are bounded in the facade', () => {
+  test.each([
+    [1e30, 1, /^Expected an integer from 1 to 9007199254740991 for `count` but received 1e\+30/],
+    [0, 1, /for `count` but received 0/],
+    [1.5, 1, /for `count` but received 1.5/],
+    [4, 1e10, /^Expected an integer from 1 to 1048576 for `samples` but received 10000000000/],
+    [4, 0, /for `samples` but received 0/],
+    [4, Number.NaN, /for `samples` but received NaN/],
+  ])('copyTimes(count %d, samples %d) is refused', (count, samples, message) => {
+    expect(() => copyTimes('cpu', count, samples, 'runtime')).toThrow(message);
+  });
+
+  test('a copy count past the backend’s memory is refused by the native side, naming the limit', () => {
+    expect(() => copyTimes('cpu', 2 ** 50, 1, 'runtime')).toThrow(
+      /copy probe: two buffers of [\d,]+ floats exceed [\d,]+ bytes/,
+    );
+  });
+
+  test('a copy within bounds returns one time per sample', () => {
+    const times = copyTimes('cpu', 1024, 3, 'kernel');
+    expect(times).toHaveLength(3);
+    for (const t of times) expect(Number.isFinite(t) && t >= 0).toBe(true);
+  });
+
+  test('an injection into a variant the case does not have is refused, naming the variants', () => {
+    expect(() => new Workspace('cpu', 'gelu_scale', 'fp32', [1024], [], { variant: 'fussed', passes: 1 })).toThrow(
+      "Expected a variant of gelu_scale to inject into (unfused, fused) but received 'fussed'",
+    );
+  });
+
+  test.each([
+    [{ variant: 'fused', passes: -1 }, /`inject.passes` but received -1/],
+    [{ variant: 'fused', passes: 2 ** 21 }, /`inject.passes` but received 2097152/],
+    [{ variant: 'fused', passes: 0, spin: 2 ** 41 }, /`inject.spin`/],
+    [{ variant: 'fused', passes: 0.5 }, /`inject.passes` but received 0.5/],
+  ])('injection %j is refused', (inject, message) => {
+    expect(() => new Workspace('cpu', 'gelu_scale', 'fp32', [1024], [], inject)).toThrow(message);
+  });
+
+  test('the issue’s shape is refused before allocation, naming the shape and the limit', () => {
+    expect(() => new Workspace('cpu', 'bias_gelu', 'fp32', [2 ** 34, 2 ** 30], [], undefined)).toThrow(
+      /^bias_gelu: shape \[17179869184, 1073741824\] \(rows 17179869184, cols 1073741824\) needs a buffer of more than 2\^64 elements; the limit is 268,435,456 bytes, the CPU backend's memory \(FUSEBENCH_CPU_MEMORY_BYTES\)/,
+    );
+  });
+});

@@ -1,0 +1,174 @@
+// A property-based fuzz of the native boundary on the CPU backend: random dims (mostly small, many at
+// the edges where 32- and 64-bit sizes overflow), params, variants, buffer names and sizes, injections
+// and options, over every registered case and precision, through the raw addon and the typed facade.
+// The invariant: every call returns or throws a JS Error with a message; no call kills the process,
+// hangs, or writes out of bounds. The calls run in a child process (native-fuzz-child.ts), so a crash
+// is this test's failure with the (shrunk) session that caused it, not a dead test runner.
+//
+// The child caps the CPU backend's memory at 4 MiB (FUSEBENCH_CPU_MEMORY_BYTES): every workspace the
+// fuzzer gets accepted is then small enough to run in milliseconds, and every shape above that is
+// refused by the same size check that refuses an overflowing one. Valid counts that only cost time
+// (timeBatch calls, injected passes and spins) are drawn small; their invalid values are drawn too.
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
+import { afterAll, describe, expect } from 'vitest';
+import { type FuzzCase, type FuzzOutcome, type FuzzSession, sessionArb } from './native-fuzz-ops.ts';
+
+const CHILD = join(import.meta.dirname, 'native-fuzz-child.ts');
+const MEMORY_CAP = 4 * 1024 * 1024;
+/** Sessions per run (each makes one to nine native calls); FUSEBENCH_FUZZ_RUNS to explore longer. */
+const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS ?? 20_000);
+/** A fresh seed each run, printed; FUSEBENCH_FUZZ_SEED replays one. */
+const SEED = Number(process.env.FUSEBENCH_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/** A session that has not answered after this long has hung. */
+const SESSION_TIMEOUT_MS = 15_000;
+
+/** The child process: started on first use, and again after a crash (fast-check shrinks through crashes). */
+class FuzzChild {
+  #proc: ChildProcess | undefined;
+  #cases: FuzzCase[] = [];
+  #stderr = '';
+
+  async start(): Promise<FuzzCase[]> {
+    if (this.#proc) return this.#cases;
+    this.#stderr = '';
+    const proc = fork(CHILD, [], {
+      execArgv: ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: { ...process.env, FUSEBENCH_CPU_MEMORY_BYTES: String(MEMORY_CAP) },
+    });
+    proc.stderr?.on('data', (d) => {
+      this.#stderr = `${this.#stderr}${String(d)}`.slice(-4000);
+    });
+    this.#proc = proc;
+    const ready = await this.#next(proc, 60_000, 'start');
+    this.#cases = (ready as { cases: FuzzCase[] }).cases;
+    return this.#cases;
+  }
+
+  async run(session: FuzzSession): Promise<FuzzOutcome[]> {
+    await this.start();
+    const proc = this.#proc as ChildProcess;
+    proc.send(session);
+    return (await this.#next(proc, SESSION_TIMEOUT_MS, 'session')) as FuzzOutcome[];
+  }
+
+  stop(): void {
+    this.#proc?.kill('SIGKILL');
+    this.#proc = undefined;
+  }
+
+  /** The child's next message; rejects (and forgets the child) when it dies or does not answer in time. */
+  #next(proc: ChildProcess, timeoutMs: number, what: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        proc.off('message', onMessage);
+        proc.off('exit', onExit);
+      };
+      const onMessage = (m: unknown) => {
+        done();
+        resolve(m);
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+        done();
+        this.#proc = undefined;
+        reject(new Error(`the child died during a ${what} (exit code ${code}, signal ${signal}):\n${this.#stderr}`));
+      };
+      const timer = setTimeout(() => {
+        done();
+        this.stop();
+        reject(new Error(`the child did not answer a ${what} within ${timeoutMs} ms (a hang)`));
+      }, timeoutMs);
+      proc.on('message', onMessage);
+      proc.on('exit', onExit);
+    });
+  }
+}
+
+const child = new FuzzChild();
+const cases = await child.start();
+const stats = { sessions: 0, calls: 0, accepted: 0, start: performance.now() };
+
+afterAll(() => {
+  child.stop();
+  const s = ((performance.now() - stats.start) / 1000).toFixed(1);
+  console.log(
+    `native fuzz: ${stats.sessions} sessions, ${stats.calls} native calls (${stats.accepted} workspaces accepted) in ${s} s; seed ${SEED} (FUSEBENCH_FUZZ_SEED=${SEED} replays it)`,
+  );
+});
+
+/** Every outcome returned, or threw an Error with a message. */
+function expectNoStrangeThrow(outcomes: FuzzOutcome[]): void {
+  for (const o of outcomes) {
+    if (o.ok) continue;
+    expect(o.isError, `${o.op} threw a non-Error: ${o.message}`).toBe(true);
+    expect(o.message.length, `${o.op} threw an Error without a message`).toBeGreaterThan(0);
+  }
+}
+
+describe('the native boundary under fuzzing (CPU backend, in a child process)', () => {
+  test('the child sees every registered case in every precision', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(12);
+    expect(new Set(cases.map((c) => c.dtype))).toEqual(new Set(['fp32', 'bf16', 'fp16']));
+    for (const c of cases) expect(c.buffers.length, `${c.name} ${c.dtype}`).toBeGreaterThan(0);
+  });
+
+  // The issue's reproductions (shapes whose sizes wrapped to a tiny allocation): refused before allocating,
+  // naming the shape and the limit.
+  test.each([
+    ['bias_gelu', [2 ** 34, 2 ** 30]],
+    ['residual_layernorm', [2 ** 34, 2 ** 30]],
+    ['rmsnorm_residual', [2 ** 34, 2 ** 30]],
+    ['scale_mask_softmax', [2 ** 17, 2 ** 17, 2 ** 17, 2 ** 13]],
+    ['gelu_scale', [2 ** 53]],
+  ])('%s at %j is refused before allocation, naming the shape and the limit', async (caseName, dims) => {
+    for (const dtype of ['fp32', 'bf16', 'fp16']) {
+      const outcomes = await child.run({
+        kind: 'workspace',
+        surface: 'raw',
+        backend: 'cpu',
+        caseName,
+        dtype,
+        dims,
+        params: Array(cases.find((c) => c.name === caseName)?.params ?? 0).fill(1e-5),
+        options: { variant: -1, passes: 0, spin: 0, maxBlocks: 0 },
+        ops: [{ kind: 'run', variant: 1 }],
+      });
+      const [made] = outcomes;
+      expect(made?.ok, `${caseName} ${dtype} ${JSON.stringify(dims)}`).toBe(false);
+      if (made && !made.ok) {
+        expect(made.isError).toBe(true);
+        expect(made.message).toContain(`shape [${dims.join(', ')}]`);
+        expect(made.message).toMatch(/limit is [\d,]+ bytes|breaks the limit/);
+      }
+    }
+  });
+
+  test('the harness sees a crash: a child killed by a signal fails the session, and the next one gets a fresh child', async () => {
+    await expect(child.run({ kind: 'crash' } as unknown as FuzzSession)).rejects.toThrow(
+      /the child died during a session \(exit code null, signal SIGABRT\)/,
+    );
+    const after = await child.run({
+      kind: 'caseBuffers',
+      surface: 'raw',
+      caseName: 'gelu_scale',
+      dtype: 'fp32',
+      dims: [8],
+    });
+    expect(after).toEqual([{ op: 'caseBuffers', ok: true }]);
+  });
+
+  test.prop([fc.constant(null).chain(() => sessionArb(cases))], { numRuns: RUNS, seed: SEED, endOnFailure: false })(
+    'every call returns or throws an Error; the process never dies or hangs',
+    async (session) => {
+      const outcomes = await child.run(session);
+      stats.sessions++;
+      stats.calls += outcomes.length;
+      if (session.kind === 'workspace' && outcomes[0]?.ok) stats.accepted++;
+      expectNoStrangeThrow(outcomes);
+    },
+  );
+});
