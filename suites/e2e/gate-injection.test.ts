@@ -8,24 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { readResults } from '../../src/results.ts';
-import { runPerf } from './perf-cli.ts';
+import { ONE_SMALL_CPU_SHAPE, runPerf } from './perf-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fusebench-gate-'));
 const baselines = join(tmp, 'baselines');
-const common = [
-  '--backend',
-  'cpu',
-  '--case',
-  'gelu_scale',
-  '--dtype',
-  'fp32',
-  '--max-elements',
-  '1024',
-  '--budget-ms',
-  '300',
-  '--baselines-dir',
-  baselines,
-];
+const common = [...ONE_SMALL_CPU_SHAPE, '--budget-ms', '300', '--baselines-dir', baselines];
 const statuses = (dir: string) =>
   readResults(join(dir, 'fusebench-results.json')).cases.map((c) => c.gate?.status ?? c.status);
 let record: ReturnType<typeof runPerf>;

@@ -6,25 +6,12 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { runPerf } from './perf-cli.ts';
+import { ONE_SMALL_CPU_SHAPE, runPerf } from './perf-cli.ts';
 
-// The wiring is the point, not the numbers: a CPU backend of 1 GiB (a 256 MiB cache flush instead of
-// twice a VM's reported last-level cache) and few pairs keep the one measured run short.
+// The wiring is the point, not the numbers: a CPU backend of 1 GiB and few pairs keep the one measured
+// run short.
 process.env.FUSEBENCH_CPU_MEMORY_BYTES = String(1024 ** 3);
-const common = [
-  '--min-pairs',
-  '5',
-  '--backend',
-  'cpu',
-  '--case',
-  'gelu_scale',
-  '--dtype',
-  'fp32',
-  '--max-elements',
-  '1024',
-  '--budget-ms',
-  '200',
-];
+const common = ['--min-pairs', '5', ...ONE_SMALL_CPU_SHAPE, '--budget-ms', '200'];
 
 describe('--update-baselines and its file', () => {
   test('a --baseline-file that does not exist yet is created, its folder too', () => {

@@ -20,3 +20,15 @@ export function runPerf(args: string[], timeoutMs?: number): { status: number | 
   );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** A perf run of one small shape on the CPU backend: gelu_scale 1K in fp32. */
+export const ONE_SMALL_CPU_SHAPE = [
+  '--backend',
+  'cpu',
+  '--case',
+  'gelu_scale',
+  '--dtype',
+  'fp32',
+  '--max-elements',
+  '1024',
+];
