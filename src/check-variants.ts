@@ -7,13 +7,11 @@
  */
 import type { CaseDef, Inputs, References } from './case/types.ts';
 import { firstNonFinite, type Workspace } from './native.ts';
-import { compare, type NumericsReport } from './numerics.ts';
+import { compare, type NumericsReport, nonFiniteReport } from './numerics.ts';
 import { PhaseClock } from './phases.ts';
 
 /** Inputs made and uploaded for a shape, and their reference. */
 export interface PreparedInputs {
-  dims: number[];
-  seed: number;
   inputs: Inputs;
   reference: References;
 }
@@ -40,26 +38,21 @@ export function prepareInputs(
   });
   const reference = clock.time('reference', () => def.reference(inputs, dims));
   if (Object.keys(reference).length === 0) throw new Error(`${def.name}: the reference checks no output`);
-  return { dims, seed, inputs, reference };
+  return { inputs, reference };
 }
 
 /** The first NaN or infinity of `out`, as a failing report; undefined when every element is finite. */
 function nonFinite(out: Float32Array, label: string, sampledNote: string): NumericsReport | undefined {
   const i = firstNonFinite(out);
-  if (i >= 0) {
-    const o = out[i] as number;
-    const what = Number.isNaN(o) ? 'NaN (unwritten, or a NaN was produced)' : String(o);
-    return {
-      elements: out.length,
-      maxAbsError: Number.POSITIVE_INFINITY,
-      maxRelError: Number.POSITIVE_INFINITY,
-      worstIndex: i,
-      relL2: Number.POSITIVE_INFINITY,
-      sampled: sampledNote,
-      failure: `${label}[${i}] is ${what} (every element is checked for NaN and infinity; the reference covers ${sampledNote})`,
-    };
-  }
-  return undefined;
+  if (i < 0) return undefined;
+  const report = nonFiniteReport(
+    out.length,
+    i,
+    out[i] as number,
+    (what) =>
+      `${label}[${i}] is ${what} (every element is checked for NaN and infinity; the reference covers ${sampledNote})`,
+  );
+  return { ...report, sampled: sampledNote };
 }
 
 /**

@@ -22,6 +22,27 @@ export interface NumericsReport {
 }
 
 /**
+ * The failing report of an output element that is NaN or infinite (`value` at flat `index`); `failure`
+ * words the message around what the value is ("NaN (unwritten, or a NaN was produced)", or "Infinity").
+ */
+export function nonFiniteReport(
+  elements: number,
+  index: number,
+  value: number,
+  failure: (what: string) => string,
+): NumericsReport {
+  const what = Number.isNaN(value) ? 'NaN (unwritten, or a NaN was produced)' : String(value);
+  return {
+    elements,
+    maxAbsError: Number.POSITIVE_INFINITY,
+    maxRelError: Number.POSITIVE_INFINITY,
+    worstIndex: index,
+    relL2: Number.POSITIVE_INFINITY,
+    failure: failure(what),
+  };
+}
+
+/**
  * Compares `out` with `ref`. A NaN or infinite output (including the poison NaN of an element
  * never written) fails immediately and names the index and value.
  */
@@ -55,15 +76,7 @@ export function compare(
     const o = out[i] as number;
     const r = ref[i] as number;
     if (!Number.isFinite(o)) {
-      const what = Number.isNaN(o) ? 'NaN (unwritten, or a NaN was produced)' : String(o);
-      return {
-        elements: out.length,
-        maxAbsError: Number.POSITIVE_INFINITY,
-        maxRelError: Number.POSITIVE_INFINITY,
-        worstIndex: at(i),
-        relL2: Number.POSITIVE_INFINITY,
-        failure: `${label}[${at(i)}] is ${what}; the reference is ${r}`,
-      };
+      return nonFiniteReport(out.length, at(i), o, (what) => `${label}[${at(i)}] is ${what}; the reference is ${r}`);
     }
     const err = Math.abs(o - r);
     errSq += err * err;
