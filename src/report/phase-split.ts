@@ -32,7 +32,7 @@ export function phaseSplitLine(results: ResultsFile): string | undefined {
   const worst = shapes.reduce((a, b) => (outsideSampling(b.phases) > outsideSampling(a.phases) ? b : a));
   const wall = results.wallMs !== undefined ? `wall ${seconds(results.wallMs)}; ` : '';
   return (
-    `${wall}${shapes.length} shapes: ${split}; outside sampling at most ${seconds(outsideSampling(worst.phases))} ` +
+    `${wall}${shapes.length} shape${shapes.length === 1 ? '' : 's'}: ${split}; outside sampling at most ${seconds(outsideSampling(worst.phases))} ` +
     `(${logText(`${plain(worst.case)} ${plain(worst.shape.label)} ${worst.dtype}`)})`
   );
 }
