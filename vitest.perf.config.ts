@@ -1,15 +1,10 @@
 // `npm run perf`: the perf suites, one at a time in one process (they share the GPU), reported by the
 // fusebench reporter. src/cli/perf.ts provides the parsed options (Vitest's provide/inject) and its own
 // reporter; started directly (`npx vitest --config vitest.perf.config.ts`), the defaults below apply.
-import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
-import { PerfReporter } from './reporters/perf-reporter.ts';
-import { defaultPerfOptions } from './src/options.ts';
-
-/** fusebench's version, from package.json. */
-export const VERSION = (
-  JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+import { VERSION } from './src/base/version.ts';
+import { defaultPerfOptions } from './src/run/perf-options.ts';
+import { PerfReporter } from './src/run/perf-reporter.ts';
 
 const defaults = defaultPerfOptions();
 

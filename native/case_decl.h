@@ -168,6 +168,29 @@ CaseSpec erase(CaseDecl<Args> decl, const char* dtype) {
 #define FB_CUDA(fn) nullptr
 #endif
 
+// The standard comparison's two variants in a declaration's table: "unfused" and "fused", each with its
+// CPU and (in a CUDA build) CUDA entry point, `name_unfused_cpu<T>` ... `name_fused_cuda<T>`.
+#define FB_FUSED_PAIR(name)                                                      \
+  {"unfused", name##_unfused_cpu<T>, FB_CUDA(name##_unfused_cuda<T>)}, {         \
+    "fused", name##_fused_cpu<T>, FB_CUDA(name##_fused_cuda<T>)                  \
+  }
+
+// Declares case `name`, stored in every precision: the braces that follow are the body of its
+// declaration template, with `T` the element type, `A` the argument struct `Args<T>`, `case_name` the
+// case's name, and the kernels' names in scope. Registered once per precision (fp32, bf16, fp16) when
+// the addon loads; each case gets a namespace of its own, so two cases' templates never meet.
+#define FB_CASE(name, Args)                                   \
+  namespace fusebench::cases::name {                          \
+  using namespace ::fusebench;                                \
+  using namespace ::fusebench::kernels;                       \
+  [[maybe_unused]] constexpr const char* case_name = #name;   \
+  template <class T, class A = Args<T>>                       \
+  CaseDecl<A> declare();                                      \
+  FB_REGISTER_CASE_DTYPES(declare);                           \
+  }                                                           \
+  template <class T, class A>                                 \
+  ::fusebench::CaseDecl<A> fusebench::cases::name::declare()
+
 // Registers the declaration that `fn()` returns, once, when the addon is loaded (fp32 only).
 #define FB_REGISTER_CASE(fn)                              \
   [[maybe_unused]] static const bool fb_registered_##fn = \

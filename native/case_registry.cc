@@ -71,13 +71,13 @@ const CaseSpec& find_case(const std::string& name, const std::string& dtype) {
 }
 
 void check_shape(const CaseSpec& spec, const std::vector<int64_t>& dims) {
-  if (dims.size() != spec.dims.size())
-    throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " has " + std::to_string(dims.size()) +
-                                " dimensions; expected " + std::to_string(spec.dims.size()) + " (" + dim_names(spec) + ")");
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] <= 0)
-      throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " has " + spec.dims[i] + " " +
-                                  std::to_string(dims[i]) + "; every dimension must be a positive integer");
+  // The shape is checked, with the messages users see, in TypeScript (src/case/load.ts checkDims); this
+  // only guards memory against a caller that skipped it: sizes are computed from positive dims only.
+  bool positive = dims.size() == spec.dims.size();
+  for (int64_t d : dims) positive = positive && d > 0;
+  if (!positive)
+    throw std::invalid_argument(spec.name + ": " + shape_text(spec, dims) + " is not " +
+                                std::to_string(spec.dims.size()) + " positive dimensions (" + dim_names(spec) + ")");
   const int broken = spec.broken_limit(dims);
   if (broken >= 0) {
     const LimitSpec& l = spec.limits[static_cast<size_t>(broken)];

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "backend.h"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 #include "cuda_device.h"
 #include "common/read_pass.h"
 #include "cuda/elementwise.cuh"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 #include "cuda_device.h"
 
 namespace fusebench {

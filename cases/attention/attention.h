@@ -18,16 +18,6 @@ struct AttentionArgs : AttentionTensorsOf<T> {
   size_t d;  // the head dimension: 64 (a limit of the case)
 };
 
-template <class T>
-void attention_unfused_cpu(const AttentionArgs<T>& a);
-template <class T>
-void attention_fused_cpu(const AttentionArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void attention_unfused_cuda(const AttentionArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void attention_fused_cuda(const AttentionArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(attention, AttentionArgs)
 
 }  // namespace fusebench::kernels

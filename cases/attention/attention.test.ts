@@ -2,10 +2,10 @@
 // shared numerics suite: the tolerance catches real defects (a causal mask off by one among them), the
 // shape rules hold, and the models.
 import { describe, expect, test } from 'vitest';
-import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import type { CaseDef } from '../../src/case/types.ts';
 import { causalAttentionRow } from '../../src/reference/attention.ts';
 import { expectCaught, withDefect } from '../../suites/support/numerics-check.ts';
+import { findCase, findCaseInEveryDtype } from '../registry.ts';
 
 const attention = await findCase('attention');
 const attentionLayerNormResidual = await findCase('attention_layernorm_residual');

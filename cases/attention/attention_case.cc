@@ -6,21 +6,13 @@
 #include "case_decl.h"
 #include "common/constants.h"
 
-namespace fusebench {
-namespace {
-
-using kernels::AttentionArgs;
-
-template <class T>
-CaseDecl<AttentionArgs<T>> declare() {
-  using A = AttentionArgs<T>;
+FB_CASE(attention, AttentionArgs) {
   constexpr bool kHalf = !std::is_same_v<T, float>;
-  using namespace kernels;
   constexpr auto qkv = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.d; };
   constexpr auto scores = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.seq; };
   std::vector<Limit<A>> limits = attention_limits<A>();
   if constexpr (kHalf) limits.push_back(tensor_core_flash_grid_limit<A>());
-  return {"attention",
+  return {case_name,
           {{"batch", &A::batch}, {"heads", &A::heads}, {"seq", &A::seq}, {"d", &A::d}},
           {},
           {{"q", &A::q, Role::Input, qkv},
@@ -37,8 +29,3 @@ CaseDecl<AttentionArgs<T>> declare() {
             kHalf ? kFlashMmaSmemBytes : kFlashSmemBytes, kHalf ? 80 : 0}},
           limits};
 }
-
-FB_REGISTER_CASE_DTYPES(declare);
-
-}  // namespace
-}  // namespace fusebench

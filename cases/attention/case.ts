@@ -3,7 +3,10 @@
  * unfused twin materializes the seq×seq scores (a batched GEMM, the unfused scale, mask and softmax
  * kernels, a batched GEMM); the fused variant is a flash-style kernel whose scores never leave the block.
  */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { GPT2_ATTENTION_SHAPE } from '../../src/case/shapes.ts';
 import {
   causalAttentionFlops,
@@ -12,8 +15,6 @@ import {
   unfusedAttentionFloats,
 } from '../../src/reference/attention.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 /** Output rows of O the reference computes, (batch, head, position) flattened. */
 const SAMPLED_ROWS = 64;
@@ -24,7 +25,6 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
     cuda: [GPT2_ATTENTION_SHAPE],
     cpu: [
       {
-        label: '1x2x128x64',
         dims: { batch: 1, heads: 2, seq: 128, d: 64 },
         description: 'batch 1 × 2 heads × seq 128 × head 64',
       },
@@ -33,12 +33,12 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
   // Sequence lengths around the 64-row tiles (1, 17, 64, 65, 130: one key, a partial tile, a full tile,
   // one past it, three tiles with a ragged end) with 1 to 3 heads and 1 or 2 batch elements.
   testShapes: [
-    [1, 1, 1, 64],
-    [1, 2, 17, 64],
-    [2, 3, 64, 64],
-    [1, 1, 65, 64],
-    [2, 2, 130, 64],
-    [1, 3, 130, 64],
+    { batch: 1, heads: 1, seq: 1, d: 64 },
+    { batch: 1, heads: 2, seq: 17, d: 64 },
+    { batch: 2, heads: 3, seq: 64, d: 64 },
+    { batch: 1, heads: 1, seq: 65, d: 64 },
+    { batch: 2, heads: 2, seq: 130, d: 64 },
+    { batch: 1, heads: 3, seq: 130, d: 64 },
   ],
   // Q, K, V ~ N(0, 1): q·k over 64 dims has sd 8, so after the 1/√64 scale the logits have sd 1.
   inputs: ({ batch, heads, seq, d }, seed) => ({

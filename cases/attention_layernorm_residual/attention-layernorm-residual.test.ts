@@ -1,8 +1,8 @@
 // attention_layernorm_residual beyond the shared numerics suite: the tolerance of each precision catches
 // real defects (its shape rules and models are tested beside attention's, in cases/attention).
 import { describe, test } from 'vitest';
-import { findCaseInEveryDtype } from '../registry.ts';
 import { expectCaught, withDefect } from '../../suites/support/numerics-check.ts';
+import { findCaseInEveryDtype } from '../registry.ts';
 
 const defs = await findCaseInEveryDtype('attention_layernorm_residual');
 

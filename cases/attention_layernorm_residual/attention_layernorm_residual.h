@@ -29,16 +29,6 @@ struct AttentionLayerNormArgs : AttentionTensorsOf<T> {
   float eps;
 };
 
-template <class T>
-void attention_layernorm_residual_unfused_cpu(const AttentionLayerNormArgs<T>& a);
-template <class T>
-void attention_layernorm_residual_fused_cpu(const AttentionLayerNormArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void attention_layernorm_residual_unfused_cuda(const AttentionLayerNormArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void attention_layernorm_residual_fused_cuda(const AttentionLayerNormArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(attention_layernorm_residual, AttentionLayerNormArgs)
 
 }  // namespace fusebench::kernels

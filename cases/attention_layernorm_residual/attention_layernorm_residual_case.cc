@@ -6,22 +6,14 @@
 #include "case_decl.h"
 #include "common/constants.h"
 
-namespace fusebench {
-namespace {
-
-using kernels::AttentionLayerNormArgs;
-
-template <class T>
-CaseDecl<AttentionLayerNormArgs<T>> declare() {
-  using A = AttentionLayerNormArgs<T>;
+FB_CASE(attention_layernorm_residual, AttentionLayerNormArgs) {
   constexpr bool kHalf = !std::is_same_v<T, float>;
-  using namespace kernels;
   constexpr auto qkv = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.d; };
   constexpr auto scores = [](const A& a) { return Size(a.batch) * a.heads * a.seq * a.seq; };
   constexpr auto c = [](const A& a) { return Size(a.heads) * a.d; };
   std::vector<Limit<A>> limits = attention_limits<A>();
   if constexpr (kHalf) limits.push_back(tensor_core_flash_grid_limit<A>());
-  return {"attention_layernorm_residual",
+  return {case_name,
           {{"batch", &A::batch}, {"heads", &A::heads}, {"seq", &A::seq}, {"d", &A::d}},
           {{"eps", &A::eps, kLayerNormEps}},
           {{"q", &A::q, Role::Input, qkv},
@@ -47,8 +39,3 @@ CaseDecl<AttentionLayerNormArgs<T>> declare() {
             Needs::Nothing, kHalf ? kFlashMmaSmemBytes : kFlashSmemBytes, kHalf ? 80 : 0}},
           limits};
 }
-
-FB_REGISTER_CASE_DTYPES(declare);
-
-}  // namespace
-}  // namespace fusebench

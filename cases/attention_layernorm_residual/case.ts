@@ -5,7 +5,10 @@
  * in fp32: the flash kernel finishing LayerNorm(x + merged heads) for its rows; in bf16/fp16: the
  * tensor-core flash kernel writing merged-heads rows, then the residual LayerNorm row kernel.
  */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { GPT2_ATTENTION_SHAPE } from '../../src/case/shapes.ts';
 import {
   causalAttentionFlops,
@@ -15,8 +18,6 @@ import {
 } from '../../src/reference/attention.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 /** Output rows of y the reference computes, (batch, position) flattened: each needs every head. */
 const SAMPLED_ROWS = 32;
@@ -27,7 +28,6 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
     cuda: [GPT2_ATTENTION_SHAPE],
     cpu: [
       {
-        label: '1x2x96x64',
         dims: { batch: 1, heads: 2, seq: 96, d: 64 },
         description: 'batch 1 × 2 heads × seq 96 × head 64',
       },
@@ -35,11 +35,11 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
   },
   // Sequence lengths around the 64-row tiles with 1 to 3 heads and 1 or 2 batch elements.
   testShapes: [
-    [1, 1, 1, 64],
-    [1, 2, 17, 64],
-    [2, 3, 64, 64],
-    [2, 1, 65, 64],
-    [1, 3, 130, 64],
+    { batch: 1, heads: 1, seq: 1, d: 64 },
+    { batch: 1, heads: 2, seq: 17, d: 64 },
+    { batch: 2, heads: 3, seq: 64, d: 64 },
+    { batch: 2, heads: 1, seq: 65, d: 64 },
+    { batch: 1, heads: 3, seq: 130, d: 64 },
   ],
   // As attention (Q, K, V ~ N(0, 1)), plus the residual stream x ~ N(0, 1) [batch, seq, heads·64], γ ≈ 1
   // and β ≈ 0 as in a trained model.

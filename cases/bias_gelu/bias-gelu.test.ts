@@ -1,8 +1,8 @@
 // bias_gelu beyond the shared numerics suite: the tanh form within 1e-3 of exact erf-GELU at every
 // test shape, and the shape rules.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
 import { BACKENDS_AT_HAND, checkBothVariants } from '../../suites/support/numerics-check.ts';
+import { findCase } from '../registry.ts';
 
 const biasGelu = await findCase('bias_gelu');
 

@@ -18,16 +18,6 @@ struct BiasGeluArgs {
   size_t rows, cols;
 };
 
-template <class T>
-void bias_gelu_unfused_cpu(const BiasGeluArgs<T>& a);
-template <class T>
-void bias_gelu_fused_cpu(const BiasGeluArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void bias_gelu_unfused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void bias_gelu_fused_cuda(const BiasGeluArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(bias_gelu, BiasGeluArgs)
 
 }  // namespace fusebench::kernels

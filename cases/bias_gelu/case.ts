@@ -1,23 +1,22 @@
 /** Bias + GELU, the epilogue of a transformer FFN's first layer: y = gelu(x + b), b broadcast per column. */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { geluErf, geluTanh } from '../../src/reference/gelu.ts';
 import { referenceRows, rowsReference, spreadIndices } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 export default defineCase<'rows' | 'cols'>({
   title: 'Bias + GELU',
   shapes: {
     cuda: [
       {
-        label: '16384x3072',
         dims: { rows: 16_384, cols: 3072 },
         description: 'rows 16,384 (batch 32 × seq 512) × cols 3,072 (4 × hidden 768): GPT-2 small FFN',
       },
     ],
     cpu: [
       {
-        label: '512x3072',
         dims: { rows: 512, cols: 3072 },
         description: 'rows 512 (one sequence) × cols 3,072 (GPT-2 small FFN)',
       },
@@ -27,23 +26,23 @@ export default defineCase<'rows' | 'cols'>({
   // a tail past the last float4, and shapes large enough that each CUDA thread strides over several
   // float4s (the kernel tracks the column across strides).
   testShapes: [
-    [1, 1],
-    [1, 3],
-    [5, 3],
-    [7, 5],
-    [1000, 1],
-    [3, 767],
-    [33, 767],
-    [1, 3072],
-    [4, 3072],
-    [2, 4099],
-    [1500, 1027],
-    [700, 3072],
+    { rows: 1, cols: 1 },
+    { rows: 1, cols: 3 },
+    { rows: 5, cols: 3 },
+    { rows: 7, cols: 5 },
+    { rows: 1000, cols: 1 },
+    { rows: 3, cols: 767 },
+    { rows: 33, cols: 767 },
+    { rows: 1, cols: 3072 },
+    { rows: 4, cols: 3072 },
+    { rows: 2, cols: 4099 },
+    { rows: 1500, cols: 1027 },
+    { rows: 700, cols: 3072 },
   ],
   cappedGridShapes: [
-    [333, 767],
-    [100, 3072],
-    [4097, 3],
+    { rows: 333, cols: 767 },
+    { rows: 100, cols: 3072 },
+    { rows: 4097, cols: 3 },
   ],
   // x + b has sd √5 ≈ 2.2: through GELU's curved region and into both tails.
   inputs: ({ rows, cols }, seed) => ({

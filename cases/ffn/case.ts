@@ -5,12 +5,13 @@
  * bias+residual epilogues, and cuBLASLt's GELU_BIAS and BIAS (β = 1 on the residual) epilogues (the
  * library-fused variant, CUDA only). In bf16/fp16 the fused variant is the cuBLASLt one.
  */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes: 32 × 2·h·f multiply-adds, 151 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;
@@ -26,22 +27,21 @@ export default defineCase<'m' | 'h' | 'f'>({
   shapes: {
     cuda: [
       {
-        label: '16384x768x3072',
         dims: { m: 16_384, h: 768, f: 3072 },
         description: 'rows 16,384 (batch 32 × seq 512) × hidden 768 × FFN 3,072 (GPT-2 small)',
       },
     ],
-    cpu: [{ label: '256x128x512', dims: { m: 256, h: 128, f: 512 }, description: 'rows 256 × hidden 128 × FFN 512' }],
+    cpu: [{ dims: { m: 256, h: 128, f: 512 }, description: 'rows 256 × hidden 128 × FFN 512' }],
   },
   // A single row, sizes no multiple of the tiles, rows and both GEMMs' columns crossing the CUDA GEMM's
   // 128×128 tiles, both k crossing its k slices of 16; an odd hidden size (the first GEMM's k).
   testShapes: [
-    [1, 4, 4],
-    [5, 12, 20],
-    [3, 132, 36],
-    [130, 68, 132],
-    [64, 128, 512],
-    [7, 37, 22],
+    { m: 1, h: 4, f: 4 },
+    { m: 5, h: 12, f: 20 },
+    { m: 3, h: 132, f: 36 },
+    { m: 130, h: 68, f: 132 },
+    { m: 64, h: 128, f: 512 },
+    { m: 7, h: 37, f: 22 },
   ],
   // x ~ N(0, 1) (the residual stream); w1 ~ N(0, 1/√h) and w2 ~ N(0, 1/√f), so each GEMM's outputs
   // have sd ≈ 1 and ≈ 0.6 whatever the sizes; b1, b2 ~ N(0, 0.5), so a wrong or missing bias shows.

@@ -30,17 +30,10 @@ struct FfnArgs {
   size_t m, h, f;
 };
 
-template <class T>
-void ffn_unfused_cpu(const FfnArgs<T>& a);
+FB_VARIANT_DECL(ffn_unfused, FfnArgs)
 template <class T>
 void ffn_fused_cpu(const FfnArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void ffn_unfused_cuda(const FfnArgs<T>& a, const LaunchContext& ctx);
-void ffn_fused_cuda(const FfnArgs<float>& a, const LaunchContext& ctx);  // fusebench's fp32 GEMM
-template <class T>
-void ffn_cublaslt_cuda(const FfnArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_IF_CUDA(void ffn_fused_cuda(const FfnArgs<float>& a, const LaunchContext& ctx);)  // fusebench's fp32 GEMM
+FB_CUDA_VARIANT_DECL(ffn_cublaslt, FfnArgs)
 
 }  // namespace fusebench::kernels

@@ -1,8 +1,8 @@
 // ffn (GEMM, bias, GELU, GEMM, bias, add against two GEMMs with bias+GELU and bias+residual epilogues)
 // beyond the shared numerics suite: the tolerance catches real defects, the shape rules hold, the models.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
+import { findCase } from '../registry.ts';
 
 const ffn = await findCase('ffn');
 

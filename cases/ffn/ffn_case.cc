@@ -5,15 +5,7 @@
 #include "common/gemm_limits.h"
 #include "ffn.h"
 
-namespace fusebench {
-namespace {
-
-using kernels::FfnArgs;
-
-template <class T>
-CaseDecl<FfnArgs<T>> declare() {
-  using A = FfnArgs<T>;
-  using namespace kernels;
+FB_CASE(ffn, FfnArgs) {
   constexpr auto mh = [](const A& a) { return Size(a.m) * a.h; };
   constexpr auto mf = [](const A& a) { return Size(a.m) * a.f; };
   constexpr auto fh = [](const A& a) { return Size(a.f) * a.h; };
@@ -26,7 +18,7 @@ CaseDecl<FfnArgs<T>> declare() {
     // cores (on the CPU, the GEMMs with the same epilogues, g and y rounded once).
     variants.push_back({"fused", ffn_fused_cpu<T>, FB_CUDA(ffn_cublaslt_cuda<T>), Needs::Cublas});
   }
-  return {"ffn",
+  return {case_name,
           {{"m", &A::m}, {"h", &A::h}, {"f", &A::f}},
           {},
           {{"x", &A::x, Role::Input, mh},
@@ -44,8 +36,3 @@ CaseDecl<FfnArgs<T>> declare() {
           {{"every dimension < 2^31", kIntDimsWhy, [](const A& a) { return fit_int({a.m, a.h, a.f}); }},
            {"m <= 8,388,480", kGemmRowsWhy, [](const A& a) { return a.m <= kMaxGemmRows; }}}};
 }
-
-FB_REGISTER_CASE_DTYPES(declare);
-
-}  // namespace
-}  // namespace fusebench

@@ -1,8 +1,8 @@
 /** GELU (tanh form) then scale: the V100 tutorial's case. */
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { geluErf, geluTanh } from '../../src/reference/gelu.ts';
 import { elementsReference, spreadIndices } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
 
 const SHAPES = [
   // Launch-bound: one call is a few microseconds, of which the launch gap and the event tick are a large share.
@@ -20,8 +20,19 @@ export default defineCase<'n', 'scale'>({
   title: 'GELU + scale',
   shapes: { cuda: SHAPES, cpu: SHAPES },
   // Every vector path: n = 1, n % 4 ≠ 0 (the scalar tail), n crossing the unrolled grid-stride body.
-  testShapes: [[1], [3], [4], [5], [31], [1023], [1024], [4099], [65_539], [1_048_576]],
-  cappedGridShapes: [[100_003], [4096]],
+  testShapes: [
+    { n: 1 },
+    { n: 3 },
+    { n: 4 },
+    { n: 5 },
+    { n: 31 },
+    { n: 1023 },
+    { n: 1024 },
+    { n: 4099 },
+    { n: 65_539 },
+    { n: 1_048_576 },
+  ],
+  cappedGridShapes: [{ n: 100_003 }, { n: 4096 }],
   // Normal with sd 3: a wide range, through GELU's curved region and far into both tails.
   inputs: ({ n }, seed) => ({ x: normalArray(n, 3, seed) }),
   reference: (inputs, { n }, { scale }) => {

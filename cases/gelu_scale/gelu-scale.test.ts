@@ -1,10 +1,10 @@
 // gelu_scale beyond the shared numerics suite: how far the tanh form lies from exact erf-GELU (the V100
 // report's 1e-3), and the backend errors a run can meet, with gelu_scale as the vehicle.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
-import { resolveBackend } from '../../src/device.ts';
-import { buildInfo, cudaProbe, Workspace } from '../../src/native.ts';
+import { resolveBackend } from '../../src/addon/device.ts';
+import { buildInfo, cudaProbe, Workspace } from '../../src/addon/native.ts';
 import { BACKENDS_AT_HAND, checkBothVariants } from '../../suites/support/numerics-check.ts';
+import { findCase } from '../registry.ts';
 
 const geluScale = await findCase('gelu_scale');
 const cudaUsable = cudaProbe().deviceCount > 0;

@@ -18,16 +18,6 @@ struct GeluScaleArgs {
   float scale;
 };
 
-template <class T>
-void gelu_scale_unfused_cpu(const GeluScaleArgs<T>& a);
-template <class T>
-void gelu_scale_fused_cpu(const GeluScaleArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void gelu_scale_unfused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void gelu_scale_fused_cuda(const GeluScaleArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(gelu_scale, GeluScaleArgs)
 
 }  // namespace fusebench::kernels

@@ -5,12 +5,13 @@
  * time over the own GEMM's: the own GEMM's share of cuBLAS throughput, gated like every case so a GEMM
  * regression shows here rather than through linear_gelu, layernorm_linear, ffn and the block. CUDA only.
  */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { dot, rowOf } from '../../src/reference/linear.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes (every element of each). */
 const SAMPLED_ROWS = 32;
@@ -18,7 +19,6 @@ const SAMPLED_ROWS = 32;
 /** One GPT-2 small GEMM: rows 16,384 (batch 32 × seq 512). */
 function gpt2(n: number, k: number, what: string) {
   return {
-    label: `16384x${n}x${k}`,
     dims: { m: 16_384, n, k },
     description: `rows 16,384 (batch 32 × seq 512) × out ${n.toLocaleString('en-US')} × in ${k.toLocaleString('en-US')} (${what})`,
   };

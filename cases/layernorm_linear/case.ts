@@ -9,13 +9,14 @@
  * change every step); layernorm_linear_prefolded runs the same GEMM on weights folded once beforehand,
  * as inference can, so the two fused times differ by what the fold costs (CUDA, fp32).
  */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow } from '../../src/reference/norms.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes: 32 × n × k multiply-adds, 19 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;
@@ -62,7 +63,6 @@ export default defineCase<'m' | 'n' | 'k', 'eps'>({
   shapes: {
     cuda: [
       {
-        label: '16384x768x768',
         dims: { m: 16_384, n: 768, k: 768 },
         description: 'rows 16,384 (batch 32 × seq 512) × out 768 × in 768 (a GPT-2 small pre-LN projection)',
       },

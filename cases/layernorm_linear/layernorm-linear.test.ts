@@ -2,9 +2,9 @@
 // LayerNorm folded into its weights and epilogue, or the CPU's normalize-then-multiply in cache) beyond
 // the shared numerics suite: the tolerance catches real defects, the shape rules hold, and the models.
 import { describe, expect, test } from 'vitest';
+import { normalArray } from '../../src/case/random.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow } from '../../src/reference/norms.ts';
-import { normalArray } from '../../src/case/random.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 import { findCase } from '../registry.ts';
 import { foldLayerNorm } from './case.ts';

@@ -40,17 +40,8 @@ struct LayerNormLinearArgs {
   float eps;
 };
 
-template <class T>
-void layernorm_linear_unfused_cpu(const LayerNormLinearArgs<T>& a);
-template <class T>
-void layernorm_linear_fused_cpu(const LayerNormLinearArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void layernorm_linear_unfused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void layernorm_linear_fused_cuda(const LayerNormLinearArgs<T>& a, const LaunchContext& ctx);
-void layernorm_linear_prefolded_cuda(const LayerNormLinearArgs<float>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(layernorm_linear, LayerNormLinearArgs)
+// fp32, CUDA: the folded GEMM on weights folded once.
+FB_IF_CUDA(void layernorm_linear_prefolded_cuda(const LayerNormLinearArgs<float>& a, const LaunchContext& ctx);)
 
 }  // namespace fusebench::kernels

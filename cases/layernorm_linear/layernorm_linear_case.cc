@@ -6,15 +6,7 @@
 #include "linear_limits.h"
 #include "layernorm_linear.h"
 
-namespace fusebench {
-namespace {
-
-using kernels::LayerNormLinearArgs;
-
-template <class T>
-CaseDecl<LayerNormLinearArgs<T>> declare() {
-  using A = LayerNormLinearArgs<T>;
-  using namespace kernels;
+FB_CASE(layernorm_linear, LayerNormLinearArgs) {
   constexpr auto mk = [](const A& a) { return Size(a.m) * a.k; };
   constexpr auto nk = [](const A& a) { return Size(a.n) * a.k; };
   constexpr auto mn = [](const A& a) { return Size(a.m) * a.n; };
@@ -30,7 +22,7 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
   if constexpr (std::is_same_v<T, float>) variants.push_back({"prefolded", nullptr, FB_CUDA(layernorm_linear_prefolded_cuda)});
   limits.push_back({"k <= 2^30", "the unfused twin's CUDA LayerNorm kernel indexes a row with 32-bit ints",
                     [](const A& a) { return a.k <= (size_t{1} << 30); }});
-  return {"layernorm_linear",
+  return {case_name,
           {{"m", &A::m}, {"n", &A::n}, {"k", &A::k}},
           {{"eps", &A::eps, kLayerNormEps}},
           {{"x", &A::x, Role::Input, mk},
@@ -51,8 +43,3 @@ CaseDecl<LayerNormLinearArgs<T>> declare() {
           variants,
           limits};
 }
-
-FB_REGISTER_CASE_DTYPES(declare);
-
-}  // namespace
-}  // namespace fusebench

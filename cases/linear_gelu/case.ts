@@ -4,13 +4,14 @@
  * followed by bias and GELU kernels): fusebench's own GEMM with a bias+GELU epilogue, and cuBLASLt's
  * GELU_BIAS epilogue (the library-fused variant, CUDA only).
  */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { CPU_GEMM_SHAPE, GEMM_TEST_SHAPES } from '../../src/case/shapes.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { dot, rowOf } from '../../src/reference/linear.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 /** Output rows the reference computes (every element of each): 32 × n × k multiply-adds, 75 M at the CUDA shape. */
 const SAMPLED_ROWS = 32;
@@ -26,7 +27,6 @@ export default defineCase<'m' | 'n' | 'k'>({
   shapes: {
     cuda: [
       {
-        label: '16384x3072x768',
         dims: { m: 16_384, n: 3072, k: 768 },
         description: 'rows 16,384 (batch 32 × seq 512) × out 3,072 × in 768 (GPT-2 small FFN up-projection)',
       },

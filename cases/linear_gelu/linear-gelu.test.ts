@@ -2,11 +2,11 @@
 // epilogue, CUDA only) beyond the shared numerics suite: the sampled reference is the full one, the
 // tolerance catches real defects, the shape rules hold, and the models.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
 import type { SampledReference } from '../../src/case/types.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { sampleRows } from '../../src/reference/sampling.ts';
 import { backendsFor, expectCaught } from '../../suites/support/numerics-check.ts';
+import { findCase } from '../registry.ts';
 
 const linearGelu = await findCase('linear_gelu');
 const linearGeluCublasLt = await findCase('linear_gelu_cublaslt');

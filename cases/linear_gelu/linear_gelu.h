@@ -26,17 +26,10 @@ struct LinearGeluArgs {
 
 // Unfused, and the fused GEMM with the bias+GELU epilogue (on the CPU also the half precisions' stand-in
 // for the library-fused variant: the same epilogue, one rounding of y).
-template <class T>
-void linear_gelu_unfused_cpu(const LinearGeluArgs<T>& a);
+FB_VARIANT_DECL(linear_gelu_unfused, LinearGeluArgs)
 template <class T>
 void linear_gelu_fused_cpu(const LinearGeluArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void linear_gelu_unfused_cuda(const LinearGeluArgs<T>& a, const LaunchContext& ctx);
-void linear_gelu_fused_cuda(const LinearGeluArgs<float>& a, const LaunchContext& ctx);  // fusebench's fp32 GEMM
-template <class T>
-void linear_gelu_cublaslt_cuda(const LinearGeluArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_IF_CUDA(void linear_gelu_fused_cuda(const LinearGeluArgs<float>& a, const LaunchContext& ctx);)  // fusebench's fp32 GEMM
+FB_CUDA_VARIANT_DECL(linear_gelu_cublaslt, LinearGeluArgs)
 
 }  // namespace fusebench::kernels

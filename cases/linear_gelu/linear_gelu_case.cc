@@ -5,16 +5,8 @@
 #include "linear_limits.h"
 #include "linear_gelu.h"
 
-namespace fusebench {
-namespace {
-
-using kernels::LinearGeluArgs;
-
-template <class T>
-CaseDecl<LinearGeluArgs<T>> declare() {
-  using A = LinearGeluArgs<T>;
+FB_CASE(linear_gelu, LinearGeluArgs) {
   constexpr bool kFloat = std::is_same_v<T, float>;
-  using namespace kernels;
   constexpr auto mn = [](const A& a) { return Size(a.m) * a.n; };
   std::vector<Variant<A>> variants = {
       {"unfused", linear_gelu_unfused_cpu<T>, FB_CUDA(linear_gelu_unfused_cuda<T>), Needs::Cublas}};
@@ -26,7 +18,7 @@ CaseDecl<LinearGeluArgs<T>> declare() {
     // tensor cores (on the CPU, the GEMM with the same epilogue, y rounded once).
     variants.push_back({"fused", linear_gelu_fused_cpu<T>, FB_CUDA(linear_gelu_cublaslt_cuda<T>), Needs::Cublas});
   }
-  return {"linear_gelu",
+  return {case_name,
           {{"m", &A::m}, {"n", &A::n}, {"k", &A::k}},
           {},
           {{"x", &A::x, Role::Input, [](const A& a) { return Size(a.m) * a.k; }},
@@ -38,8 +30,3 @@ CaseDecl<LinearGeluArgs<T>> declare() {
           variants,
           linear_limits<A>()};
 }
-
-FB_REGISTER_CASE_DTYPES(declare);
-
-}  // namespace
-}  // namespace fusebench

@@ -1,23 +1,22 @@
 /** Residual add + LayerNorm: h = x + r; y = LayerNorm(h)·γ + β per row, writing both h and y. */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { layerNormRow, residualRow } from '../../src/reference/norms.ts';
 import { referenceRows, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 export default defineCase<'rows' | 'hidden', 'eps'>({
   title: 'Residual add + LayerNorm',
   shapes: {
     cuda: [
       {
-        label: '16384x768',
         dims: { rows: 16_384, hidden: 768 },
         description: 'rows 16,384 (batch 32 × seq 512) × hidden 768 (GPT-2 small)',
       },
     ],
     cpu: [
       {
-        label: '2048x768',
         dims: { rows: 2048, hidden: 768 },
         description: 'rows 2,048 (batch 4 × seq 512) × hidden 768',
       },
@@ -27,29 +26,29 @@ export default defineCase<'rows' | 'hidden', 'eps'>({
   // to 8192), the streaming kernel past that; multiples of 4 (16-byte path) and not (scalar path); and
   // enough rows that a grid strides over several.
   testShapes: [
-    [1, 1],
-    [3, 1],
-    [2, 2],
-    [7, 3],
-    [1, 767],
-    [5, 767],
-    [3, 768],
-    [64, 768],
-    [4, 129],
-    [2, 1024],
-    [3, 1025],
-    [2, 2047],
-    [2, 4096],
-    [2, 8192],
-    [2, 8193],
-    [1, 20_001],
-    [20_000, 33],
-    [1500, 1028],
+    { rows: 1, hidden: 1 },
+    { rows: 3, hidden: 1 },
+    { rows: 2, hidden: 2 },
+    { rows: 7, hidden: 3 },
+    { rows: 1, hidden: 767 },
+    { rows: 5, hidden: 767 },
+    { rows: 3, hidden: 768 },
+    { rows: 64, hidden: 768 },
+    { rows: 4, hidden: 129 },
+    { rows: 2, hidden: 1024 },
+    { rows: 3, hidden: 1025 },
+    { rows: 2, hidden: 2047 },
+    { rows: 2, hidden: 4096 },
+    { rows: 2, hidden: 8192 },
+    { rows: 2, hidden: 8193 },
+    { rows: 1, hidden: 20_001 },
+    { rows: 20_000, hidden: 33 },
+    { rows: 1500, hidden: 1028 },
   ],
   cappedGridShapes: [
-    [1000, 768],
-    [777, 33],
-    [300, 1028],
+    { rows: 1000, hidden: 768 },
+    { rows: 777, hidden: 33 },
+    { rows: 300, hidden: 1028 },
   ],
   // The residual stream carries an offset (mean ≈ 4 against sd ≈ 1.4), where a one-pass
   // E[h²] − E[h]² variance would lose digits; γ ≈ 1 and β ≈ 0 as in a trained model.

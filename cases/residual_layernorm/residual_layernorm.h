@@ -21,16 +21,6 @@ struct ResidualLayerNormArgs {
   float eps;
 };
 
-template <class T>
-void residual_layernorm_unfused_cpu(const ResidualLayerNormArgs<T>& a);
-template <class T>
-void residual_layernorm_fused_cpu(const ResidualLayerNormArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void residual_layernorm_unfused_cuda(const ResidualLayerNormArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void residual_layernorm_fused_cuda(const ResidualLayerNormArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(residual_layernorm, ResidualLayerNormArgs)
 
 }  // namespace fusebench::kernels

@@ -2,18 +2,10 @@
 #include "common/constants.h"
 #include "residual_layernorm.h"
 
-namespace fusebench {
-namespace {
-
-using kernels::ResidualLayerNormArgs;
-
-template <class T>
-CaseDecl<ResidualLayerNormArgs<T>> declare() {
-  using A = ResidualLayerNormArgs<T>;
-  using namespace kernels;
+FB_CASE(residual_layernorm, ResidualLayerNormArgs) {
   constexpr auto n = [](const A& a) { return Size(a.rows) * a.hidden; };
   constexpr auto hidden = [](const A& a) { return Size(a.hidden); };
-  return {"residual_layernorm",
+  return {case_name,
           {{"rows", &A::rows}, {"hidden", &A::hidden}},
           {{"eps", &A::eps, kLayerNormEps}},
           {{"x", &A::x, Role::Input, n},
@@ -22,13 +14,7 @@ CaseDecl<ResidualLayerNormArgs<T>> declare() {
            {"beta", &A::beta, Role::Input, hidden},
            {"h", &A::h, Role::Output, n},
            {"y", &A::y, Role::Output, n}},
-          {{"unfused", residual_layernorm_unfused_cpu<T>, FB_CUDA(residual_layernorm_unfused_cuda<T>)},
-           {"fused", residual_layernorm_fused_cpu<T>, FB_CUDA(residual_layernorm_fused_cuda<T>)}},
+          {FB_FUSED_PAIR(residual_layernorm)},
           {{"hidden <= 2^30", "the CUDA kernels index a row with 32-bit ints, with headroom for a tile",
             [](const A& a) { return a.hidden <= (size_t{1} << 30); }}}};
 }
-
-FB_REGISTER_CASE_DTYPES(declare);
-
-}  // namespace
-}  // namespace fusebench

@@ -1,28 +1,26 @@
 /** Residual add + RMSNorm (the pre-norm of LLaMA and T5): h = x + r; y = h / √(mean(h²) + ε)·γ per row, writing h and y. */
+
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { residualRow, rmsNormRow } from '../../src/reference/norms.ts';
 import { referenceRows, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 export default defineCase<'rows' | 'hidden', 'eps'>({
   title: 'Residual add + RMSNorm',
   shapes: {
     cuda: [
       {
-        label: '16384x4096',
         dims: { rows: 16_384, hidden: 4096 },
         description: 'rows 16,384 (batch 32 × seq 512) × hidden 4,096 (LLaMA-7B)',
       },
       {
-        label: '16384x768',
         dims: { rows: 16_384, hidden: 768 },
         description: 'rows 16,384 (batch 32 × seq 512) × hidden 768 (GPT-2 small width)',
       },
     ],
     cpu: [
       {
-        label: '1024x768',
         dims: { rows: 1024, hidden: 768 },
         description: 'rows 1,024 (batch 2 × seq 512) × hidden 768',
       },
@@ -32,20 +30,20 @@ export default defineCase<'rows' | 'hidden', 'eps'>({
   // (a warp per row up to 1,024, a block up to 8,192, the streaming kernel past that), and enough rows
   // that a grid strides over several.
   testShapes: [
-    [1, 1],
-    [3, 1],
-    [5, 767],
-    [64, 768],
-    [2, 1025],
-    [3, 4096],
-    [2, 4097],
-    [2, 8193],
-    [1, 20_001],
-    [1500, 1028],
+    { rows: 1, hidden: 1 },
+    { rows: 3, hidden: 1 },
+    { rows: 5, hidden: 767 },
+    { rows: 64, hidden: 768 },
+    { rows: 2, hidden: 1025 },
+    { rows: 3, hidden: 4096 },
+    { rows: 2, hidden: 4097 },
+    { rows: 2, hidden: 8193 },
+    { rows: 1, hidden: 20_001 },
+    { rows: 1500, hidden: 1028 },
   ],
   cappedGridShapes: [
-    [1000, 768],
-    [777, 33],
+    { rows: 1000, hidden: 768 },
+    { rows: 777, hidden: 33 },
   ],
   // A residual stream larger than the block output added to it (sd 2 against 1), γ ≈ 1 as in a
   // trained model. RMSNorm sums squares (all positive): no cancellation to provoke, unlike LayerNorm.

@@ -1,8 +1,8 @@
 // rmsnorm_residual beyond the shared numerics suite: the tolerance catches real defects, the shape
 // rules hold, and the traffic model is the 5-pass against 4-pass count.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
+import { findCase } from '../registry.ts';
 
 const rmsnormResidual = await findCase('rmsnorm_residual');
 

@@ -20,16 +20,6 @@ struct RmsNormResidualArgs {
   float eps;
 };
 
-template <class T>
-void rmsnorm_residual_unfused_cpu(const RmsNormResidualArgs<T>& a);
-template <class T>
-void rmsnorm_residual_fused_cpu(const RmsNormResidualArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void rmsnorm_residual_unfused_cuda(const RmsNormResidualArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void rmsnorm_residual_fused_cuda(const RmsNormResidualArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(rmsnorm_residual, RmsNormResidualArgs)
 
 }  // namespace fusebench::kernels

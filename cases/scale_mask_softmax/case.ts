@@ -11,14 +11,12 @@ export default defineCase<'batch' | 'heads' | 'seq_q' | 'seq_k', 'scale'>({
   shapes: {
     cuda: [
       {
-        label: '32x12x512x512',
         dims: { batch: 32, heads: 12, seq_q: 512, seq_k: 512 },
         description: 'batch 32 × heads 12 × seq 512 × seq 512 (GPT-2 small attention)',
       },
     ],
     cpu: [
       {
-        label: '2x4x256x256',
         dims: { batch: 2, heads: 4, seq_q: 256, seq_k: 256 },
         description: 'batch 2 × heads 4 × seq 256 × seq 256',
       },
@@ -28,26 +26,26 @@ export default defineCase<'batch' | 'heads' | 'seq_q' | 'seq_k', 'scale'>({
   // zeros), row lengths that pick each CUDA configuration (a warp per row up to 1024, a block up to
   // 8192, the streaming kernel past that), multiples of 4 and not, and enough rows that a grid strides.
   testShapes: [
-    [1, 1, 1, 1],
-    [1, 1, 1, 512],
-    [1, 1, 33, 33],
-    [2, 3, 33, 33],
-    [1, 1, 3, 7],
-    [1, 2, 5, 3],
-    [2, 2, 64, 64],
-    [2, 4, 256, 256],
-    [1, 1, 4, 1024],
-    [1, 1, 2, 1025],
-    [1, 1, 3, 4096],
-    [1, 1, 2, 8192],
-    [1, 1, 3, 8193],
-    [1, 1, 2, 20_001],
-    [20, 31, 33, 33],
-    [1, 1, 1200, 1500],
+    { batch: 1, heads: 1, seq_q: 1, seq_k: 1 },
+    { batch: 1, heads: 1, seq_q: 1, seq_k: 512 },
+    { batch: 1, heads: 1, seq_q: 33, seq_k: 33 },
+    { batch: 2, heads: 3, seq_q: 33, seq_k: 33 },
+    { batch: 1, heads: 1, seq_q: 3, seq_k: 7 },
+    { batch: 1, heads: 2, seq_q: 5, seq_k: 3 },
+    { batch: 2, heads: 2, seq_q: 64, seq_k: 64 },
+    { batch: 2, heads: 4, seq_q: 256, seq_k: 256 },
+    { batch: 1, heads: 1, seq_q: 4, seq_k: 1024 },
+    { batch: 1, heads: 1, seq_q: 2, seq_k: 1025 },
+    { batch: 1, heads: 1, seq_q: 3, seq_k: 4096 },
+    { batch: 1, heads: 1, seq_q: 2, seq_k: 8192 },
+    { batch: 1, heads: 1, seq_q: 3, seq_k: 8193 },
+    { batch: 1, heads: 1, seq_q: 2, seq_k: 20_001 },
+    { batch: 20, heads: 31, seq_q: 33, seq_k: 33 },
+    { batch: 1, heads: 1, seq_q: 1200, seq_k: 1500 },
   ],
   cappedGridShapes: [
-    [2, 3, 100, 100],
-    [1, 2, 257, 1025],
+    { batch: 2, heads: 3, seq_q: 100, seq_k: 100 },
+    { batch: 1, heads: 2, seq_q: 257, seq_k: 1025 },
   ],
   // q·k over a head dimension of 64 with unit-variance entries has sd 8: after the scale, logits of sd 1.
   inputs: ({ batch, heads, seq_q, seq_k }, seed) => ({ s: normalArray(batch * heads * seq_q * seq_k, 8, seed) }),

@@ -1,8 +1,8 @@
 // scale_mask_softmax beyond the shared numerics suite: every row sums to 1, fully masked rows and
 // masked keys are exactly zero, and the shape rules.
 import { describe, expect, test } from 'vitest';
-import { findCase } from '../registry.ts';
 import { BACKENDS_AT_HAND, checkBothVariants } from '../../suites/support/numerics-check.ts';
+import { findCase } from '../registry.ts';
 
 const scaleMaskSoftmax = await findCase('scale_mask_softmax');
 

@@ -23,16 +23,6 @@ struct ScaleMaskSoftmaxArgs {
   size_t rows() const { return batch * heads * seq_q; }
 };
 
-template <class T>
-void scale_mask_softmax_unfused_cpu(const ScaleMaskSoftmaxArgs<T>& a);
-template <class T>
-void scale_mask_softmax_fused_cpu(const ScaleMaskSoftmaxArgs<T>& a);
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void scale_mask_softmax_unfused_cuda(const ScaleMaskSoftmaxArgs<T>& a, const LaunchContext& ctx);
-template <class T>
-void scale_mask_softmax_fused_cuda(const ScaleMaskSoftmaxArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_FUSED_PAIR_DECL(scale_mask_softmax, ScaleMaskSoftmaxArgs)
 
 }  // namespace fusebench::kernels

@@ -10,15 +10,16 @@
  * fused variant in bf16/fp16): the LayerNorm kernels feeding cuBLASLt GEMMs with BIAS, GELU_BIAS and
  * BIAS + residual epilogues around the same in-place flash attention (7). Both h and y are checked.
  */
+
+import { nativeConstants } from '../../src/addon/native.ts';
+import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
-import { nativeConstants } from '../../src/native.ts';
+import { normalArray } from '../../src/case/random.ts';
 import { causalAttentionFlops, causalAttentionRow, unfusedAttentionFloats } from '../../src/reference/attention.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
 import { linearRow, rowOf } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
-import { normalArray } from '../../src/case/random.ts';
-import { seedStream } from '../../src/rng.ts';
 
 /** The width of a head (64): c = heads·64. */
 const HEAD_DIM = nativeConstants().headDim;
@@ -41,14 +42,12 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
   shapes: {
     cuda: [
       {
-        label: '32x512x12x3072',
         dims: { batch: 32, seq: 512, heads: 12, f: 3072 },
         description: 'batch 32 × seq 512, 12 heads of 64 (hidden 768), FFN 3,072: a GPT-2 small block',
       },
     ],
     cpu: [
       {
-        label: '1x64x2x256',
         dims: { batch: 1, seq: 64, heads: 2, f: 256 },
         description: 'batch 1 × seq 64, 2 heads of 64 (hidden 128), FFN 256',
       },
@@ -57,11 +56,11 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
   // One position; a partial attention tile; a block crossing the 64-row attention tiles with two batch
   // elements; widths crossing the CUDA GEMM's k slices of 16; an FFN width f % 4 == 2 (FFN2's k).
   testShapes: [
-    [1, 1, 1, 4],
-    [1, 9, 1, 20],
-    [2, 70, 2, 40],
-    [1, 130, 3, 132],
-    [1, 9, 1, 18],
+    { batch: 1, seq: 1, heads: 1, f: 4 },
+    { batch: 1, seq: 9, heads: 1, f: 20 },
+    { batch: 2, seq: 70, heads: 2, f: 40 },
+    { batch: 1, seq: 130, heads: 3, f: 132 },
+    { batch: 1, seq: 9, heads: 1, f: 18 },
   ],
   // x ~ N(0, 1); LayerNorm γ = 1 + N(0, 0.1), β ~ N(0, 0.1);
   // weights ~ N(0, 1/√fan_in), so every projection of a normalized row has sd ≈ 1 (q·k/8 logits of

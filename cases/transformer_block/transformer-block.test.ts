@@ -2,9 +2,9 @@
 // fused epilogues and flash attention) beyond the shared numerics suite: the reference agrees with itself
 // across batch elements, the tolerance catches real defects, the shape rules hold, and the models.
 import { describe, expect, test } from 'vitest';
-import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import type { SampledReference } from '../../src/case/types.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
+import { findCase, findCaseInEveryDtype } from '../registry.ts';
 
 const transformerBlock = await findCase('transformer_block');
 

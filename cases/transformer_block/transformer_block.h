@@ -52,18 +52,9 @@ struct TransformerBlockArgs {
   float eps;
 };
 
-template <class T>
-void transformer_block_unfused_cpu(const TransformerBlockArgs<T>& a);
+FB_VARIANT_DECL(transformer_block_unfused, TransformerBlockArgs)
+FB_VARIANT_DECL(transformer_block_cublaslt, TransformerBlockArgs)  // bf16/fp16 on the CPU: the GPU's library path
 void transformer_block_fused_cpu(const TransformerBlockArgs<float>& a);
-template <class T>
-void transformer_block_cublaslt_cpu(const TransformerBlockArgs<T>& a);  // bf16/fp16: the GPU's library path
-
-#ifdef FUSEBENCH_WITH_CUDA
-template <class T>
-void transformer_block_unfused_cuda(const TransformerBlockArgs<T>& a, const LaunchContext& ctx);
-void transformer_block_fused_cuda(const TransformerBlockArgs<float>& a, const LaunchContext& ctx);
-template <class T>
-void transformer_block_cublaslt_cuda(const TransformerBlockArgs<T>& a, const LaunchContext& ctx);
-#endif
+FB_IF_CUDA(void transformer_block_fused_cuda(const TransformerBlockArgs<float>& a, const LaunchContext& ctx);)  // fusebench's fp32 GEMMs
 
 }  // namespace fusebench::kernels

@@ -10,7 +10,7 @@
 namespace fusebench {
 namespace {
 
-using kernels::TransformerBlockArgs;
+
 
 template <class A>
 size_t c_of(const A& a) { return a.heads * kHeadDim; }
@@ -42,10 +42,10 @@ Size scores(const A& a) { return Size(a.batch) * a.heads * a.seq * a.seq; }
 template <class A>
 Size rows2(const A& a) { return m(a) * 2; }
 
-template <class T>
-CaseDecl<TransformerBlockArgs<T>> declare() {
-  using A = TransformerBlockArgs<T>;
-  using namespace kernels;
+}  // namespace
+}  // namespace fusebench
+
+FB_CASE(transformer_block, TransformerBlockArgs) {
   std::vector<Variant<A>> variants = {
       {"unfused", transformer_block_unfused_cpu<T>, FB_CUDA(transformer_block_unfused_cuda<T>), Needs::Cublas}};
   if constexpr (std::is_same_v<T, float>) {
@@ -66,7 +66,7 @@ CaseDecl<TransformerBlockArgs<T>> declare() {
            {"batch·seq <= 8,388,480", kGemmRowsWhy, [](const A& a) { return m_of(a) <= kMaxGemmRows; }}};
   if constexpr (!std::is_same_v<T, float>) limits.push_back(tensor_core_flash_grid_limit<A>());
   const Role in = Role::Input, out = Role::Output, tmp = Role::Scratch;
-  return {"transformer_block",
+  return {case_name,
           {{"batch", &A::batch}, {"seq", &A::seq}, {"heads", &A::heads}, {"f", &A::f}},
           {{"eps", &A::eps, kLayerNormEps}},
           {// Inputs.
@@ -90,8 +90,3 @@ CaseDecl<TransformerBlockArgs<T>> declare() {
           variants,
           limits};
 }
-
-FB_REGISTER_CASE_DTYPES(declare);
-
-}  // namespace
-}  // namespace fusebench

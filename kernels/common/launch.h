@@ -14,3 +14,24 @@ struct LaunchContext {
 };
 
 }  // namespace fusebench
+
+// What only a CUDA build declares (the CPU build has no CUDA entry points).
+#ifdef FUSEBENCH_WITH_CUDA
+#define FB_IF_CUDA(...) __VA_ARGS__
+#else
+#define FB_IF_CUDA(...)
+#endif
+
+// The entry points of a case variant over the argument struct `Args<T>`, once for every precision T:
+// `name_cpu<T>(args)` and, in a CUDA build, `name_cuda<T>(args, ctx)`.
+#define FB_VARIANT_DECL(name, Args)              \
+  template <class T>                             \
+  void name##_cpu(const Args<T>& a);             \
+  FB_IF_CUDA(template <class T> void name##_cuda(const Args<T>& a, const ::fusebench::LaunchContext& ctx);)
+
+// A CUDA-only variant's entry point, `name_cuda<T>(args, ctx)` (declared in a CUDA build only).
+#define FB_CUDA_VARIANT_DECL(name, Args) \
+  FB_IF_CUDA(template <class T> void name##_cuda(const Args<T>& a, const ::fusebench::LaunchContext& ctx);)
+
+// The standard comparison of a case: `name_unfused` and `name_fused`, each on both backends.
+#define FB_FUSED_PAIR_DECL(name, Args) FB_VARIANT_DECL(name##_unfused, Args) FB_VARIANT_DECL(name##_fused, Args)

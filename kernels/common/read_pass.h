@@ -17,7 +17,7 @@ void spin_cpu(uint64_t ns);
 #ifdef FUSEBENCH_WITH_CUDA
 // `sink` holds at least one float; it is written only on an impossible sum so the reads stay live.
 void read_pass_cuda(const float* buf, size_t n, float* sink, const LaunchContext& ctx);
-// One thread spins for `cycles` SM clock cycles (its launch adds a fixed cost on top; see src/inject.ts).
+// One thread spins for `cycles` SM clock cycles (its launch adds a fixed cost on top; see src/run/inject.ts).
 void spin_cuda(uint64_t cycles, const LaunchContext& ctx);
 #endif
 

@@ -11,7 +11,7 @@
 #include "common/launch.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/row_reduce.cuh"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "cuda/cublas_ops.h"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "common/launch.h"
 #include "cuda/pack.cuh"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 

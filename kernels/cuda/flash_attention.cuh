@@ -40,7 +40,7 @@
 #include "common/attention_tensors.h"
 #include "common/constants.h"
 #include "common/launch.h"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 

@@ -36,7 +36,7 @@
 
 #include "common/dtype.h"
 #include "common/launch.h"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 

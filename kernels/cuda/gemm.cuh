@@ -32,7 +32,7 @@
 #include "common/launch.h"
 #include "cuda/async_copy.cuh"
 #include "cuda/gemm_kernel.cuh"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 

@@ -16,7 +16,7 @@
 #include <type_traits>
 
 #include "common/launch.h"
-#include "cuda_check.cuh"
+#include "cuda/cuda_check.cuh"
 #include "cuda/elementwise.cuh"
 
 namespace fusebench::cuda {

@@ -9,10 +9,10 @@
 // also runs layernorm_linear_prefolded), in every precision the device runs or in those `--dtype
 // fp32,bf16` names. Exits 1 when a variant is wrong or throws, 2 on a usage error.
 import { loadCases } from '../../cases/registry.ts';
-import { DTYPES } from '../../src/dtype.ts';
-import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/native.ts';
-import { freshSeed } from '../../src/rng.ts';
-import { checkVariants } from '../../src/check-variants.ts';
+import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/addon/native.ts';
+import { DTYPES } from '../../src/base/dtype.ts';
+import { freshSeed } from '../../src/base/rng.ts';
+import { checkVariants } from '../../src/run/check-variants.ts';
 
 function usage(why: string): never {
   console.error(`sanitize.ts: ${why}\nusage: sanitize.ts <case> [<case> ...] [--dtype ${DTYPES.join(',')}]`);

@@ -4,17 +4,19 @@
  * the display text. Everything the addon already knows — dim and parameter names, buffers and their
  * sizes, variants, shape limits — comes from the case's native registration, not from here.
  */
-import type { Tolerance } from '../numerics.ts';
-import type { BackendName, Dtype, Inputs, References, Traffic } from './types.ts';
+import type { BackendName } from '../addon/device.ts';
+import type { Tolerance } from './numerics.ts';
+import type { Dtype, Inputs, References, Traffic } from './types.ts';
 
 /** A case's dimensions by their native names. */
-export type Dims<D extends string> = Readonly<Record<D, number>>;
+type Dims<D extends string> = Readonly<Record<D, number>>;
 /** A case's runtime parameters by their native names, with the values the registration states. */
-export type Params<P extends string> = Readonly<Record<P, number>>;
+type Params<P extends string> = Readonly<Record<P, number>>;
 
-/** A measured shape: dims by name, a short label for keys and tables, a description. */
-export interface ShapeDecl<D extends string> {
-  label: string;
+/** A measured shape: dims by name, a description, and a label for keys and tables when not the dims joined by "x". */
+interface ShapeDecl<D extends string> {
+  /** Default: the dims in native order joined by "x" ("16384x768"); give one only where that is not the name ("16M"). */
+  label?: string;
   dims: Dims<D>;
   description: string;
   /** `batched`: the gate judges batches of back-to-back calls (launch-bound shapes); default one call per sample. */
@@ -39,10 +41,10 @@ export interface CaseDescriptor<D extends string, P extends string = never> {
   title: string;
   /** Measured shapes per backend. */
   shapes: Record<BackendName, ShapeDecl<D>[]>;
-  /** Small awkward shapes (dims in native order) whose numerics every backend checks. */
-  testShapes: number[][];
-  /** Shapes (native order) checked on CUDA with every grid-stride launch capped at 1 and 3 blocks. */
-  cappedGridShapes?: number[][];
+  /** Small awkward shapes whose numerics every backend checks. */
+  testShapes: Dims<D>[];
+  /** Shapes checked on CUDA with every grid-stride launch capped at 1 and 3 blocks. */
+  cappedGridShapes?: Dims<D>[];
   /** Seeded random inputs in float32; the loader rounds them to each precision the case runs in. */
   inputs(d: Dims<D>, seed: number): Inputs;
   /** The float64 reference; `dtype` for references that follow what a precision stores (norms of a rounded h). */

@@ -4,20 +4,23 @@
  * Dim and parameter names, buffer sizes, variants and shape limits are read from the addon; a
  * descriptor that names a dim, parameter or variant the addon lacks fails here, naming it.
  */
+
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dtypeUnsupportedOn, isDtype } from '../dtype.ts';
-import { buildInfo, caseBuffers, checkShape, elemBytes, type NativeCase, nativeCases, roundFloats } from '../native.ts';
+import type { BackendName } from '../addon/device.ts';
+import { caseBuffers, checkShape, elemBytes, type NativeCase, nativeCases, roundFloats } from '../addon/native.ts';
+import { isDtype } from '../base/dtype.ts';
+import { unavailableReason } from './availability.ts';
 import type { CaseDescriptor, Comparison } from './define.ts';
-import { type BackendName, type CaseDef, DTYPE_BYTES, DTYPES, type Dtype, type Shape } from './types.ts';
+import { type CaseDef, DTYPE_BYTES, DTYPES, type Dtype, type Shape } from './types.ts';
 
 /** The repository root and its folder of cases. */
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CASES_DIR = join(ROOT, 'cases');
 
 /** Largest buffer the numerics take: JS typed arrays, and sampled references indexed with 32 bits. */
-export const MAX_BUFFER_ELEMENTS = 2 ** 32;
+const MAX_BUFFER_ELEMENTS = 2 ** 32;
 
 type AnyDescriptor = CaseDescriptor<string, string>;
 
@@ -25,7 +28,7 @@ type AnyDescriptor = CaseDescriptor<string, string>;
  * A read-only view of `values` by `names` that throws on any other name, so a descriptor that reads a
  * dim or parameter the addon does not declare fails loudly instead of computing with undefined.
  */
-export function named(caseName: string, what: string, names: readonly string[], values: readonly number[]) {
+function named(caseName: string, what: string, names: readonly string[], values: readonly number[]) {
   const target = Object.freeze(Object.fromEntries(names.map((n, i) => [n, values[i] as number])));
   return new Proxy(target, {
     get(t, key) {
@@ -36,7 +39,7 @@ export function named(caseName: string, what: string, names: readonly string[], 
 }
 
 /** Throws unless every dimension is a positive safe integer, there are as many as the case has, and their product is a safe integer. */
-export function checkDims(caseName: string, names: readonly string[], dims: number[]): void {
+function checkDims(caseName: string, names: readonly string[], dims: number[]): void {
   const shape = `[${dims.join(', ')}]`;
   if (dims.length !== names.length) {
     throw new Error(
@@ -57,7 +60,7 @@ export function checkDims(caseName: string, names: readonly string[], dims: numb
 }
 
 /** The kernel sources of a case folder, relative to the root: CUDA first, the registration last. */
-export function caseSources(folder: string): string[] {
+function caseSources(folder: string): string[] {
   const files = readdirSync(join(CASES_DIR, folder)).filter((f) => /\.(cu|cuh|cc|h)$/.test(f));
   const rank = (f: string) => (f.endsWith('.cu') ? 0 : f.endsWith('_case.cc') ? 3 : f.endsWith('.cc') ? 1 : 2);
   return files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map((f) => `cases/${folder}/${f}`);
@@ -99,10 +102,45 @@ export function registrationsOf(folder: string, natives: readonly NativeCase[]):
   return DTYPES.flatMap((t) => mine.filter((c) => c.dtype === t));
 }
 
-/** The CaseDefs of one case: its descriptor's comparisons in each precision the addon registers. */
-export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: readonly NativeCase[]): CaseDef[] {
-  const native = registrations[0] as NativeCase;
-  const comparisons: Comparison[] = d.compare ?? [{ fused: 'fused' }];
+/** A shape's dims, named in a descriptor, in the order of the addon's dims; throws naming a dim too many or missing. */
+function inNativeOrder(folder: string, native: NativeCase, what: string, dims: Readonly<Record<string, number>>) {
+  const given = Object.keys(dims);
+  const unknown = given.filter((k) => !native.dims.includes(k));
+  const missing = native.dims.filter((k) => !given.includes(k));
+  if (unknown.length > 0 || missing.length > 0) {
+    throw new Error(
+      `${folder}: ${what} names dims ${given.join(', ')}; the addon's ${folder} has ${native.dims.join(', ')}`,
+    );
+  }
+  return native.dims.map((k) => dims[k] as number);
+}
+
+/** A shape's label: the descriptor's, else its dims in native order joined by "x" ("16384x768"). */
+function shapeLabel(dims: readonly number[], given?: string): string {
+  return given ?? dims.join('x');
+}
+
+/** The measured shapes of each backend, dims in native order and every shape labelled. */
+function measuredShapes(folder: string, d: AnyDescriptor, native: NativeCase): Record<BackendName, Shape[]> {
+  const entries = Object.entries(d.shapes) as [BackendName, AnyDescriptor['shapes'][BackendName]][];
+  return Object.fromEntries(
+    entries.map(([backend, list]) => [
+      backend,
+      list.map((s) => {
+        const dims = inNativeOrder(folder, native, `shape '${s.label ?? JSON.stringify(s.dims)}'`, s.dims);
+        return {
+          label: shapeLabel(dims, s.label),
+          description: s.description,
+          dims,
+          ...(s.timing ? { timing: s.timing } : {}),
+        };
+      }),
+    ]),
+  ) as Record<BackendName, Shape[]>;
+}
+
+/** Throws unless the descriptor states a tolerance for every precision the addon registers. */
+function checkTolerances(folder: string, d: AnyDescriptor, registrations: readonly NativeCase[]): void {
   for (const r of registrations) {
     if (!d.tolerance[r.dtype as Dtype]) {
       throw new Error(
@@ -111,138 +149,116 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
       );
     }
   }
-  const paramNames = native.params.map((p) => p.name);
-  const params = named(
-    folder,
-    'param',
-    paramNames,
-    native.params.map((p) => p.value),
-  );
-  const dimsOf = (dims: readonly number[]) => named(folder, 'dim', native.dims, dims);
-  const toArray = (label: string, dims: Readonly<Record<string, number>>) => {
-    const given = Object.keys(dims);
-    const unknown = given.filter((k) => !native.dims.includes(k));
-    const missing = native.dims.filter((k) => !given.includes(k));
-    if (unknown.length > 0 || missing.length > 0) {
+}
+
+/** Throws, naming the shape and what is wrong, unless `dims` is a shape `name` can run and the numerics can hold. */
+function validateShape(name: string, folder: string, dtype: Dtype, native: NativeCase, dims: number[]): void {
+  checkDims(name, native.dims, dims);
+  try {
+    checkShape(folder, dtype, dims);
+  } catch (e) {
+    // The addon names its own case; a comparison of it is reported under the comparison's name.
+    throw new Error((e as Error).message.replace(new RegExp(`^${folder}:`), `${name}:`));
+  }
+  for (const b of caseBuffers(folder, dtype, dims)) {
+    if (b.count > MAX_BUFFER_ELEMENTS) {
       throw new Error(
-        `${folder}: shape '${label}' names dims ${given.join(', ')}; the addon's ${folder} has ${native.dims.join(', ')}`,
+        `${name}: shape [${dims.join(', ')}] has ${b.count} elements in ${b.name}; the numerics hold a buffer ` +
+          `in a JS typed array indexed with 32 bits (at most ${MAX_BUFFER_ELEMENTS.toLocaleString('en-US')})`,
       );
     }
-    return native.dims.map((k) => dims[k] as number);
+  }
+}
+
+/** What one case folder shares across its comparisons and precisions. */
+interface Folder {
+  folder: string;
+  d: AnyDescriptor;
+  native: NativeCase;
+  params: Readonly<Record<string, number>>;
+  dimsOf: (dims: readonly number[]) => Readonly<Record<string, number>>;
+  shapes: Record<BackendName, Shape[]>;
+  testShapes: number[][];
+  cappedGridShapes: number[][];
+  sources: string[];
+}
+
+/** One comparison in one precision: the CaseDef the harness runs. */
+function comparisonDef(f: Folder, reg: NativeCase, cmp: Comparison): CaseDef {
+  const { folder, d, native, params, dimsOf } = f;
+  const dtype = reg.dtype as Dtype;
+  const name = cmp.name ?? folder;
+  const variants = { unfused: cmp.unfused ?? 'unfused', fused: cmp.fused };
+  const used = [variantOf(reg, variants.unfused, name), variantOf(reg, variants.fused, name)];
+  const buffers = (dims: number[]) => caseBuffers(folder, dtype, dims);
+  const { extraNumerics, flops } = d;
+  return {
+    name,
+    nativeCase: folder,
+    title: cmp.title ?? d.title,
+    dtype,
+    sources: f.sources,
+    variants,
+    params: native.params.map((p) => p.value),
+    dimNames: native.dims,
+    shapes: (backend) => f.shapes[backend] ?? [],
+    testShapes: f.testShapes,
+    cappedGridShapes: f.cappedGridShapes,
+    validate: (dims) => validateShape(name, folder, dtype, native, dims),
+    unavailableReason: (backend, on = {}) => unavailableReason(dtype, used, backend, on),
+    inputs: (dims, seed) => {
+      const elems = new Map(buffers(dims).map((b) => [b.name, b.elem]));
+      const raw = d.inputs(dimsOf(dims), seed);
+      // Rounded in place (the descriptor made these arrays for this call), natively: what an upload
+      // to a bf16/fp16 buffer stores, so the reference sees exactly the values the kernels read.
+      for (const [k, v] of Object.entries(raw)) {
+        const e = elems.get(k);
+        if (e && isDtype(e)) roundFloats(v, e);
+      }
+      return raw;
+    },
+    reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params, dtype),
+    tolerance: d.tolerance[dtype] as NonNullable<AnyDescriptor['tolerance'][Dtype]>,
+    traffic: (dims) => {
+      const t = d.traffic(dimsOf(dims), DTYPE_BYTES[dtype], dtype);
+      return { unfused: t[variants.unfused] ?? t.unfused, fused: t[variants.fused] ?? t.fused };
+    },
+    ...(flops ? { flops: (dims: number[]) => flops(dimsOf(dims)) } : {}),
+    ...(extraNumerics
+      ? { extraNumerics: (inputs, outputs, dims) => extraNumerics(inputs, outputs, dimsOf(dims), params) }
+      : {}),
+    allocatedBytes: (dims) => buffers(dims).reduce((s, b) => s + b.count * elemBytes(b.elem), 0),
+    elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
   };
-  const shapesByBackend = Object.fromEntries(
-    (Object.entries(d.shapes) as [BackendName, AnyDescriptor['shapes'][BackendName]][]).map(([b, list]) => [
-      b,
-      list.map((s) => ({
-        label: s.label,
-        description: s.description,
-        dims: toArray(s.label, s.dims),
-        ...(s.timing ? { timing: s.timing } : {}),
-      })),
-    ]),
-  ) as Record<BackendName, Shape[]>;
-  const sources = caseSources(folder);
+}
+
+/** The CaseDefs of one case: its descriptor's comparisons in each precision the addon registers. */
+export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: readonly NativeCase[]): CaseDef[] {
+  const native = registrations[0] as NativeCase;
+  checkTolerances(folder, d, registrations);
+  const ordered = (what: string) => (dims: Readonly<Record<string, number>>) =>
+    inNativeOrder(folder, native, `${what} ${JSON.stringify(dims)}`, dims);
+  const f: Folder = {
+    folder,
+    d,
+    native,
+    params: named(
+      folder,
+      'param',
+      native.params.map((p) => p.name),
+      native.params.map((p) => p.value),
+    ),
+    dimsOf: (dims) => named(folder, 'dim', native.dims, dims),
+    shapes: measuredShapes(folder, d, native),
+    testShapes: d.testShapes.map(ordered('test shape')),
+    cappedGridShapes: (d.cappedGridShapes ?? []).map(ordered('capped-grid shape')),
+    sources: caseSources(folder),
+  };
+  const comparisons: Comparison[] = d.compare ?? [{ fused: 'fused' }];
   return registrations.flatMap((reg) =>
     comparisons
       .filter((cmp) => !cmp.dtypes || cmp.dtypes.includes(reg.dtype as Dtype))
-      .map((cmp): CaseDef => {
-        const dtype = reg.dtype as Dtype;
-        const name = cmp.name ?? folder;
-        const variants = { unfused: cmp.unfused ?? 'unfused', fused: cmp.fused };
-        const used = [variantOf(reg, variants.unfused, name), variantOf(reg, variants.fused, name)];
-        const buffers = (dims: number[]) => caseBuffers(folder, dtype, dims);
-        return {
-          name,
-          nativeCase: folder,
-          title: cmp.title ?? d.title,
-          dtype,
-          sources,
-          variants,
-          params: native.params.map((p) => p.value),
-          dimNames: native.dims,
-          shapes: (backend) => shapesByBackend[backend] ?? [],
-          testShapes: d.testShapes,
-          cappedGridShapes: d.cappedGridShapes ?? [],
-          validate: (dims) => {
-            checkDims(name, native.dims, dims);
-            try {
-              checkShape(folder, dtype, dims);
-            } catch (e) {
-              // The addon names its own case; a comparison of it is reported under the comparison's name.
-              throw new Error((e as Error).message.replace(new RegExp(`^${folder}:`), `${name}:`));
-            }
-            for (const b of buffers(dims)) {
-              if (b.count > MAX_BUFFER_ELEMENTS) {
-                throw new Error(
-                  `${name}: shape [${dims.join(', ')}] has ${b.count} elements in ${b.name}; the numerics hold a buffer ` +
-                    `in a JS typed array indexed with 32 bits (at most ${MAX_BUFFER_ELEMENTS.toLocaleString('en-US')})`,
-                );
-              }
-            }
-          },
-          unavailableReason: (backend, on = {}) => {
-            const cublas = on.cublas ?? buildInfo().cublas;
-            const cc = on.computeCapability;
-            const unsupported = backend === 'cuda' && cc !== undefined ? dtypeUnsupportedOn(dtype, cc) : undefined;
-            if (unsupported) return unsupported;
-            for (const v of used) {
-              if (backend === 'cpu' && !v.cpu) {
-                return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
-              }
-              if (backend === 'cuda' && !v.cuda)
-                return `its variant '${v.name}' has no CUDA implementation in this build`;
-              if (backend === 'cuda' && v.needs === 'cublas' && !cublas) {
-                return 'needs cuBLAS/cuBLASLt, and this addon was built without them (the CUDA toolkit it was built with has no libcublas); rebuild where the toolkit has them';
-              }
-              if (backend === 'cuda' && cc !== undefined && v.minComputeCapability > Math.round(Number(cc) * 10)) {
-                const need = (v.minComputeCapability / 10).toFixed(1);
-                return `its variant '${v.name}' needs compute capability ${need}+ (sm_${v.minComputeCapability} instructions); this GPU is ${cc}`;
-              }
-              const smem = on.maxSharedMemoryPerBlock;
-              if (backend === 'cuda' && smem !== undefined && v.sharedMemoryBytes > smem) {
-                return (
-                  `its variant '${v.name}' needs ${v.sharedMemoryBytes.toLocaleString('en-US')} bytes of shared memory per ` +
-                  `block; this GPU allows ${smem.toLocaleString('en-US')}`
-                );
-              }
-            }
-            return undefined;
-          },
-          inputs: (dims, seed) => {
-            const elems = new Map(buffers(dims).map((b) => [b.name, b.elem]));
-            const raw = d.inputs(dimsOf(dims), seed);
-            // Rounded in place (the descriptor made these arrays for this call), natively: what an upload
-            // to a bf16/fp16 buffer stores, so the reference sees exactly the values the kernels read.
-            for (const [k, v] of Object.entries(raw)) {
-              const e = elems.get(k);
-              if (e && isDtype(e)) roundFloats(v, e);
-            }
-            return raw;
-          },
-          reference: (inputs, dims) => d.reference(inputs, dimsOf(dims), params, dtype),
-          tolerance: d.tolerance[dtype] as NonNullable<AnyDescriptor['tolerance'][Dtype]>,
-          traffic: (dims) => {
-            const t = d.traffic(dimsOf(dims), DTYPE_BYTES[dtype], dtype);
-            return { unfused: t[variants.unfused] ?? t.unfused, fused: t[variants.fused] ?? t.fused };
-          },
-          ...(d.flops
-            ? { flops: (dims: number[]) => (d.flops as NonNullable<AnyDescriptor['flops']>)(dimsOf(dims)) }
-            : {}),
-          ...(d.extraNumerics
-            ? {
-                extraNumerics: (inputs, outputs, dims) =>
-                  (d.extraNumerics as NonNullable<AnyDescriptor['extraNumerics']>)(
-                    inputs,
-                    outputs,
-                    dimsOf(dims),
-                    params,
-                  ),
-              }
-            : {}),
-          allocatedBytes: (dims) => buffers(dims).reduce((s, b) => s + b.count * elemBytes(b.elem), 0),
-          elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
-        };
-      }),
+      .map((cmp) => comparisonDef(f, reg, cmp)),
   );
 }
 

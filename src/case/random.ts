@@ -1,9 +1,9 @@
 /**
- * Seeded random inputs of the cases. Made natively (src/native.ts `fillNormal`): a counter-based generator
+ * Seeded random inputs of the cases. Made natively (src/addon/native.ts `fillNormal`): a counter-based generator
  * split across threads, so a 16,384 × 4,096 input takes milliseconds rather than the seconds a JavaScript
  * loop takes, and the same seed gives the same values on every machine.
  */
-import { fillNormal } from '../native.ts';
+import { fillNormal } from '../addon/native.ts';
 
 /** A Float32Array of n normal values with the given standard deviation and mean, from a 32-bit seed. */
 export function normalArray(n: number, sd: number, seed: number, mean = 0): Float32Array {

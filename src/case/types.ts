@@ -1,11 +1,9 @@
 /** What a benchmark case is once loaded: one comparison of a fused variant with its unfused twin, ready to run. */
-import type { Dtype } from '../dtype.ts';
-import type { Tolerance } from '../numerics.ts';
+import type { BackendName } from '../addon/device.ts';
+import type { Dtype } from '../base/dtype.ts';
+import type { Tolerance } from './numerics.ts';
 
-/** The compute backends fusebench has. */
-export type BackendName = 'cpu' | 'cuda';
-
-export { DTYPE_BYTES, DTYPES, type Dtype } from '../dtype.ts';
+export { DTYPE_BYTES, DTYPES, type Dtype } from '../base/dtype.ts';
 
 /** One problem size of a case. */
 export interface Shape {

@@ -3,8 +3,8 @@
  * arguments, --help, and how a failure ends the process. Only `runCommand` sets the exit code.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { UsageError } from '../options.ts';
-import { logLines } from '../report/log-text.ts';
+import { UsageError } from '../base/cli-args.ts';
+import { logLines } from '../base/log-text.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

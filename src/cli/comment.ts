@@ -3,13 +3,13 @@
  * the PR comment of one GPU's results against the base branch's results and the stored baseline.
  * Only this entry point sets the exit code.
  */
-import { writeFileAtomic } from '../atomic-write.ts';
-import { UsageError } from '../options.ts';
+import { writeFileAtomic } from '../base/atomic-write.ts';
+import { UsageError } from '../base/cli-args.ts';
+import { logText } from '../base/log-text.ts';
 import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
-import { readResults } from '../results.ts';
+import { readResults } from '../results/results.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
-import { logText } from '../report/log-text.ts';
 
 const HELP = `Usage: npm run comment -- --results <file> [--base <file>] --out <comment.md> [--run-url <url>]
   --results <file>   this run's fusebench-results.json

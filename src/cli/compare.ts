@@ -5,12 +5,12 @@
  * file that cannot be read, or files that differ in device model or schema version; the message says which).
  * Only this entry point sets the exit code.
  */
-import { writeFileAtomic } from '../atomic-write.ts';
-import { renderCompareConsole, renderCompareMarkdown } from '../compare/compare-report.ts';
+import { writeFileAtomic } from '../base/atomic-write.ts';
+import { decimalArg, UsageError } from '../base/cli-args.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
-import { UsageError, decimalArg } from '../options.ts';
 import { colorEnabled } from '../report/color.ts';
+import { renderCompareConsole, renderCompareMarkdown } from '../report/compare-report.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
 
 const HELP = `Usage: npm run compare -- <base.json> <head.json> [--delta <f>] [--markdown <file>]

@@ -10,16 +10,16 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { writeFileAtomic } from '../atomic-write.ts';
+import { writeFileAtomic } from '../base/atomic-write.ts';
+import { digitsArg, UsageError } from '../base/cli-args.ts';
+import { logText } from '../base/log-text.ts';
 import { appendHistory, historyFileFor, readHistory } from '../history/history-file.ts';
-import { renderHistorySection } from '../history/history-markdown.ts';
 import { historyRecord } from '../history/history-record.ts';
-import { DEFAULT_HISTORY_COMMITS, caseHistories, shortCommit } from '../history/history-series.ts';
-import { UsageError, digitsArg } from '../options.ts';
+import { caseHistories, DEFAULT_HISTORY_COMMITS, shortCommit } from '../history/history-series.ts';
 import { padTable } from '../report/color.ts';
 import { md, name } from '../report/escape.ts';
-import { logText } from '../report/log-text.ts';
-import { readResults } from '../results.ts';
+import { renderHistorySection } from '../report/history-markdown.ts';
+import { readResults } from '../results/results.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
 
 const HELP = `Usage:

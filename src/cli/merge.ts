@@ -6,17 +6,17 @@
  * point sets the exit code.
  */
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-write.ts';
+import { writeFileAtomic } from '../base/atomic-write.ts';
+import { UsageError } from '../base/cli-args.ts';
+import { logText } from '../base/log-text.ts';
 import { isPlainSlug, readHistory } from '../history/history-file.ts';
-import { renderHistorySection } from '../history/history-markdown.ts';
 import type { HistoryRecord } from '../history/history-record.ts';
-import { UsageError } from '../options.ts';
 import { renderMultiGpuMarkdown } from '../report/benchmark-markdown.ts';
+import { renderHistorySection } from '../report/history-markdown.ts';
 import { loadBaseRun, pairWithBases, readGpuResults } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
-import type { ResultsFile } from '../results.ts';
+import type { ResultsFile } from '../results/results.ts';
 import { parseCommandLine, runCommand } from './command-line.ts';
-import { logText } from '../report/log-text.ts';
 
 // The files merge writes into --out-dir.
 const MERGED_MARKDOWN = 'BENCHMARK_RESULTS.md';

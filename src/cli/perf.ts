@@ -7,18 +7,20 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createVitest } from 'vitest/node';
 import { findCase } from '../../cases/registry.ts';
-import { makeDirs } from '../atomic-write.ts';
-import { backendSlug, resolveBackend } from '../device.ts';
+import { backendSlug, resolveBackend } from '../addon/device.ts';
+import { makeDirs } from '../base/atomic-write.ts';
+import { UsageError } from '../base/cli-args.ts';
+import { logLines } from '../base/log-text.ts';
+import { freshSeed } from '../base/rng.ts';
+import { currentCommit } from '../base/source.ts';
+import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { heldLockMessage } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
-import { currentCommit } from '../gate/update.ts';
-import { type PerfOptions, UsageError, parsePerfArgs } from '../options.ts';
-import { PerfReporter } from '../../reporters/perf-reporter.ts';
-import { VERSION } from '../../vitest.perf.config.ts';
-import { logLines } from '../report/log-text.ts';
-import { RESULTS_JSON, readJsonFile, readResults } from '../results.ts';
-import { freshSeed } from '../rng.ts';
+import { type ResultsFile, readJsonFile } from '../results/results.ts';
+import { type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
+import { PerfReporter } from '../run/perf-reporter.ts';
+import { runCommand } from './command-line.ts';
 
 /**
  * The embedded default answers fast: on the CPU backend, with no --dtype, the run measures fp32 only
@@ -74,15 +76,10 @@ function checkWritable(dir: string): void {
   }
 }
 
-function writeBaselines(options: PerfOptions, startedAt: Date): void {
-  const resultsFile = join(options.outDir, RESULTS_JSON);
-  const results = readResults(resultsFile);
-  if (new Date(results.createdAt) < startedAt) {
-    throw new Error(`${resultsFile} is older than this run (the reporter wrote no results); baselines left unchanged`);
-  }
+function writeBaselines(options: PerfOptions, results: ResultsFile): void {
   const file = options.baselineFile ?? baselinePath(options.baselinesDir, results.device.slug);
   // The update may wait for another run's lock on the file, so it finishes after this returns; it
-  // reports its own failure the way main() would.
+  // reports its own failure the way runCommand would.
   const mode = options.updateBaselines === 'add-run' ? 'add-run' : 'replace';
   recordBaselines(file, results, currentCommit(), { command: options.command }, mode).then(
     (outcome) => {
@@ -99,7 +96,6 @@ async function main(): Promise<void> {
   const parsed = parsePerfArgs(process.argv.slice(2), { seed: freshSeed() });
   if (!parsed) return;
   const options = cpuDefaultDtypes(parsed, await checkInputs(parsed));
-  const startedAt = new Date();
   const reporter = new PerfReporter(options, VERSION);
   const vitest = await createVitest('test', {
     config: 'vitest.perf.config.ts',
@@ -114,10 +110,11 @@ async function main(): Promise<void> {
     console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
     process.exitCode = process.exitCode || 1;
   }
-  if (options.updateBaselines && !process.exitCode) writeBaselines(options, startedAt);
+  if (!options.updateBaselines || process.exitCode) return;
+  // The reporter hands its results over in memory: what was just measured, never a file read back.
+  if (!reporter.results) throw new Error('the run produced no results; baselines left unchanged');
+  writeBaselines(options, reporter.results);
 }
 
-main().catch((e: unknown) => {
-  console.error(`fusebench: ${logLines(e instanceof Error ? e.message : String(e))}`);
-  process.exitCode = process.exitCode || 2;
-});
+// A usage error, a broken baseline file or any failure before the measurement: exit 2 (nothing was judged).
+runCommand(main, () => 2);

@@ -9,15 +9,15 @@
 import { type BaselineEntry, entryKey } from '../gate/baseline-file.ts';
 import { decide } from '../gate/decision.ts';
 import { worst } from '../gate/gate.ts';
+import { asMeasured, gatedOnBatched, type JudgedTiming, type TimingMethod, timingOf } from '../gate/judged-timing.ts';
 import { DELTA_FLOOR } from '../gate/tolerance.ts';
-import { type JudgedTiming, type TimingMethod, asMeasured, gatedOnBatched, timingOf } from '../report/judged-timing.ts';
-import type { CaseResult, Decision, MeasuredCase, ResultsFile, Verdict } from '../results.ts';
+import type { CaseResult, Decision, MeasuredCase, ResultsFile, Verdict } from '../results/results.ts';
 
 /** δ of a comparison for a case whose head run has no δ from a measured baseline: the gate's floor. */
 export const COMPARE_DEFAULT_DELTA = DELTA_FLOOR;
 
 /** The δ of each metric of one case. */
-export interface CaseDeltas {
+interface CaseDeltas {
   speedup: number;
   fusedTime: number;
 }
@@ -26,7 +26,7 @@ export interface CaseDeltas {
  * δ of one case: the one given (both metrics); otherwise the δ of each metric the head run's gate used
  * against a measured baseline of this device model (its recorded between-run noise), else the floor.
  */
-export function caseDeltas(head: MeasuredCase, given: number | undefined): CaseDeltas {
+function caseDeltas(head: MeasuredCase, given: number | undefined): CaseDeltas {
   if (given !== undefined) return { speedup: given, fusedTime: given };
   const g = head.gate?.baselineSource === 'measured' ? head.gate : undefined;
   const speedup = g?.speedup?.delta ?? COMPARE_DEFAULT_DELTA;
@@ -53,7 +53,7 @@ export interface CaseComparison {
 }
 
 /** A key present in both runs but not measured in both. */
-export interface NotCompared {
+interface NotCompared {
   key: string;
   base: CaseResult['status'];
   head: CaseResult['status'];
@@ -75,13 +75,13 @@ export interface RunComparison {
 const keyOf = (c: CaseResult) => entryKey(c.case, c.shape.label, c.dtype);
 
 /** A run's result for one case as the baseline entry the gate would decide against. */
-export function baselineEntryOf(c: MeasuredCase, t: JudgedTiming, run: ResultsFile, delta: number): BaselineEntry {
+function baselineEntryOf(c: MeasuredCase, t: JudgedTiming, run: ResultsFile, delta: number): BaselineEntry {
   return {
     case: c.case,
     shape: { label: c.shape.label, dims: c.shape.dims },
     dtype: c.dtype,
-    unfusedMedianMs: t.unfusedMedianMs,
-    fusedMedianMs: t.fusedMedianMs,
+    unfusedMedianMs: t.unfused.median,
+    fusedMedianMs: t.fused.median,
     speedup: { ...t.speedup },
     sampleCount: t.pairs,
     samples: { unfused: [...t.samples.unfused], fused: [...t.samples.fused] },

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { entryKey } from '../gate/baseline-file.ts';
-import { asMeasured } from '../report/judged-timing.ts';
-import { type ResultsFile, resultsFileSchema, validateFile } from '../results.ts';
+import { asMeasured } from '../gate/judged-timing.ts';
+import { type ResultsFile, resultsFileSchema, validateFile } from '../results/results.ts';
 
 /** A results file and the path it was read from. */
 export interface NamedRun {
@@ -15,7 +15,7 @@ export interface NamedRun {
 }
 
 /** A pair of results files that cannot be compared; the message names the file and what differs. */
-export class IncomparableError extends Error {}
+class IncomparableError extends Error {}
 
 function readJson(file: string): unknown {
   let text: string;
@@ -39,7 +39,7 @@ const versionOf = (data: unknown): unknown =>
  * differ (checked before validation, so the message says which file has which), their device models
  * differ (device.slug), or no case/shape/dtype was measured in both.
  */
-export function incomparable(base: NamedRun, head: NamedRun): string | undefined {
+function incomparable(base: NamedRun, head: NamedRun): string | undefined {
   const bd = base.results.device;
   const hd = head.results.device;
   if (bd.slug !== hd.slug) {

@@ -9,14 +9,14 @@
  *            lower/upper: fusebench records no interval for the median time).
  * Both come from the timing the gate judged (batched when `gatedOn` says so). Measured cases only. Pure.
  */
-import { asMeasured, judgedTiming } from '../report/judged-timing.ts';
-import type { ResultsFile } from '../results.ts';
+import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
+import type { ResultsFile } from '../results/results.ts';
 
 /** The file name of the export, beside fusebench-results.json. */
 export const BENCHER_JSON = 'bencher.json';
 
 /** One BMF metric. */
-export interface BmfMetric {
+interface BmfMetric {
   value: number;
   lower_value?: number;
   upper_value?: number;
@@ -36,7 +36,7 @@ export function renderBencherJson(results: ResultsFile): Bmf {
     const t = judgedTiming(m);
     out[c.key] = {
       speedup: { value: sig(t.speedup.estimate), lower_value: sig(t.speedup.lo), upper_value: sig(t.speedup.hi) },
-      latency: { value: sig(t.fusedMedianMs * 1e6) },
+      latency: { value: sig(t.fused.median * 1e6) },
     };
   }
   return out;

@@ -8,9 +8,9 @@
  * interval, the unfused median, the timing method and the verdict. The timing the gate judged (batched
  * when `gatedOn` says so). Measured cases only. Pure.
  */
-import { asMeasured, judgedTiming, methodLabel } from '../report/judged-timing.ts';
-import { caseVerdict } from '../report/verdict.ts';
-import type { ResultsFile } from '../results.ts';
+import { asMeasured, judgedTiming, methodLabel } from '../gate/judged-timing.ts';
+import type { ResultsFile } from '../results/results.ts';
+import { caseVerdict } from '../results/verdict.ts';
 
 /** The file name of the export, beside fusebench-results.json. */
 export const BENCHMARK_ACTION_JSON = 'benchmark-action.json';
@@ -38,11 +38,11 @@ export function renderBenchmarkActionJson(results: ResultsFile): BenchmarkAction
       {
         name: c.key,
         unit: 'ms',
-        value: sig(t.fusedMedianMs),
+        value: sig(t.fused.median),
         ...(spread ? { range: `± ${sig((spread.p90 - spread.p10) / 2)}` } : {}),
         extra: [
           `speedup ${s.estimate.toFixed(3)}x [${s.lo.toFixed(3)}, ${s.hi.toFixed(3)}] (95% CI)`,
-          `unfused median ${sig(t.unfusedMedianMs)} ms`,
+          `unfused median ${sig(t.unfused.median)} ms`,
           `timing: ${methodLabel(t)}, ${t.pairs} pairs; range: half the fused p10–p90 spread`,
           `verdict vs baseline: ${caseVerdict(c)}`,
         ].join('\n'),

@@ -5,7 +5,7 @@
  * significant digits and thinned to at most 200 of the pairs, while the estimate and the interval come
  * from all pairs.
  */
-import { median } from '../stats.ts';
+import { median } from '../base/stats.ts';
 
 /** The fields of an entry these checks read. */
 export interface EntryNumbers {

@@ -5,13 +5,14 @@
  * a field this fusebench does not know is kept, so rewriting the file never drops it silently; an
  * entry whose numbers contradict each other is refused (baseline-consistency.ts).
  */
-import { fileRecord } from '../file-record.ts';
+
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isTempFile } from '../atomic-write.ts';
+import { isTempFile } from '../base/atomic-write.ts';
+import { fileRecord } from '../base/file-record.ts';
 import { DTYPES, type Dtype } from '../case/types.ts';
-import { readJsonFile, schemaVersionField } from '../results.ts';
+import { readJsonFile, schemaVersionField } from '../results/results.ts';
 import { entryContradictions } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -118,8 +119,6 @@ export const baselineFileSchema = z.looseObject({
 export type BaselineEntry = z.infer<typeof baselineEntrySchema>;
 /** A whole baseline file. */
 export type BaselineFile = z.infer<typeof baselineFileSchema>;
-/** Provenance of a measured entry. */
-export type MeasuredProvenance = z.infer<typeof measured>;
 
 /** The file that holds a device's baselines. */
 export function baselinePath(dir: string, slug: string): string {

@@ -9,12 +9,12 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, rmSync, statS
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { makeDirs, resolveLinks } from '../atomic-write.ts';
-import { logText } from '../report/log-text.ts';
-import { removeOnSignal } from '../signal-cleanup.ts';
+import { makeDirs, resolveLinks } from '../base/atomic-write.ts';
+import { logText } from '../base/log-text.ts';
+import { removeOnSignal } from '../base/signal-cleanup.ts';
 
 /** Who holds a lock. */
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   host: string;
   /** ISO time the lock was taken. */

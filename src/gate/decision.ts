@@ -8,9 +8,9 @@
  *   AMBIGUOUS otherwise (the noise is too large to say).
  */
 import { quantile } from 'simple-statistics';
-import type { Decision, Verdict } from '../results.ts';
-import { normal, uniform } from '../rng.ts';
-import { BOOTSTRAP_SEED, median, medianInPlace, pairedReplicates } from '../stats.ts';
+import { normal, uniform } from '../base/rng.ts';
+import { BOOTSTRAP_SEED, median, medianInPlace, pairedReplicates } from '../base/stats.ts';
+import type { Decision, Verdict } from '../results/results.ts';
 import type { BaselineEntry } from './baseline-file.ts';
 
 /** Settings of a decision. */

@@ -3,12 +3,12 @@
  * (same device model only) the fused time, notes fingerprint differences, and says in one line
  * what was decided and what to do next.
  */
-import type { DeviceDescription } from '../device.ts';
-import type { CaseResult, Decision, GateResult, Verdict } from '../results.ts';
-import { decisionChange, ms, times } from '../report/format.ts';
-import { type BaselineEntry, type LoadedBaselines, entryKey } from './baseline-file.ts';
+import type { DeviceDescription } from '../addon/device.ts';
+import { decisionChange, ms, times } from '../base/format.ts';
+import type { CaseResult, Decision, GateResult, Verdict } from '../results/results.ts';
+import { type BaselineEntry, entryKey, type LoadedBaselines } from './baseline-file.ts';
 import { decide } from './decision.ts';
-import { gatedTiming } from './gated-timing.ts';
+import { gatedTiming } from './judged-timing.ts';
 import { type Deltas, deltaOrigin, entryDeltas } from './tolerance.ts';
 
 /** Settings of the gate for a run. */

@@ -5,9 +5,9 @@
  * foreign existing file stops the update with the file unchanged.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../atomic-write.ts';
-import { formatJson } from '../json-format.ts';
-import { type ResultsFile, readJsonFile } from '../results.ts';
+import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
+import { formatJson } from '../base/json-format.ts';
+import { type ResultsFile, readJsonFile } from '../results/results.ts';
 import { baselineFileSchema } from './baseline-file.ts';
 import { type BaselineLockOptions, withBaselineLock } from './baseline-lock.ts';
 import { type UpdateMode, updateBaselines } from './update.ts';

@@ -48,7 +48,7 @@ import type { BaselineEntry } from './baseline-file.ts';
  */
 export const DELTA_FLOOR = 0.015;
 /** δ's ceiling, so that log(1 − δ) stays finite: a band this wide no longer gates anything. */
-export const DELTA_CEILING = 0.5;
+const DELTA_CEILING = 0.5;
 /** δ when the between-run noise is unknown (a baseline of one run, or a file that predates noise). */
 export const DEFAULT_DELTA = 0.05;
 /** How many standard deviations of the between-run shift δ spans. */
@@ -72,10 +72,10 @@ export interface Noise {
  * Where a comparison's δ came from: the entry's own runs (`noise`), its runs (if any) pooled with
  * comparable entries (`comparable`), set by hand, the stored default, or `--delta`.
  */
-export type DeltaSource = 'noise' | 'comparable' | 'hand' | 'default' | 'command line';
+type DeltaSource = 'noise' | 'comparable' | 'hand' | 'default' | 'command line';
 
 /** What a δ derived with comparable entries rests on, for the verdict's message. */
-export interface DeltaBasis {
+interface DeltaBasis {
   /** Runs the entry itself was recorded from. */
   runs: number;
   /** Keys of the comparable entries pooled (same case and shape first). */
@@ -132,10 +132,10 @@ export function runNoise(runs: readonly BaselineRun[]): Noise {
  * Degrees of freedom the same case and shape in other precisions must hold to be the prior on their own;
  * with fewer, every entry of the timing method is. Below 3 the t factor is 14 or more (90 at one).
  */
-export const MIN_PRIOR_DF = 3;
+const MIN_PRIOR_DF = 3;
 
 /** P(T ≤ t) for Student's t with a whole number ν of degrees of freedom (Abramowitz & Stegun 26.7.3–4). */
-export function studentTCdf(t: number, nu: number): number {
+function studentTCdf(t: number, nu: number): number {
   const theta = Math.atan(Math.abs(t) / Math.sqrt(nu));
   const c2 = Math.cos(theta) ** 2;
   // The series: 1 + a₁c² + a₂c⁴ + …, its terms' ratio (k − 1)/k over the odd (ν odd) or even k.

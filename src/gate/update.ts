@@ -4,11 +4,11 @@
  * fusebench does not know, and listing old → new for every entry it changed. record-baselines.ts
  * reads and writes the file under its lock.
  */
-import { execFileSync } from 'node:child_process';
-import type { CaseResult, ResultsFile } from '../results.ts';
-import { uniform } from '../rng.ts';
-import { relativeHalfWidth } from '../stats.ts';
-import { ms, times } from '../report/format.ts';
+
+import { ms, times } from '../base/format.ts';
+import { uniform } from '../base/rng.ts';
+import { relativeHalfWidth } from '../base/stats.ts';
+import type { CaseResult, ResultsFile } from '../results/results.ts';
 import {
   BASELINE_SCHEMA_VERSION,
   type BaselineEntry,
@@ -17,28 +17,11 @@ import {
   baselineFileSchema,
   entryKey,
 } from './baseline-file.ts';
-import { gatedTiming } from './gated-timing.ts';
+import { gatedTiming } from './judged-timing.ts';
 import { type BaselineRun, type Deltas, deltaFromNoise, entryDeltas, runNoise } from './tolerance.ts';
 
 /** Pairs kept in a baseline entry: enough for the decision's bootstrap, small enough to review. */
 export const MAX_BASELINE_PAIRS = 200;
-
-/**
- * The commit being measured: FUSEBENCH_COMMIT or GITHUB_SHA when set (a copied or shallow checkout),
- * else git's HEAD (with +dirty when tracked files changed), else "unknown".
- */
-export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
-  const given = env.FUSEBENCH_COMMIT || env.GITHUB_SHA;
-  if (given) return given;
-  const git = (args: string[]) =>
-    execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  try {
-    const sha = git(['rev-parse', '--short=12', 'HEAD']);
-    return git(['status', '--porcelain', '--untracked-files=no']) ? `${sha}+dirty` : sha;
-  } catch {
-    return 'unknown';
-  }
-}
 
 /**
  * At most `max` pairs, chosen at random with a fixed seed (reproducible) and kept in measured order,
@@ -65,7 +48,7 @@ export function thin(
 }
 
 /** The fields of `value` that `known` does not name, as an object (empty when there are none). */
-export function unknownFields(value: object | undefined, known: object): Record<string, unknown> {
+function unknownFields(value: object | undefined, known: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([k]) => !Object.hasOwn(known, k)));
 }
 
@@ -96,7 +79,7 @@ function replacedUnknown(old: BaselineEntry | undefined): string[] {
 export type UpdateMode = 'replace' | 'add-run';
 
 /** Runs an entry keeps: enough for the between-run spread, few enough to review. */
-export const MAX_BASELINE_RUNS = 8;
+const MAX_BASELINE_RUNS = 8;
 
 /**
  * A measured baseline entry from a case result, of the timing the case is gated on. Its samples and
@@ -106,7 +89,7 @@ export const MAX_BASELINE_RUNS = 8;
  * so is `gating` when the old entry was measured, and every field of the old entry that this fusebench
  * does not know. A reported entry (non-gating or not) starts to gate once it is measured on the device.
  */
-export function measuredEntry(
+function measuredEntry(
   r: CaseResult,
   results: ResultsFile,
   commit: string,

@@ -6,11 +6,11 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { AnnotationProperties } from '@actions/core';
+import { signedPct, speedup, times } from '../base/format.ts';
 import { NAME_CHARS, NOTE_CHARS, plain } from '../report/escape.ts';
 import { renderJobSummary } from '../report/job-summary.ts';
-import { signedPct, speedup, times } from '../report/format.ts';
-import type { CaseResult, ResultsFile } from '../results.ts';
-import { caseVerdict, countVerdicts } from '../report/verdict.ts';
+import type { CaseResult, ResultsFile } from '../results/results.ts';
+import { caseVerdict, countVerdicts } from '../results/verdict.ts';
 
 /** The part of @actions/core this uses; the module itself satisfies it, tests pass a fake. */
 export interface ActionsSink {

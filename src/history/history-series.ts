@@ -3,8 +3,8 @@
  * counts once, with its latest run) and one series per shape, with a point only where that shape was
  * measured at that commit. Pure.
  */
-import type { Dtype } from '../dtype.ts';
-import type { RowVerdict } from '../report/verdict.ts';
+import type { Dtype } from '../base/dtype.ts';
+import type { RowVerdict } from '../results/verdict.ts';
 import type { HistoryCase, HistoryRecord } from './history-record.ts';
 
 /** How many commits a history chart shows unless told otherwise. */
@@ -21,7 +21,7 @@ export interface HistoryPoint {
 }
 
 /** One shape's points, oldest first; commits where it was not measured have no point. */
-export interface HistorySeries {
+interface HistorySeries {
   shape: string;
   points: HistoryPoint[];
 }

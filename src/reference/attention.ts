@@ -1,5 +1,5 @@
 /** Causal attention of one query row in float64, and its useful flop count. */
-import { nativeConstants } from '../native.ts';
+import { nativeConstants } from '../addon/native.ts';
 import { dot, type Floats } from './linear.ts';
 
 /** Where one head's 64-wide rows lie in a buffer: position s starts at data[base + s·stride]. */

@@ -1,5 +1,5 @@
 /** Linear-layer building blocks of the GEMM cases' references, in float64 from the float32 inputs. */
-import { nativeLinearRow } from '../native.ts';
+import { nativeLinearRow } from '../addon/native.ts';
 
 /** A float32 input or a float64 intermediate of a reference. */
 export type Floats = Float32Array | Float64Array;

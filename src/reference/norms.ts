@@ -1,5 +1,5 @@
 /** LayerNorm and RMSNorm of one row in float64: the references of every case with a norm. */
-import { type Dtype, roundTo } from '../dtype.ts';
+import { type Dtype, roundTo } from '../base/dtype.ts';
 
 /** LayerNorm of one row, (h − mean)·rstd·γ + β, two-pass (mean, then the mean squared deviation). */
 export function layerNormRow(h: Float64Array, gamma: Float32Array, beta: Float32Array, eps: number): Float64Array {

@@ -55,7 +55,7 @@ export function referenceRows(rows: number, rowLength: number): number[] {
  * Multiply-adds a GEMM-like reference spends on every row before it samples (64 Mi: a fraction of a second
  * of float64 arithmetic): below it every row is checked, which covers every test shape.
  */
-export const REFERENCE_WORK = 2 ** 26;
+const REFERENCE_WORK = 2 ** 26;
 
 /**
  * The rows a GEMM-like reference computes, each costing `workPerRow` multiply-adds: every row while all
@@ -104,7 +104,7 @@ export function elementsReference(n: number, value: (i: number) => number): Floa
 }
 
 /** Largest element index a SampledReference holds (its indices are a Uint32Array). */
-export const MAX_SAMPLED_INDEX = 2 ** 32 - 1;
+const MAX_SAMPLED_INDEX = 2 ** 32 - 1;
 
 /**
  * The reference of an output of `totalRows` rows of `rowLength` elements, computed for the rows

@@ -3,15 +3,19 @@
  * style of the V100 report, a speedup chart, summary statistics, and the command that reproduces it;
  * for several GPUs, one document with a section per GPU. Pure functions of the results.
  */
-import { DTYPES, type Dtype } from '../dtype.ts';
-import type { CaseResult, MeasuredCase, ResultsFile } from '../results.ts';
+
+import { DTYPES, type Dtype } from '../base/dtype.ts';
+import { flopRateOfPeak, gbs, ms, pct, speedup, times } from '../base/format.ts';
+import type { CaseResult, MeasuredCase, ResultsFile } from '../results/results.ts';
+import { caseVerdict, verdictLabel } from '../results/verdict.ts';
 import { renderCaseSection } from './case-section.ts';
 import {
-  type Inline,
-  type Markdown,
   codeBlock,
   codeSpan,
+  type Inline,
   join,
+  type Markdown,
+  markdownTable,
   md,
   name,
   note,
@@ -19,10 +23,8 @@ import {
   text,
   trusted,
 } from './escape.ts';
-import { flopRateOfPeak, gbs, markdownTable, ms, pct, speedup, times } from './format.ts';
 import { phaseSplitLine } from './phase-split.ts';
 import { renderSpeedupCharts } from './speedup-chart.ts';
-import { caseVerdict, verdictLabel } from './verdict.ts';
 
 type Measured = MeasuredCase;
 

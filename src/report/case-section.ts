@@ -3,24 +3,24 @@
  * time, speedup with its interval, memory traffic, launches, bandwidth, error, and the gate's verdict
  * against the stored baseline when there is one. Pure.
  */
-import type { CaseResult, GateResult, MeasuredCase } from '../results.ts';
-import { type Inline, NOTE_CHARS, md, name, note, ours, text, trusted } from './escape.ts';
+
 import {
   decisionChange,
   flopRate,
   flopRateOfPeak,
   gbs,
   injectionLabel,
-  markdownTable,
   mb,
   ms,
   pct,
   sci,
   speedup,
   times,
-} from './format.ts';
-import { gatedOnBatched, methodLabel, timingOf } from './judged-timing.ts';
-import { verdictLabel } from './verdict.ts';
+} from '../base/format.ts';
+import { gatedOnBatched, methodLabel, timingOf } from '../gate/judged-timing.ts';
+import type { CaseResult, GateResult, MeasuredCase } from '../results/results.ts';
+import { verdictLabel } from '../results/verdict.ts';
+import { type Inline, markdownTable, md, NOTE_CHARS, name, note, ours, text, trusted } from './escape.ts';
 
 type Measured = MeasuredCase;
 
@@ -74,8 +74,8 @@ function batchedRow(c: Measured): Inline[] {
   const b = timingOf(c, 'batched');
   return ours([
     `Median time, ${methodLabel(b)}`,
-    ms(b.unfusedMedianMs),
-    ms(b.fusedMedianMs),
+    ms(b.unfused.median),
+    ms(b.fused.median),
     `${speedup(b.speedup)} (95% CI)${gatedOnBatched(c) ? '; **the gate judged this**' : '; reported beside the per-call time, which the gate judged'}`,
   ]);
 }

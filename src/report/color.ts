@@ -3,8 +3,9 @@
  * TTY (a pipe, a file, CI logs captured as text) and never when NO_COLOR is set to a non-empty value
  * (https://no-color.org). Renderers take the decision as a boolean, so they stay pure and testable.
  */
-import type { RowVerdict } from './verdict.ts';
-import { logText } from './log-text.ts';
+
+import { logText } from '../base/log-text.ts';
+import type { RowVerdict } from '../results/verdict.ts';
 
 /** Whether output to `stream` may carry ANSI colour codes under `env`. */
 export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -3,12 +3,13 @@
  * the verdict counts, a table of speedups (base run, this run, Δ, baseline, verdict) and the notes of
  * the rows that need a reviewer's eye. Pure.
  */
-import type { ResultsFile } from '../results.ts';
+
+import { decisionChange, signedPct, speedup, times } from '../base/format.ts';
 import type { CaseComparison } from '../compare/compare-runs.ts';
+import type { ResultsFile } from '../results/results.ts';
+import { countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
-import { type Markdown, join, md, name, note, ours, trusted } from './escape.ts';
-import { decisionChange, markdownTable, signedPct, speedup, times } from './format.ts';
-import { countVerdicts, countsLine, verdictLabel } from './verdict.ts';
+import { join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
 
 /** How one GPU's comparison is drawn. */
 export interface ComparisonOptions {
@@ -28,7 +29,7 @@ export interface ComparisonOptions {
 const NOTE_VERDICTS = new Set(['FAILED', 'ERRORED', 'SLOWER', 'AMBIGUOUS', 'FASTER']);
 
 /** "**NVIDIA H200** (cuda; driver 580.159.04; CUDA 13.0; compute capability 9.0)", every field escaped. */
-export function deviceLine(results: ResultsFile): Markdown {
+function deviceLine(results: ResultsFile): Markdown {
   const f = results.device.fingerprint;
   const facts = [
     results.device.backend,
@@ -48,7 +49,7 @@ function baseCell(b: ComparisonRow['base']): string {
  * The decision against the base run: its verdict and the speedup's change with its 99% interval, plus the
  * fused time's when that decision is the worse one: "🔴 SLOWER −20.4% [−21.4%, −19.5%]".
  */
-export function versusBaseCell(c: CaseComparison): string {
+function versusBaseCell(c: CaseComparison): string {
   const sp = c.speedup;
   const ft = c.fusedTime;
   const time = ft && ft.verdict !== sp.verdict && ft.verdict === c.verdict ? `; time ${decisionChange(ft)}` : '';
@@ -61,7 +62,7 @@ function verdictCell(r: ComparisonRow): string {
 }
 
 /** The speedup table; with `withBase`, base-run columns and the change from the base run. */
-export function comparisonTable(rows: ComparisonRow[], withBase: boolean): string {
+function comparisonTable(rows: ComparisonRow[], withBase: boolean): string {
   const header = withBase
     ? [
         'Case',
@@ -86,12 +87,12 @@ export function comparisonTable(rows: ComparisonRow[], withBase: boolean): strin
 }
 
 /** One note line: "- **GELU + scale 2M** — FAILED: <the reason, escaped and cut>". */
-export function noteLine(r: ComparisonRow): Markdown {
+function noteLine(r: ComparisonRow): Markdown {
   return md`- **${name(r.title)} ${name(r.shape)} ${name(r.dtype)}** — ${trusted(r.verdict)}: ${note(r.note ?? '')}`;
 }
 
 /** The notes under the table: one line per row a reviewer should read about (a failure, a regression, a change). */
-export function comparisonNotes(rows: ComparisonRow[]): string {
+function comparisonNotes(rows: ComparisonRow[]): string {
   return rows
     .filter((r) => NOTE_VERDICTS.has(r.verdict) && r.note)
     .map((r) => noteLine(r).markdown)

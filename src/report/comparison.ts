@@ -5,9 +5,9 @@
  * two point estimates. Pure; the PR comment and the Actions job summary both render these rows.
  */
 import { type CaseComparison, compareCase } from '../compare/compare-runs.ts';
-import type { CaseResult, ResultsFile } from '../results.ts';
-import { asMeasured } from './judged-timing.ts';
-import { type RowVerdict, caseVerdict, verdictRank } from './verdict.ts';
+import { asMeasured } from '../gate/judged-timing.ts';
+import type { CaseResult, ResultsFile } from '../results/results.ts';
+import { caseVerdict, type RowVerdict, verdictRank } from '../results/verdict.ts';
 
 /** The base branch's run for the same GPU, or why there is none. */
 export type BaseRun = { results: ResultsFile; why?: undefined } | { results: null; why: string };

@@ -4,14 +4,15 @@
  * the hint to record a baseline when the device has none. Every string from a result is cut to one
  * line. Pure: the reporter prints what this returns.
  */
-import type { CaseResult, ResultsFile } from '../results.ts';
+
+import { injectionLabel, ms, speedup } from '../base/format.ts';
+import { logText } from '../base/log-text.ts';
+import { gatedOnBatched, methodLabel, timingOf } from '../gate/judged-timing.ts';
+import type { CaseResult, ResultsFile } from '../results/results.ts';
+import { caseVerdict, type RowVerdict } from '../results/verdict.ts';
 import { paintVerdict } from './color.ts';
-import { NOTE_CHARS, plain } from './escape.ts';
-import { injectionLabel, ms, speedup } from './format.ts';
-import { gatedOnBatched, methodLabel, timingOf } from './judged-timing.ts';
-import { type RowVerdict, caseVerdict } from './verdict.ts';
 import { renderConsoleTable } from './console-table.ts';
-import { logText } from './log-text.ts';
+import { NOTE_CHARS, plain } from './escape.ts';
 import { phaseSplitLine } from './phase-split.ts';
 
 const who = (c: CaseResult) => logText(`${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`);
@@ -21,7 +22,7 @@ function batchedNote(c: CaseResult): string | undefined {
   if (c.status !== 'measured' || !c.timing || !c.speedup || !c.batched) return undefined;
   const t = timingOf({ ...c, timing: c.timing, speedup: c.speedup }, 'batched');
   const judged = gatedOnBatched(c) ? 'the gate judged the batched timing' : 'the gate judged the per-call timing';
-  return `${who(c)}: ${methodLabel(t)}: unfused ${ms(t.unfusedMedianMs)}, fused ${ms(t.fusedMedianMs)} per call, speedup ${speedup(t.speedup)}; ${judged}`;
+  return `${who(c)}: ${methodLabel(t)}: unfused ${ms(t.unfused.median)}, fused ${ms(t.fused.median)} per call, speedup ${speedup(t.speedup)}; ${judged}`;
 }
 
 /** The lines under the table: reasons of cases that did not run, batched timing, injected regressions. */
@@ -41,7 +42,7 @@ export function consoleNotes(results: ResultsFile): string[] {
 }
 
 /** Counts of every row verdict, failed and errored apart. */
-export function rowVerdictCounts(results: ResultsFile): Record<RowVerdict, number> {
+function rowVerdictCounts(results: ResultsFile): Record<RowVerdict, number> {
   const n: Record<RowVerdict, number> = {
     SLOWER: 0,
     FASTER: 0,

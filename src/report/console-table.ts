@@ -3,14 +3,15 @@
  * fit a cell goes on its own line under the table (console-summary.ts): why a case did not run, batched
  * timing, an injected regression. Verdicts are coloured only when asked (color.ts decides). Pure.
  */
-import type { ResultsFile } from '../results.ts';
+
+import { ms, pct, sci, signedPct, speedup, throughput, times } from '../base/format.ts';
+import { gatedOnBatched } from '../gate/judged-timing.ts';
+import type { ResultsFile } from '../results/results.ts';
+import { caseVerdict } from '../results/verdict.ts';
 import { padTable, paintVerdict } from './color.ts';
-import { ms, pct, sci, signedPct, speedup, throughput, times } from './format.ts';
-import { gatedOnBatched } from './judged-timing.ts';
-import { caseVerdict } from './verdict.ts';
 
 /** Column headers of the console table. */
-export const CONSOLE_HEADER = [
+const CONSOLE_HEADER = [
   'case',
   'size',
   'dtype',
@@ -33,7 +34,7 @@ function verdictCell(c: ResultsFile['cases'][number]): string {
 }
 
 /** The rows of the console table, as strings; a case that did not run has only its verdict (its reason goes under the table). */
-export function consoleRows(results: ResultsFile): string[][] {
+function consoleRows(results: ResultsFile): string[][] {
   return results.cases.map((c) => {
     if (c.status !== 'measured' || !c.timing || !c.speedup) {
       return [c.case, c.shape.label, c.dtype, '', '', '', '', '', '', caseVerdict(c)];

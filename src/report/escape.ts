@@ -2,7 +2,7 @@
  * Escaping by construction. Every string that reaches Markdown (the PR comment, the job summary,
  * BENCHMARK_RESULTS.md), a Mermaid chart or an Actions annotation may come from a results or baseline
  * file, and on a pull request that file was written by the pull request's code. Renderers therefore
- * never paste a string: they pass values to `md`, `markdownTable` (format.ts) and the helpers here,
+ * never paste a string: they pass values to `md`, `markdownTable` and the helpers here,
  * which escape every `string` and let through only numbers and `Markdown` values, the Markdown that
  * fusebench writes itself (bold verdicts, our number formats), marked with `trusted`. A renderer that
  * forgets a field gets it escaped, never raw.
@@ -16,7 +16,7 @@ export const NAME_CHARS = 120;
  */
 export const NOTE_CHARS = 500;
 /** Commands shown in code spans and code blocks are cut to this many characters. */
-export const COMMAND_CHARS = 1000;
+const COMMAND_CHARS = 1000;
 
 /** Markdown that fusebench wrote itself, or text already escaped: renderers keep it as it is. */
 export class Markdown {
@@ -91,7 +91,7 @@ export function note(s: string): Markdown {
 }
 
 /** A value as inline Markdown: strings escaped (cut to NAME_CHARS), numbers printed, Markdown kept. */
-export function inline(v: Inline): string {
+function inline(v: Inline): string {
   if (v instanceof Markdown) return v.markdown;
   if (typeof v === 'number') return String(v);
   return name(v).markdown;
@@ -152,4 +152,16 @@ export function link(label: Inline, url: string | undefined): Markdown {
   // URL serialization percent-encodes spaces, quotes and <>; parentheses would end the link early.
   const href = parsed.href.replace(/\(/g, '%28').replace(/\)/g, '%29');
   return new Markdown(`[${inline(label)}](${href})`);
+}
+
+/**
+ * A Markdown table from a header and rows; every row gets exactly the header's column count. Every
+ * cell goes through `inline` (escape.ts): strings are escaped and cut, numbers printed, `Markdown`
+ * kept; a pipe or newline in trusted Markdown cannot split the row either.
+ */
+export function markdownTable(header: Inline[], rows: Inline[][]): string {
+  const cell = (v: Inline | undefined) =>
+    v instanceof Markdown ? v.markdown.replace(/\n/g, ' ').replace(/(?<!\\)\|/g, '\\|') : inline(v ?? '');
+  const line = (cells: Inline[]) => `| ${header.map((_, i) => cell(cells[i])).join(' | ')} |`;
+  return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }

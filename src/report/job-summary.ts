@@ -1,5 +1,5 @@
 /** The Actions job summary of one perf run: the same comparison Markdown as the PR comment, without a base run. */
-import type { ResultsFile } from '../results.ts';
+import type { ResultsFile } from '../results/results.ts';
 import { compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
 import { codeSpan, md, name } from './escape.ts';

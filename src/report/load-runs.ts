@@ -4,7 +4,7 @@
  * says there is no base run and compares with the stored baseline only).
  */
 import { existsSync } from 'node:fs';
-import { type ResultsFile, readResults } from '../results.ts';
+import { type ResultsFile, readResults } from '../results/results.ts';
 import type { BaseRun } from './comparison.ts';
 import type { GpuRun } from './pr-comment.ts';
 

@@ -5,11 +5,11 @@
  * out the mildest rows first (see renderPrComment). Pure.
  */
 import { COMPARE_DEFAULT_DELTA } from '../compare/compare-runs.ts';
-import type { ResultsFile } from '../results.ts';
+import type { ResultsFile } from '../results/results.ts';
+import { verdictRank } from '../results/verdict.ts';
 import { type BaseRun, type ComparisonRow, compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
 import { join, link, md, name } from './escape.ts';
-import { verdictRank } from './verdict.ts';
 
 /** The hidden first line by which the workflow finds its own comment. */
 export const PR_COMMENT_MARKER = '<!-- fusebench:pr-comment -->';

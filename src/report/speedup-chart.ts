@@ -5,7 +5,7 @@
  * speedup: a case's theoretical speedup (17x for attention) is named in the legend, not drawn, or a 2.9x
  * bar would sit low on a 0–20 axis. Pure. Syntax: https://mermaid.js.org/syntax/xyChart.html
  */
-import type { CaseResult, ResultsFile } from '../results.ts';
+import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { codeBlock, join, md, mermaidLabel, name, trusted } from './escape.ts';
 
 /** A quoted Mermaid string; labels from the results file keep only characters Mermaid reads as text. */

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { readResults } from '../../src/results.ts';
-import { ONE_SMALL_CPU_SHAPE, runPerf } from './perf-cli.ts';
+import { readResults } from '../../src/results/results.ts';
+import { ONE_SMALL_CPU_SHAPE, runPerf } from '../support/perf-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fusebench-gate-'));
 const baselines = join(tmp, 'baselines');

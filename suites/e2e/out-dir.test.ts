@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { readResults } from '../../src/results.ts';
-import { runPerf } from './perf-cli.ts';
+import { readResults } from '../../src/results/results.ts';
+import { runPerf } from '../support/perf-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fusebench-out-dir-'));
 const quick = ['--backend', 'cpu', '--case', 'rmsnorm_residual', '--dtype', 'fp32', '--max-elements', '1'];

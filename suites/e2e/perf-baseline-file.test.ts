@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { ONE_SMALL_CPU_SHAPE, runPerf } from './perf-cli.ts';
+import { ONE_SMALL_CPU_SHAPE, runPerf } from '../support/perf-cli.ts';
 
 // The wiring is the point, not the numbers: a CPU backend of 1 GiB and few pairs keep the one measured
 // run short.

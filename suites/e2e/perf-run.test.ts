@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { type ResultsFile, readResults } from '../../src/results.ts';
-import { runPerf } from './perf-cli.ts';
+import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { runPerf } from '../support/perf-cli.ts';
 
 let out: string;
 let stdout: string;

@@ -1,5 +1,5 @@
 // The perf suites of every case, generated from the registry in its order (cases/registry.ts).
 import { loadCases } from '../../cases/registry.ts';
-import { definePerfSuites } from '../../src/perf-suite.ts';
+import { definePerfSuites } from '../../src/run/perf-suite.ts';
 
 definePerfSuites(await loadCases());

@@ -1,11 +1,18 @@
 // Shared by the numerics suites (suites/unit/cases.numerics.test.ts and each case folder's tests): the
 // backends this machine can run, and one check of a case's variants on fresh random inputs with
 // poisoned outputs.
+
 import { expect } from 'vitest';
-import type { BackendName, CaseDef, Inputs } from '../../src/case/types.ts';
-import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/native.ts';
-import { freshSeed } from '../../src/rng.ts';
-import { checkVariant, checkVariants, prepareInputs, type VariantCheck as Checked } from '../../src/check-variants.ts';
+import type { BackendName } from '../../src/addon/device.ts';
+import { cudaDeviceInfo, cudaProbe, Workspace } from '../../src/addon/native.ts';
+import { freshSeed } from '../../src/base/rng.ts';
+import type { CaseDef, Inputs } from '../../src/case/types.ts';
+import {
+  type VariantCheck as Checked,
+  checkVariant,
+  checkVariants,
+  prepareInputs,
+} from '../../src/run/check-variants.ts';
 
 /** Every backend usable here: the CPU always, CUDA when a device is. */
 export const BACKENDS_AT_HAND: readonly BackendName[] = cudaProbe().deviceCount > 0 ? ['cpu', 'cuda'] : ['cpu'];

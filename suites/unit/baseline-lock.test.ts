@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { lockPath } from '../../src/gate/baseline-lock.ts';
 import { recordBaselines } from '../../src/gate/record-baselines.ts';
-import { oneShapeResults } from './measured-case.ts';
+import { oneShapeResults } from '../support/measured-case.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const WRITER = join(import.meta.dirname, 'baseline-writer.ts');
@@ -170,7 +170,7 @@ describe('files registered for removal on a signal', () => {
     const ready = join(dir, 'ready');
     const script = [
       "import { writeFileSync } from 'node:fs';",
-      "import { removeOnSignal } from './src/signal-cleanup.ts';",
+      "import { removeOnSignal } from './src/base/signal-cleanup.ts';",
       `writeFileSync(${JSON.stringify(victim)}, 'half');`,
       `removeOnSignal(${JSON.stringify(victim)});`,
       `writeFileSync(${JSON.stringify(ready)}, '');`,

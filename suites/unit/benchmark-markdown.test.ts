@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { renderBenchmarkMarkdown, renderMultiGpuMarkdown } from '../../src/report/benchmark-markdown.ts';
 import { renderSpeedupCharts } from '../../src/report/speedup-chart.ts';
-import { type ResultsFile, readResults } from '../../src/results.ts';
-import { codeBlocks, hostileResults, injections } from './hostile-results.ts';
-import { markdownTables, tableProblems } from './markdown-check.ts';
+import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { codeBlocks, hostileResults, injections } from '../support/hostile-results.ts';
+import { markdownTables, tableProblems } from '../support/markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const h200 = readResults(join(fixtures, 'h200-results.json'));

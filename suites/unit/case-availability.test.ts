@@ -4,8 +4,8 @@
 // registrations (each variant's implementations and needs).
 import { describe, expect, test } from 'vitest';
 import { findCase, loadCases } from '../../cases/registry.ts';
-import type { DeviceContext } from '../../src/device.ts';
-import { runCase } from '../../src/run-case.ts';
+import type { DeviceContext } from '../../src/addon/device.ts';
+import { runCase } from '../../src/run/run-case.ts';
 
 const linearGelu = await findCase('linear_gelu');
 const linearGeluCublasLt = await findCase('linear_gelu_cublaslt');

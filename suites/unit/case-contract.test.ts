@@ -3,13 +3,14 @@
 // Every native case has a folder in the registry and the reverse; every variant, dim and parameter the
 // descriptor names exists natively; every input it generates and every output it references is a native
 // buffer of the right size; the buffers the addon describes are the ones a workspace allocates.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { CASE_FOLDERS, loadCases } from '../../cases/registry.ts';
+import { caseBuffers, nativeCases, Workspace } from '../../src/addon/native.ts';
+import { DTYPE_BYTES, type Dtype, roundTo } from '../../src/base/dtype.ts';
 import { buildCaseDefs, CASES_DIR, importDescriptor, registrationsOf } from '../../src/case/load.ts';
-import { DTYPE_BYTES, type Dtype, roundTo } from '../../src/dtype.ts';
-import { caseBuffers, nativeCases, Workspace } from '../../src/native.ts';
+import { entryKey } from '../../src/gate/baseline-file.ts';
 
 const natives = nativeCases();
 // A half that is missing or disagrees makes loading throw; the first test reports it, naming it.
@@ -37,6 +38,19 @@ describe('the registry and the addon agree', () => {
       [],
     );
   });
+
+  test.each(readdirSync('baselines').filter((f) => f.endsWith('.json')))(
+    'every entry of the committed baselines/%s names a case, shape and precision the registry measures',
+    (file) => {
+      const entries = Object.keys(
+        (JSON.parse(readFileSync(join('baselines', file), 'utf8')) as { entries: Record<string, unknown> }).entries,
+      );
+      const backend = file.startsWith('nvidia-') || file.startsWith('tesla-') ? 'cuda' : 'cpu';
+      const keys = new Set(cases.flatMap((c) => c.shapes(backend).map((s) => entryKey(c.name, s.label, c.dtype))));
+      expect(entries.length).toBeGreaterThan(0);
+      expect(entries.filter((k) => !keys.has(k))).toEqual([]);
+    },
+  );
 
   test('comparison names are unique in each precision and the report follows the registry order', () => {
     const names = cases.map((c) => `${c.name}/${c.dtype}`);
@@ -121,7 +135,11 @@ describe('a disagreement fails, naming what the other half lacks', () => {
   test('a descriptor reading a dim or parameter the addon lacks', async () => {
     const renamed = { ...native, dims: ['rows', 'width'] };
     const d = await importDescriptor('residual_layernorm');
-    const defs = buildCaseDefs('residual_layernorm', { ...d, shapes: { cpu: [], cuda: [] } }, [renamed]);
+    const defs = buildCaseDefs(
+      'residual_layernorm',
+      { ...d, shapes: { cpu: [], cuda: [] }, testShapes: [], cappedGridShapes: [] },
+      [renamed],
+    );
     expect(() => defs[0]?.inputs([2, 8], 1)).toThrow(
       /residual_layernorm has no dim 'hidden'; its dims are: rows, width/,
     );

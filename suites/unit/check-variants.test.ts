@@ -1,14 +1,14 @@
-// The numerics check of one shape (src/check-variants.ts) and the phases it is timed in: one set of
+// The numerics check of one shape (src/run/check-variants.ts) and the phases it is timed in: one set of
 // inputs and one reference for both variants; with a sampled reference, an unwritten element anywhere
 // still fails, naming its index; a phase that throws names itself.
 import { describe, expect, test } from 'vitest';
 import { findCase } from '../../cases/registry.ts';
+import type { DeviceContext } from '../../src/addon/device.ts';
+import { firstNonFinite, Workspace } from '../../src/addon/native.ts';
 import type { CaseDef } from '../../src/case/types.ts';
-import { checkVariant, checkVariants, prepareInputs } from '../../src/check-variants.ts';
-import type { DeviceContext } from '../../src/device.ts';
-import { firstNonFinite, Workspace } from '../../src/native.ts';
-import { PHASES, PhaseClock, PhaseError } from '../../src/phases.ts';
-import { runCase } from '../../src/run-case.ts';
+import { PHASES, PhaseClock, PhaseError } from '../../src/results/phases.ts';
+import { checkVariant, checkVariants, prepareInputs } from '../../src/run/check-variants.ts';
+import { runCase } from '../../src/run/run-case.ts';
 
 const biasGelu = await findCase('bias_gelu');
 

@@ -5,11 +5,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { renderCompareConsole, renderCompareMarkdown } from '../../src/compare/compare-report.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../../src/compare/compare-runs.ts';
-import { type ResultsFile, readResults } from '../../src/results.ts';
-import { hostile } from './hostile-results.ts';
-import { markdownTables, tableProblems } from './markdown-check.ts';
+import { renderCompareConsole, renderCompareMarkdown } from '../../src/report/compare-report.ts';
+import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { hostile } from '../support/hostile-results.ts';
+import { markdownTables, tableProblems } from '../support/markdown-check.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');

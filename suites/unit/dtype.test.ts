@@ -1,9 +1,9 @@
-// Rounding to the half precisions: the JavaScript rounding the references see (src/dtype.ts) and the
+// Rounding to the half precisions: the JavaScript rounding the references see (src/base/dtype.ts) and the
 // addon's (kernels/common/dtype.h, what a workspace stores) agree bit for bit, ties go to even, and
 // overflow, subnormals, infinities and NaN come out as IEEE says.
 import { describe, expect, test } from 'vitest';
-import { DTYPES, roundBf16, roundFp16, roundTo } from '../../src/dtype.ts';
-import { Workspace } from '../../src/native.ts';
+import { Workspace } from '../../src/addon/native.ts';
+import { DTYPES, roundBf16, roundFp16, roundTo } from '../../src/base/dtype.ts';
 import { normalArray } from '../../src/case/random.ts';
 
 /** Values that probe every branch: ties, the fp16 overflow edge, subnormals of both, signed zeros. */

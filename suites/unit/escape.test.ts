@@ -1,5 +1,6 @@
 // Escaping by construction: the helpers themselves, then every renderer fed a results file whose every
 // text field is hostile (HTML, links, images, mentions, fences, table breakers, 10,000-character fields).
+
 import { describe, expect, test } from 'vitest';
 import { collectAnnotations } from '../../src/github/actions-report.ts';
 import { renderBenchmarkMarkdown, renderMultiGpuMarkdown } from '../../src/report/benchmark-markdown.ts';
@@ -7,6 +8,7 @@ import {
   codeBlock,
   codeSpan,
   link,
+  markdownTable,
   md,
   mermaidLabel,
   NAME_CHARS,
@@ -15,11 +17,10 @@ import {
   text,
   trusted,
 } from '../../src/report/escape.ts';
-import { markdownTable } from '../../src/report/format.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { renderPrComment } from '../../src/report/pr-comment.ts';
-import { codeBlocks, hostile, hostileResults, injections, TAIL } from './hostile-results.ts';
-import { markdownTables, tableProblems } from './markdown-check.ts';
+import { codeBlocks, hostile, hostileResults, injections, TAIL } from '../support/hostile-results.ts';
+import { markdownTables, tableProblems } from '../support/markdown-check.ts';
 
 const ZWSP = '\u200b';
 

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import type { JSONSchema } from 'zod/v4/core';
 import { renderBencherJson } from '../../src/export/bencher.ts';
 import { renderBenchmarkActionJson } from '../../src/export/benchmark-action.ts';
-import { type CaseResult, readResults } from '../../src/results.ts';
-import { RESULTS_JSON_SCHEMA_FILE, renderResultsJsonSchema } from '../../src/results-json-schema.ts';
+import { type CaseResult, readResults } from '../../src/results/results.ts';
+import { RESULTS_JSON_SCHEMA_FILE, renderResultsJsonSchema } from '../../src/results/results-json-schema.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
@@ -100,7 +100,7 @@ describe('benchmark-action.json (github-action-benchmark, customSmallerIsBetter)
 describe('the results JSON Schema', () => {
   const committed = readFileSync(join(root, RESULTS_JSON_SCHEMA_FILE), 'utf8');
 
-  test(`${RESULTS_JSON_SCHEMA_FILE} is the one src/results.ts generates (run \`npm run schema\` after changing it)`, () => {
+  test(`${RESULTS_JSON_SCHEMA_FILE} is the one src/results/results.ts generates (run \`npm run schema\` after changing it)`, () => {
     expect(committed).toBe(renderResultsJsonSchema());
   });
 

@@ -5,12 +5,12 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { writeFileAtomic } from '../../src/atomic-write.ts';
+import { writeFileAtomic } from '../../src/base/atomic-write.ts';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { recordBaselines } from '../../src/gate/record-baselines.ts';
 import { appendHistory, parseHistory, readHistory } from '../../src/history/history-file.ts';
 import { HISTORY_RECORD_VERSION, type HistoryRecord } from '../../src/history/history-record.ts';
-import { oneShapeResults } from './measured-case.ts';
+import { oneShapeResults } from '../support/measured-case.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-keys-'));
 const quiet = { warn: () => {} };

@@ -2,7 +2,7 @@
 // a fused kernel 10% slower than its baseline is flagged SLOWER in at least 95% of comparisons,
 // at the default sample counts and also at the protocol's floor of 30 pairs.
 import { describe, expect, test } from 'vitest';
-import { compareRuns, REALISTIC, TRUTH } from './noise-model.ts';
+import { compareRuns, REALISTIC, TRUTH } from '../support/noise-model.ts';
 
 const TRIALS = 500;
 const SLOW = { unfused: TRUTH.unfused, fused: TRUTH.fused * 1.1 };

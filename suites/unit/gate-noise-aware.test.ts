@@ -14,11 +14,11 @@ import {
   LARGE_GPU_SHAPE,
   LAUNCH_BOUND_RUNS,
   MachineShiftSimulation,
-  recordedPool,
   type RunShift,
+  recordedPool,
   simulateRun,
   TRUTH,
-} from './noise-model.ts';
+} from '../support/noise-model.ts';
 
 const TRIALS = 1000;
 /** Runs in each pool: 100 recorded and 100 checked give 10,000 pairs for the 1,000 comparisons to draw from. */

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { loadCases } from '../../cases/registry.ts';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { gateCase } from '../../src/gate/gate.ts';
-import { readResults } from '../../src/results.ts';
+import { readResults } from '../../src/results/results.ts';
 
 const CASES = await loadCases();
 

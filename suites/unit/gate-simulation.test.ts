@@ -1,7 +1,7 @@
 // The gate's false-alarm rate, proved by simulation with the real sampling protocol and the real
 // decision: at most 1% false SLOWER over 1,000 A/A comparisons under realistic noise.
 import { describe, expect, test } from 'vitest';
-import { compareRuns, REALISTIC, TRUTH } from './noise-model.ts';
+import { compareRuns, REALISTIC, TRUTH } from '../support/noise-model.ts';
 
 const TRIALS = 1000;
 

@@ -5,12 +5,12 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadCases } from '../../cases/registry.ts';
-import { type DeviceDescription, deviceSlug } from '../../src/device.ts';
+import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
 import { type BaselineEntry, loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { gateCase } from '../../src/gate/gate.ts';
 import {
-  BETWEEN_RUN_SIGMAS,
   type BaselineRun,
+  BETWEEN_RUN_SIGMAS,
   DEFAULT_DELTA,
   DELTA_FLOOR,
   deltaFactor,
@@ -19,8 +19,8 @@ import {
   studentTQuantile,
 } from '../../src/gate/tolerance.ts';
 import { updateBaselines } from '../../src/gate/update.ts';
-import type { CaseResult, ResultsFile } from '../../src/results.ts';
-import { measuredCase } from './measured-case.ts';
+import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
+import { measuredCase } from '../support/measured-case.ts';
 
 const CASES = await loadCases();
 const h100Name = 'NVIDIA H100 80GB HBM3';

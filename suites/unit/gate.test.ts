@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { loadCases } from '../../cases/registry.ts';
-import { type DeviceDescription, deviceSlug } from '../../src/device.ts';
+import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
+import { normal, uniform } from '../../src/base/rng.ts';
 import { baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { classify } from '../../src/gate/decision.ts';
 import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
 import { updateBaselines } from '../../src/gate/update.ts';
-import type { CaseResult, ResultsFile } from '../../src/results.ts';
-import { normal, uniform } from '../../src/rng.ts';
-import { batchCalls } from '../../src/run-case.ts';
-import { measuredCase } from './measured-case.ts';
+import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
+import { batchCalls } from '../../src/run/run-case.ts';
+import { measuredCase } from '../support/measured-case.ts';
 
 const CASES = await loadCases();
 

@@ -10,7 +10,7 @@ import { describe, expect } from 'vitest';
 import { appendHistory, parseHistory, readHistory } from '../../src/history/history-file.ts';
 import { HISTORY_RECORD_VERSION, type HistoryRecord } from '../../src/history/history-record.ts';
 import type { CaseHistory } from '../../src/history/history-series.ts';
-import { renderHistorySvg, yAxisOf } from '../../src/history/history-svg.ts';
+import { renderHistorySvg, yAxisOf } from '../../src/report/history-svg.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const NODE_ARGS = ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'];

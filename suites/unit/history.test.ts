@@ -5,14 +5,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { currentBranch, runSource } from '../../src/base/source.ts';
 import { appendHistory, historyFileFor, parseHistory, readHistory } from '../../src/history/history-file.ts';
-import { renderHistorySection } from '../../src/history/history-markdown.ts';
 import { type HistoryRecord, historyRecord } from '../../src/history/history-record.ts';
 import { caseHistories, lastCommits, shortCommit } from '../../src/history/history-series.ts';
-import { chartScales, renderHistorySvg, yAxisOf } from '../../src/history/history-svg.ts';
-import { type ResultsFile, readResults } from '../../src/results.ts';
-import { currentBranch, runSource } from '../../src/source.ts';
-import { hostile } from './hostile-results.ts';
+import { renderHistorySection } from '../../src/report/history-markdown.ts';
+import { chartScales, renderHistorySvg, yAxisOf } from '../../src/report/history-svg.ts';
+import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { hostile } from '../support/hostile-results.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
+import { logLines, logText } from '../../src/base/log-text.ts';
 import { HISTORY_RECORD_VERSION } from '../../src/history/history-record.ts';
-import { logLines, logText } from '../../src/report/log-text.ts';
-import { readResults } from '../../src/results.ts';
+import { readResults } from '../../src/results/results.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const NODE_ARGS = ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'];

@@ -1,7 +1,7 @@
 // The sampling protocol on a simulated device: interleaving, warm-up, stopping, continuation, throttling.
 import { describe, expect, test } from 'vitest';
-import { measurePairs, THROTTLE_MASK } from '../../src/measure.ts';
-import { REALISTIC, SimulatedDevice } from './noise-model.ts';
+import { measurePairs, THROTTLE_MASK } from '../../src/run/measure.ts';
+import { REALISTIC, SimulatedDevice } from '../support/noise-model.ts';
 
 const variants = { unfused: 'unfused', fused: 'fused' };
 const truth = { unfused: 0.08, fused: 0.04 };

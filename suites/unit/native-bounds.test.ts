@@ -1,7 +1,7 @@
 // The typed facade over the addon bounds every count before the native call, with an "Expected …"
 // message: copy-probe counts and samples, injection passes and spins, and the injected variant's name.
 import { describe, expect, test } from 'vitest';
-import { copyTimes, Workspace } from '../../src/native.ts';
+import { copyTimes, Workspace } from '../../src/addon/native.ts';
 
 // This process's CPU backend (created by the first native call below) gets 256 MiB: its cache-flush
 // buffer stays small, and the memory check is the same one a full-size backend makes.

@@ -13,7 +13,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect } from 'vitest';
-import { type FuzzCase, type FuzzOutcome, type FuzzSession, sessionArb } from './native-fuzz-ops.ts';
+import { type FuzzCase, type FuzzOutcome, type FuzzSession, sessionArb } from '../support/native-fuzz-ops.ts';
 
 const CHILD = join(import.meta.dirname, 'native-fuzz-child.ts');
 const MEMORY_CAP = 4 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { compare } from '../../src/numerics.ts';
+import { compare } from '../../src/case/numerics.ts';
 
 const tol = { atol: 1e-5, rtol: 1e-5 };
 

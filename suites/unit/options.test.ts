@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { parsePerfArgs, UsageError } from '../../src/options.ts';
+import { UsageError } from '../../src/base/cli-args.ts';
+import { parsePerfArgs } from '../../src/run/perf-options.ts';
 
 const parse = (argv: string[]) => parsePerfArgs(argv, { seed: 7 });
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { pairWithBases } from '../../src/report/load-runs.ts';
 import { GITHUB_COMMENT_LIMIT, PR_COMMENT_MARKER, renderPrComment } from '../../src/report/pr-comment.ts';
-import { type ResultsFile, readResults } from '../../src/results.ts';
-import { hostileResults, injections } from './hostile-results.ts';
-import { markdownTables, tableProblems } from './markdown-check.ts';
+import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { hostileResults, injections } from '../support/hostile-results.ts';
+import { markdownTables, tableProblems } from '../support/markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));

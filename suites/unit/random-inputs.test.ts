@@ -2,9 +2,9 @@
 // independent of how the work is split across threads, normal with the asked moments, and rounded
 // exactly as an upload to a bf16/fp16 buffer stores them.
 import { describe, expect, test } from 'vitest';
+import { roundFloats } from '../../src/addon/native.ts';
+import { roundTo } from '../../src/base/dtype.ts';
 import { normalArray } from '../../src/case/random.ts';
-import { roundTo } from '../../src/dtype.ts';
-import { roundFloats } from '../../src/native.ts';
 
 describe('normalArray', () => {
   test('the same seed gives the same values, another seed others', () => {

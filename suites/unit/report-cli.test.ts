@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PR_COMMENT_MARKER } from '../../src/report/pr-comment.ts';
-import { tableProblems } from './markdown-check.ts';
+import { tableProblems } from '../support/markdown-check.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadBaseRun, readGpuResults } from '../../src/report/load-runs.ts';
-import { readResults } from '../../src/results.ts';
+import { readResults } from '../../src/results/results.ts';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'h200-results.json');
 const text = readFileSync(fixture, 'utf8');

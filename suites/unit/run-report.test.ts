@@ -7,8 +7,8 @@ import { colorEnabled } from '../../src/report/color.ts';
 import { consoleCountsLine, consoleNotes, noBaselineHint, renderRunConsole } from '../../src/report/console-summary.ts';
 import { renderConsoleTable } from '../../src/report/console-table.ts';
 import { renderSpeedupCharts } from '../../src/report/speedup-chart.ts';
-import { type CaseResult, type ResultsFile, readResults } from '../../src/results.ts';
-import { tableProblems } from './markdown-check.ts';
+import { type CaseResult, type ResultsFile, readResults } from '../../src/results/results.ts';
+import { tableProblems } from '../support/markdown-check.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));

@@ -81,7 +81,7 @@ describe('references at the test shapes', () => {
 
   test('every case references every element of every output at every test shape: sampling starts at GPU sizes', async () => {
     const { loadCases } = await import('../../cases/registry.ts');
-    const { caseBuffers } = await import('../../src/native.ts');
+    const { caseBuffers } = await import('../../src/addon/native.ts');
     for (const def of (await loadCases()).filter((d) => d.dtype === 'fp32')) {
       for (const shape of def.testShapes) {
         const dims = [...shape];

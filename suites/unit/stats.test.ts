@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { normal, uniform } from '../../src/rng.ts';
-import { median, pairedBootstrap, relativeHalfWidth, speedupInterval, summarize } from '../../src/stats.ts';
+import { normal, uniform } from '../../src/base/rng.ts';
+import { median, pairedBootstrap, relativeHalfWidth, speedupInterval, summarize } from '../../src/base/stats.ts';
 
 /** n log-normal samples around `center` with relative jitter `sigma`. */
 function jittered(center: number, sigma: number, n: number, seed: number): number[] {

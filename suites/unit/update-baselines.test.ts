@@ -2,14 +2,14 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { isTempFile, writeFileAtomic } from '../../src/atomic-write.ts';
+import { isTempFile, writeFileAtomic } from '../../src/base/atomic-write.ts';
+import { formatJson } from '../../src/base/json-format.ts';
 import { baselineFileSchema, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
 import { outcomeLines, recordBaselines } from '../../src/gate/record-baselines.ts';
 import { DELTA_FLOOR } from '../../src/gate/tolerance.ts';
 import { MAX_BASELINE_PAIRS, thin, updateBaselines } from '../../src/gate/update.ts';
-import { formatJson } from '../../src/json-format.ts';
-import type { CaseResult, ResultsFile } from '../../src/results.ts';
-import { measuredCase } from './measured-case.ts';
+import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
+import { measuredCase } from '../support/measured-case.ts';
 
 const v100 = loadBaselineFile('baselines/tesla-v100-sxm2-32gb.json', ['gelu_scale']).data;
 

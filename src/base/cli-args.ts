@@ -1,0 +1,39 @@
+/** What every command line of fusebench shares: the error a bad argument raises, and strict number arguments. */
+
+/** Thrown for a bad command line or input; the message says what was expected. Every command exits 2 on it. */
+export class UsageError extends Error {}
+
+// Plain decimal notation only: Number() would also take '', ' ', '0x1F', '0b1' and 'Infinity'.
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+const DIGITS = /^\d+$/;
+
+/** A command-line number in plain decimal notation ('0.05', '1e-3'); NaN for anything else ('', '0x1F'). */
+export function decimalArg(raw: string): number {
+  return DECIMAL.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/** A command-line whole number written in digits only; NaN for anything else ('', '1e3', '0x1F', '-1'). */
+export function digitsArg(raw: string): number {
+  return DIGITS.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/**
+ * A positive number for `--flag` (undefined when the flag is absent); throws naming the flag, the range
+ * and the value otherwise.
+ */
+export function positiveArg(
+  flag: string,
+  raw: string | undefined,
+  integer: boolean,
+  max = Number.MAX_VALUE,
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const v = integer ? digitsArg(raw) : decimalArg(raw);
+  if (!Number.isFinite(v) || v <= 0 || v > max || (integer && !Number.isSafeInteger(v))) {
+    const range = max < Number.MAX_VALUE ? ` up to ${max}` : '';
+    throw new UsageError(
+      `Expected a positive ${integer ? 'integer' : 'number'}${range} for --${flag} but received '${raw}'`,
+    );
+  }
+  return v;
+}

@@ -1,0 +1,272 @@
+/**
+ * The JSON results of a perf run: a versioned schema (zod) that doubles as the TypeScript type,
+ * so a hand-edited, truncated or older file is rejected with the file and the field named.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { DTYPES } from '../case/types.ts';
+import { PHASES } from './phases.ts';
+
+export const RESULTS_SCHEMA_VERSION = 1;
+
+/**
+ * A `schemaVersion` field whose error says whether the file is newer or older than this fusebench and
+ * what to do about it: update fusebench for a newer file, or `older` (how to write a current one).
+ */
+export function schemaVersionField(current: number, older: string) {
+  return z.literal(current, {
+    error: (issue) => {
+      const v = issue.input;
+      if (typeof v === 'number' && Number.isInteger(v) && v > current) {
+        return `written by a newer fusebench (schema ${v}; this one reads ${current}): update fusebench (git pull, then npm ci) to read it`;
+      }
+      if (typeof v === 'number' && Number.isInteger(v) && v < current) {
+        return `written by an older fusebench (schema ${v}; this one reads ${current}): ${older}`;
+      }
+      return `expected the schema version ${current} that this fusebench reads; got ${JSON.stringify(v) ?? 'nothing'}`;
+    },
+  });
+}
+
+/** The files a perf run writes into its output folder. */
+export const RESULTS_JSON = 'fusebench-results.json';
+export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
+
+const interval = z.object({ estimate: z.number(), lo: z.number(), hi: z.number(), confidence: z.number() });
+const summary = z.object({
+  n: z.number().int(),
+  median: z.number(),
+  mean: z.number(),
+  min: z.number(),
+  max: z.number(),
+  p10: z.number(),
+  p90: z.number(),
+  relMad: z.number(),
+});
+const traffic = z.object({ bytes: z.number(), launches: z.number().int() });
+const numericsReport = z.object({
+  elements: z.number(),
+  maxAbsError: z.number(),
+  maxRelError: z.number(),
+  worstIndex: z.number(),
+  /** ‖out − ref‖₂ / ‖ref‖₂ over the compared elements. */
+  relL2: z.number().optional(),
+  /** Set when only some elements were compared (large GEMM outputs): what was sampled. */
+  sampled: z.string().optional(),
+  failure: z.string().optional(),
+});
+const range = z.object({ min: z.number(), median: z.number(), max: z.number() });
+/** Milliseconds of wall time per phase of a shape (src/results/phases.ts). */
+const phases = z.object(
+  Object.fromEntries(PHASES.map((p) => [p, z.number().nonnegative()])) as Record<(typeof PHASES)[number], z.ZodNumber>,
+);
+
+/** Verdicts of the regression gate (see src/gate/decision.ts). */
+export const VERDICTS = ['SLOWER', 'FASTER', 'SAME', 'AMBIGUOUS'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** One decision: current vs baseline for one metric, on D = log(current) − log(baseline). */
+const decisionSchema = z.object({
+  metric: z.enum(['speedup', 'fusedTime']),
+  verdict: z.enum(VERDICTS),
+  baseline: z.number(),
+  current: z.number(),
+  /** D = log(current/baseline) for the speedup; log(baseline/current) for the fused time (so negative is worse). */
+  diff: interval,
+  /** δ as a fraction (0.05 = ±5%); the SAME band for D is [log(1 − δ), log(1 + δ)]. */
+  delta: z.number(),
+});
+export type Decision = z.infer<typeof decisionSchema>;
+
+/** The gate's view of one case and shape. */
+const gateSchema = z.object({
+  /** Overall: the worst decision, or NO_BASELINE when this device has no entry for the case. */
+  status: z.enum([...VERDICTS, 'NO_BASELINE']),
+  /** Whether this entry can fail the run (reported, approximate baselines never do). */
+  gating: z.boolean(),
+  baselineFile: z.string().nullable(),
+  baselineSource: z.enum(['measured', 'reported']).nullable(),
+  speedup: decisionSchema.optional(),
+  /** Absolute fused time vs the baseline's, only when the baseline is of the same device model. */
+  fusedTime: decisionSchema.optional(),
+  /** True when an AMBIGUOUS first measurement was repeated with twice the budget. */
+  remeasured: z.boolean(),
+  /** Differences between this run's fingerprint (driver, CUDA, clocks) and the baseline's provenance. */
+  fingerprintNotes: z.array(z.string()),
+  /** One line for humans: what was decided and why. */
+  message: z.string(),
+});
+export type GateResult = z.infer<typeof gateSchema>;
+
+const caseResultSchema = z.object({
+  key: z.string(),
+  case: z.string(),
+  title: z.string(),
+  shape: z.object({ label: z.string(), dims: z.array(z.number()), description: z.string() }),
+  dtype: z.enum(DTYPES),
+  sources: z.array(z.string()),
+  status: z.enum(['measured', 'skipped', 'failed', 'errored']),
+  reason: z.string().optional(),
+  traffic: z.object({ unfused: traffic, fused: traffic, theoreticalSpeedup: z.number() }),
+  numerics: z
+    .object({
+      seed: z.number(),
+      tolerance: z.object({ atol: z.number(), rtol: z.number() }),
+      unfused: numericsReport,
+      fused: numericsReport,
+      extra: z.record(z.string(), z.number()),
+    })
+    .optional(),
+  timing: z
+    .object({
+      unfused: summary,
+      fused: summary,
+      pairsTaken: z.number().int(),
+      droppedThrottled: z.number().int(),
+      stopReason: z.enum(['converged', 'budget']),
+      wallMs: z.number(),
+      budgetMs: z.number(),
+      samples: z.object({ unfused: z.array(z.number()), fused: z.array(z.number()) }),
+    })
+    .optional(),
+  speedup: interval.optional(),
+  efficiency: z.number().optional(),
+  fusedGBs: z.number().optional(),
+  fusedPctOfCopy: z.number().optional(),
+  /** Achieved TFLOP/s of each variant's median time, on the case's useful flops (compute-bound cases). */
+  tflops: z.object({ unfused: z.number(), fused: z.number() }).optional(),
+  /** The fused variant's TFLOP/s as a percentage of the device's measured matrix peak in the case's precision. */
+  fusedPctOfMatrixPeak: z.number().optional(),
+  clocks: z
+    .object({ smMHz: range, memMHz: range, throttledPairs: z.number().int(), reasonsSeen: z.number() })
+    .nullable()
+    .optional(),
+  gate: gateSchema.optional(),
+  /**
+   * Launch-bound shapes only: the same pairs measured in batches of back-to-back calls between two
+   * events (the caches flushed before each batch, warm within it), per call. Reported beside `timing`.
+   */
+  batched: z
+    .object({
+      callsPerSample: z.number().int(),
+      unfused: summary,
+      fused: summary,
+      speedup: interval,
+      samples: z.object({ unfused: z.array(z.number()), fused: z.array(z.number()) }),
+    })
+    .optional(),
+  /** Which measurement the gate judged: one call per sample (`timing`, the default) or `batched`. */
+  gatedOn: z.enum(['per-call', 'batched']).optional(),
+  /** Wall time of each phase of this shape (inputs, runs, download, reference, comparison, sampling, rest), ms. */
+  phases: phases.optional(),
+  /** The regression injected with --inject: read passes, or a slowdown asked as a percentage and what calibration measured. */
+  injection: z
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('passes'), passes: z.number().int() }),
+      z.object({ kind: z.literal('percent'), askedPct: z.number(), measuredPct: z.number() }),
+    ])
+    .optional(),
+});
+
+const deviceSchema = z.object({
+  backend: z.enum(['cpu', 'cuda']),
+  name: z.string(),
+  slug: z.string(),
+  details: z.record(z.string(), z.string()),
+  fingerprint: z.object({
+    driver: z.string().optional(),
+    cudaRuntime: z.string().optional(),
+    cudaDriverApi: z.string().optional(),
+    maxSmClockMHz: z.number().optional(),
+    maxMemClockMHz: z.number().optional(),
+    computeCapability: z.string().optional(),
+    uuid: z.string().optional(),
+  }),
+  copyBandwidthGBs: z.number(),
+  /** Measured cuBLAS square-GEMM throughput per precision, TFLOP/s (CUDA built with cuBLAS only). */
+  matrixPeakTFlops: z
+    .object({ fp32: z.number().optional(), bf16: z.number().optional(), fp16: z.number().optional() })
+    .optional(),
+  freeMemoryBytes: z.number(),
+  maxSharedMemoryPerBlock: z.number().optional(),
+});
+
+export const resultsFileSchema = z.object({
+  schemaVersion: schemaVersionField(
+    RESULTS_SCHEMA_VERSION,
+    'run `npm run perf` again with this fusebench to write a current results file',
+  ),
+  tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
+  createdAt: z.string(),
+  /** Wall time of the whole run, from the start of its first shape to the end of its last, ms. */
+  wallMs: z.number().nonnegative().optional(),
+  command: z.string(),
+  /** What was measured: the commit (with +dirty when tracked files differed) and the branch, when known. */
+  source: z.object({ commit: z.string(), branch: z.string().optional() }).optional(),
+  backendReason: z.string(),
+  settings: z.object({
+    budgetMs: z.number(),
+    minPairs: z.number().int(),
+    targetHalfWidth: z.number(),
+    seed: z.number(),
+  }),
+  device: deviceSchema,
+  cases: z.array(caseResultSchema),
+});
+
+/** One case at one shape: numerics, samples, speedup and traffic. */
+export type CaseResult = z.infer<typeof caseResultSchema>;
+/** A case result that was measured: it has timing and a speedup. */
+export type MeasuredCase = CaseResult & {
+  timing: NonNullable<CaseResult['timing']>;
+  speedup: NonNullable<CaseResult['speedup']>;
+};
+/** A whole perf run. */
+export type ResultsFile = z.infer<typeof resultsFileSchema>;
+
+/** Formats a zod issue path as `cases[3].timing.fused.median`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return (
+    path.reduce<string>(
+      (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+      '',
+    ) || '(root)'
+  );
+}
+
+/**
+ * Validates parsed JSON against a schema; throws naming the file and the first bad fields. A wrong
+ * schemaVersion is the only problem reported: the rest of a file of another version says nothing more.
+ */
+export function validateFile<T>(schema: z.ZodType<T>, data: unknown, file: string): T {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const version = parsed.error.issues.filter((i) => i.path.length === 1 && i.path[0] === 'schemaVersion');
+  const issues = (version.length > 0 ? version : parsed.error.issues)
+    .slice(0, 5)
+    .map((i) => `  ${fieldPath(i.path)}: ${i.message}`)
+    .join('\n');
+  throw new Error(`${file} is not valid:\n${issues}`);
+}
+
+/** Reads and validates a JSON file with a schema; errors name the file and field. */
+export function readJsonFile<T>(schema: z.ZodType<T>, file: string): T {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  return validateFile(schema, data, file);
+}
+
+/** Reads a results file written by a perf run. */
+export function readResults(file: string): ResultsFile {
+  return readJsonFile(resultsFileSchema, file);
+}

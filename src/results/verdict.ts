@@ -1,0 +1,88 @@
+/**
+ * One verdict per case and shape, as reports show it: the gate's verdict when the case was measured,
+ * the case's status (SKIPPED, FAILED, ERRORED) when it was not. Shared by every renderer so the
+ * Markdown, the PR comment and the Actions annotations never disagree.
+ */
+import type { CaseResult, ResultsFile } from './results.ts';
+
+/** A verdict of the gate, or why there is none. */
+export type RowVerdict = 'SLOWER' | 'FASTER' | 'SAME' | 'AMBIGUOUS' | 'NO_BASELINE' | 'SKIPPED' | 'FAILED' | 'ERRORED';
+
+/** Worst first: what a truncated comment keeps longest. */
+export const VERDICT_ORDER: readonly RowVerdict[] = [
+  'FAILED',
+  'ERRORED',
+  'SLOWER',
+  'AMBIGUOUS',
+  'NO_BASELINE',
+  'FASTER',
+  'SAME',
+  'SKIPPED',
+];
+
+const LABELS: Record<RowVerdict, string> = {
+  SLOWER: '🔴 SLOWER',
+  FASTER: '🟢 FASTER',
+  SAME: '⚪ SAME',
+  AMBIGUOUS: '🟡 AMBIGUOUS',
+  NO_BASELINE: '⚫ NO BASELINE',
+  SKIPPED: '⏭️ SKIPPED',
+  FAILED: '❌ FAILED',
+  ERRORED: '❌ ERRORED',
+};
+
+/** The verdict of one case: a measured case without a gate entry counts as having no baseline. */
+export function caseVerdict(c: CaseResult): RowVerdict {
+  if (c.status === 'skipped') return 'SKIPPED';
+  if (c.status === 'failed') return 'FAILED';
+  if (c.status === 'errored') return 'ERRORED';
+  return c.gate?.status ?? 'NO_BASELINE';
+}
+
+/** The verdict with its marker, for tables: "🔴 SLOWER". */
+export function verdictLabel(v: RowVerdict): string {
+  return LABELS[v];
+}
+
+/** Rank for sorting, 0 = worst. */
+export function verdictRank(v: RowVerdict): number {
+  return VERDICT_ORDER.indexOf(v);
+}
+
+/** Verdict counts, named as the Actions outputs are. */
+export interface VerdictCounts {
+  slower: number;
+  faster: number;
+  same: number;
+  ambiguous: number;
+  no_baseline: number;
+  skipped: number;
+  /** Failed (wrong result) and errored (could not run) cases together. */
+  errored: number;
+}
+
+/** Counts the verdicts of a run. */
+export function countVerdicts(results: ResultsFile): VerdictCounts {
+  const n: VerdictCounts = { slower: 0, faster: 0, same: 0, ambiguous: 0, no_baseline: 0, skipped: 0, errored: 0 };
+  for (const c of results.cases) {
+    const v = caseVerdict(c);
+    if (v === 'FAILED' || v === 'ERRORED') n.errored++;
+    else n[v.toLowerCase() as Exclude<keyof VerdictCounts, 'errored'>]++;
+  }
+  return n;
+}
+
+/** "**1 slower** · 1 ambiguous · 2 faster · 1 same": the counts in words, worst first, zeros left out. */
+export function countsLine(n: VerdictCounts): string {
+  const parts: [number, string, boolean][] = [
+    [n.errored, 'failed or errored', true],
+    [n.slower, 'slower', true],
+    [n.ambiguous, 'ambiguous', false],
+    [n.faster, 'faster', false],
+    [n.same, 'same', false],
+    [n.no_baseline, 'without a baseline', false],
+    [n.skipped, 'skipped', false],
+  ];
+  const shown = parts.filter(([k]) => k > 0).map(([k, w, bad]) => (bad ? `**${k} ${w}**` : `${k} ${w}`));
+  return shown.length > 0 ? shown.join(' · ') : 'no cases';
+}

@@ -1,0 +1,112 @@
+/**
+ * The numerics check of one case at one shape: one set of seeded inputs made and uploaded, one float64
+ * reference, then each variant run on those inputs with every output and scratch buffer poisoned first,
+ * read back and compared. Where the reference covers sampled rows (GPU-sized outputs), every element of
+ * every sampled row is compared and every element of the whole output is checked for NaN or infinity, so
+ * an unwritten element (still the poison NaN) is caught and named wherever it is.
+ */
+
+import { firstNonFinite, type Workspace } from '../addon/native.ts';
+import { compare, type NumericsReport, nonFiniteReport } from '../case/numerics.ts';
+import type { CaseDef, Inputs, References } from '../case/types.ts';
+import { PhaseClock } from '../results/phases.ts';
+
+/** Inputs made and uploaded for a shape, and their reference. */
+export interface PreparedInputs {
+  inputs: Inputs;
+  reference: References;
+}
+
+/** What the check saw for one variant: the worst report over its outputs, and the outputs it read. */
+export interface VariantCheck {
+  report: NumericsReport;
+  inputs: Inputs;
+  outputs: Record<string, Float32Array>;
+}
+
+/** Makes the seeded inputs, uploads them and computes their reference (phases `inputs` and `reference`). */
+export function prepareInputs(
+  def: CaseDef,
+  ws: Workspace,
+  dims: number[],
+  seed: number,
+  clock = new PhaseClock(),
+): PreparedInputs {
+  const inputs = clock.time('inputs', () => {
+    const made = def.inputs(dims, seed);
+    for (const [name, data] of Object.entries(made)) ws.upload(name, data);
+    return made;
+  });
+  const reference = clock.time('reference', () => def.reference(inputs, dims));
+  if (Object.keys(reference).length === 0) throw new Error(`${def.name}: the reference checks no output`);
+  return { inputs, reference };
+}
+
+/** The first NaN or infinity of `out`, as a failing report; undefined when every element is finite. */
+function nonFinite(out: Float32Array, label: string, sampledNote: string): NumericsReport | undefined {
+  const i = firstNonFinite(out);
+  if (i < 0) return undefined;
+  const report = nonFiniteReport(
+    out.length,
+    i,
+    out[i] as number,
+    (what) =>
+      `${label}[${i}] is ${what} (every element is checked for NaN and infinity; the reference covers ${sampledNote})`,
+  );
+  return { ...report, sampled: sampledNote };
+}
+
+/**
+ * Runs `variant` on the prepared inputs (every non-input buffer poisoned first) and compares each checked
+ * output with the reference (phases `runs`, `download`, `comparison`).
+ */
+export function checkVariant(
+  def: CaseDef,
+  ws: Workspace,
+  variant: string,
+  prepared: PreparedInputs,
+  clock = new PhaseClock(),
+): VariantCheck {
+  clock.time('runs', () => {
+    for (const b of ws.buffers()) if (b.role !== 'input') ws.poison(b.name);
+    ws.run(variant);
+  });
+  const outputs = clock.time('download', () =>
+    Object.fromEntries(Object.keys(prepared.reference).map((name) => [name, ws.download(name)])),
+  );
+  const reports = clock.time('comparison', () =>
+    Object.entries(prepared.reference).map(([name, ref]) => {
+      const out = outputs[name] as Float32Array;
+      const label = `${variant} ${name}`;
+      if (ref instanceof Float64Array) return compare(out, ref, def.tolerance, label);
+      const unwritten = nonFinite(out, label, ref.note);
+      if (unwritten) return unwritten;
+      const picked = new Float32Array(ref.indices.length);
+      for (let k = 0; k < picked.length; k++) {
+        const i = ref.indices[k] as number;
+        if (i >= out.length)
+          throw new Error(`${label}: the reference samples element ${i}; the output has ${out.length}`);
+        picked[k] = out[i] as number;
+      }
+      return { ...compare(picked, ref.values, def.tolerance, label, ref.indices), sampled: ref.note };
+    }),
+  );
+  const first = reports[0] as NumericsReport;
+  const report =
+    reports.find((r) => r.failure) ?? reports.reduce((a, b) => (b.maxAbsError > a.maxAbsError ? b : a), first);
+  return { report, inputs: prepared.inputs, outputs };
+}
+
+/** Both variants checked on one set of inputs and one reference: the unfused twin first, then the fused kernel. */
+export function checkVariants(
+  def: CaseDef,
+  ws: Workspace,
+  dims: number[],
+  seed: number,
+  clock = new PhaseClock(),
+): { unfused: VariantCheck; fused: VariantCheck } {
+  const prepared = prepareInputs(def, ws, dims, seed, clock);
+  const unfused = checkVariant(def, ws, def.variants.unfused, prepared, clock);
+  const fused = checkVariant(def, ws, def.variants.fused, prepared, clock);
+  return { unfused, fused };
+}

@@ -1,0 +1,139 @@
+/**
+ * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta, in the
+ * order the tests are declared, and at the end writes the JSON results, BENCHMARK_RESULTS.md and the
+ * standard exports (Bencher's BMF, github-action-benchmark's custom format: src/export/), prints the
+ * table (with its notes, verdict counts and, once, the no-baseline hint) and, inside GitHub Actions,
+ * annotates, sets outputs and writes the job summary. It only gathers; rendering is done by pure
+ * functions in src/report/ and src/export/. A failed write warns, never throws. The results name the
+ * commit and branch measured (src/base/source.ts, read from the environment it is given).
+ */
+import { join } from 'node:path';
+import * as core from '@actions/core';
+import type { Reporter, TestModule } from 'vitest/node';
+import { writeFileAtomic } from '../base/atomic-write.ts';
+import { logText } from '../base/log-text.ts';
+import { runSource } from '../base/source.ts';
+import { BENCHER_JSON, renderBencherJson } from '../export/bencher.ts';
+import { BENCHMARK_ACTION_JSON, renderBenchmarkActionJson } from '../export/benchmark-action.ts';
+import { type ActionsSink, reportToActions } from '../github/actions-report.ts';
+import { renderBenchmarkMarkdown } from '../report/benchmark-markdown.ts';
+import { colorEnabled } from '../report/color.ts';
+import { renderRunConsole } from '../report/console-summary.ts';
+import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
+import type { PerfMeta } from './perf-meta.ts';
+import type { PerfOptions } from './perf-options.ts';
+
+/** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
+function collectResults(
+  metas: PerfMeta[],
+  options: PerfOptions,
+  version: string,
+  now: Date,
+  source?: ResultsFile['source'],
+  wallMs?: number,
+): ResultsFile | null {
+  const first = metas[0];
+  if (!first) return null;
+  return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    tool: { name: 'fusebench', version },
+    createdAt: now.toISOString(),
+    ...(wallMs !== undefined ? { wallMs } : {}),
+    command: options.command,
+    ...(source ? { source } : {}),
+    backendReason: first.backendReason,
+    settings: {
+      budgetMs: first.budgetMs,
+      minPairs: options.minPairs,
+      targetHalfWidth: options.targetHalfWidth,
+      seed: options.seed,
+    },
+    device: first.device,
+    cases: metas.map((m) => m.result),
+  };
+}
+
+/** Where the reporter sends GitHub Actions output; tests pass a fake sink and environment. */
+export interface ActionsTarget {
+  sink: ActionsSink;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Gathers perf results during the run; writes and reports them at its end. */
+export class PerfReporter implements Reporter {
+  readonly #metas: PerfMeta[] = [];
+  /** Results files that could not be written, with why: the CLI turns them into a failing exit. */
+  readonly writeFailures: { file: string; message: string }[] = [];
+  /** The run's results once it has ended (null when it produced none): handed to the CLI in memory. */
+  results: ResultsFile | null = null;
+  readonly #options: PerfOptions;
+  readonly #version: string;
+  readonly #actions: ActionsTarget;
+  #startedAt = performance.now();
+
+  constructor(options: PerfOptions, version: string, actions: ActionsTarget = { sink: core, env: process.env }) {
+    this.#options = options;
+    this.#version = version;
+    this.#actions = actions;
+  }
+
+  onTestRunStart(): void {
+    this.#startedAt = performance.now();
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    // In declaration order (the registry's), not the order results happened to be reported in.
+    for (const m of testModules)
+      for (const t of m.children.allTests()) {
+        const meta = t.meta().fusebench;
+        if (meta) this.#metas.push(meta);
+      }
+    try {
+      this.#finish();
+    } catch (e) {
+      // A bug in rendering must not turn a finished measurement into a crashed run.
+      console.warn(`fusebench: reporting failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    }
+  }
+
+  #finish(): void {
+    const results = collectResults(
+      this.#metas,
+      this.#options,
+      this.#version,
+      new Date(),
+      runSource(process.cwd(), this.#actions.env),
+      performance.now() - this.#startedAt,
+    );
+    this.results = results;
+    if (!results) {
+      console.warn('fusebench: no perf results were produced; nothing written');
+      return;
+    }
+    const json = join(this.#options.outDir, RESULTS_JSON);
+    const md = join(this.#options.outDir, RESULTS_MARKDOWN);
+    // Each output is rendered and written on its own, so one failing leaves the others.
+    const written: string[] = [];
+    const out = (name: string) => join(this.#options.outDir, name);
+    for (const [file, render] of [
+      [json, () => `${JSON.stringify(results, null, 1)}\n`],
+      [md, () => renderBenchmarkMarkdown(results)],
+      [out(BENCHER_JSON), () => `${JSON.stringify(renderBencherJson(results), null, 1)}\n`],
+      [out(BENCHMARK_ACTION_JSON), () => `${JSON.stringify(renderBenchmarkActionJson(results), null, 1)}\n`],
+    ] as const) {
+      try {
+        writeFileAtomic(file, render());
+        written.push(file);
+      } catch (e) {
+        this.writeFailures.push({ file, message: (e as Error).message });
+      }
+    }
+    console.log(
+      `\nfusebench on ${logText(results.device.name)} (${results.device.backend}; ${logText(results.backendReason)})`,
+    );
+    console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
+    console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env)));
+    if (written.length > 0) console.log(`\nwrote ${written.join(', ')}`);
+    reportToActions(results, this.#actions);
+  }
+}
