@@ -128,9 +128,8 @@ class CudaBackend final : public Backend {
     flush_value_ ^= 1;  // alternate the value so no layer can treat the memset as a no-op
     FB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), flush_value_, flush_bytes_, stream_.get()));
     // The memset leaves the L2 full of dirty lines; their write-back would land inside the timed
-    // kernel (measured on an H200: fused GELU+scale at 16M ran at 3380 GB/s after a bare memset,
-    // 3810 GB/s once the L2 was left clean). Reading a second buffer of the same size evicts them
-    // before the timer starts, so the kernel starts with a cold, clean L2.
+    // kernel and slow it (docs/measurements.md, "L2 flush"). Reading a second buffer of the same size
+    // evicts them before the timer starts, so the kernel starts with a cold, clean L2.
     kernels::read_pass_cuda(static_cast<float*>(clean_.get()), flush_bytes_ / sizeof(float), sink(), ctx_);
   }
   void hold_queue() override {

@@ -55,8 +55,8 @@ export default defineCase<'m' | 'n' | 'k'>({
   },
   // A k-long float32 dot product errs by about 0.64·k·u in the probabilistic bound (linear_gelu.ts):
   // 2.9e-5 at k = 768, 1.2e-4 at k = 3,072. atol 2e-4 covers the longest; both implementations
-  // measure ×10 or more below it (linear_gelu's and ffn's GEMMs at the same k). A wrong row or a k
-  // slice of 16 left out moves y by ≥ 0.1.
+  // measure far below it (linear_gelu's and ffn's GEMMs at the same k: docs/measurements.md#linear_gelu,
+  // docs/measurements.md#ffn). A wrong row or a k slice of 16 left out moves y by ≥ 0.1.
   tolerance: { fp32: { atol: 2e-4, rtol: 1e-5 } },
   // Both read x and w and write y once: the theoretical speedup is 1.00x.
   traffic: ({ m, n, k }, e) => {

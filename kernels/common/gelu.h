@@ -34,9 +34,10 @@ FB_HOST_DEVICE float gelu_tanh(float x) {
 // a tiny negative number where the exact GELU is (only fp16 flushes it to −0), as the natural-base cap
 // of 80 gave before. Used
 // where the math shows: the GEMM epilogues, and the half-precision kernels, whose 8 elements per
-// 16-byte load make them compute-bound (gelu_scale ran at 57% of copy on an H200 with the accurate expf
-// and division; ncu then showed the H200's issue slots 76-84% busy with the natural-base form, whose
-// exponent took two operations more), and whose bf16/fp16 result cannot tell the forms apart.
+// 16-byte load make them compute-bound (with the accurate expf and division gelu_scale ran far below
+// the copy bandwidth, and with the natural-base form, whose exponent took two operations more, the
+// issue slots were still the limit, not memory: docs/measurements.md, "Half-precision math"), and whose
+// bf16/fp16 result cannot tell the forms apart.
 __device__ __forceinline__ float gelu_fast(float x) {
   constexpr float a = static_cast<float>(-2.0 * kGeluSqrt2OverPi * 1.4426950408889634);  // −2·√(2/π)·log2(e)
   constexpr float b = static_cast<float>(-2.0 * kGeluSqrt2OverPi * 1.4426950408889634 * kGeluCubic);

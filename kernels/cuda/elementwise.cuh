@@ -20,8 +20,8 @@ namespace fusebench::cuda {
 
 constexpr int kMapThreads = 256;
 // 16-byte loads in flight per thread before the first use, once an input is large enough that
-// threads loop (past kMaxWaves waves of blocks). Measured on an H200 at 16M floats with a
-// one-wave grid: 2 → 3876 GB/s, 4 → 3810, 8 → 3650.
+// threads loop (past kMaxWaves waves of blocks). Two: deeper unrolling lost bandwidth at 16M floats
+// with a one-wave grid (docs/measurements.md, "Elementwise grids").
 constexpr int kMapUnroll = 2;
 
 // The inputs of a map kernel: kIn arrays of n elements of T, passed by value to the kernel.
@@ -86,11 +86,10 @@ inline bool aligned16(std::initializer_list<const void*> pointers) {
   return true;
 }
 
-// Waves of resident blocks a grid-stride launch may use before threads start looping. Measured on
-// an H200 (fused GELU+scale, L2 flushed): at 16M floats a grid of one full wave looping over the data
-// ran at 3869 GB/s, a grid covering the data once (15.5 waves) at 4010 GB/s, 98% of a same-size
-// memcpy: many short blocks let the block scheduler balance the tail. The cap keeps huge inputs
-// looping instead of launching millions of blocks.
+// Waves of resident blocks a grid-stride launch may use before threads start looping. A grid covering
+// the data once runs faster than one full wave looping over it, close to a same-size memcpy
+// (docs/measurements.md, "Elementwise grids"): many short blocks let the block scheduler balance the
+// tail. The cap keeps huge inputs looping instead of launching millions of blocks.
 constexpr size_t kMaxWaves = 32;
 
 // Blocks for a grid-stride kernel, sized from the SM count: enough to cover the work once, at most

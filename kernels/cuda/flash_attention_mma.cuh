@@ -132,8 +132,8 @@ __device__ __forceinline__ float exp2_approx(float x) {  // 2^x; −∞ gives 0
 #endif
 }  // namespace flash_mma_detail
 
-// 4 blocks per SM at D = 64 hold 128 registers a thread without spilling (about 5% faster on an H100
-// than the 136 ptxas picks unbounded); D = 128 needs about 230, so 2.
+// 4 blocks per SM at D = 64 hold 128 registers a thread without spilling, faster than the 136 ptxas
+// picks unbounded (docs/measurements.md, "Flash attention: blocks per SM"); D = 128 needs about 230, so 2.
 // The kernel and its launcher are local to each .cu file that includes this header: without
 // relocatable device code every .cu file holds its own copy of the kernel, and the shared-memory
 // opt-in (cudaFuncSetAttribute) belongs to one copy, so each file's launcher opts in its own.

@@ -11,9 +11,8 @@
 // row, two passes over the row in cache); layernorm_prologue() runs both in one launch; the GEMM then
 // multiplies raw x by w' and applies ρ_i·(acc − μ_i·c_j) with bias d in the epilogue. x is read twice
 // and xn is never written. The statistics used to be accumulated inside the GEMM from the x slices it
-// holds, which saved that read but cost the main loop 7% of its throughput on an H100 (0.885 of
-// cuBLAS against 0.95 with the Bias epilogue alone, at 128 registers a thread); the separate pass
-// costs the read of x, about 17 µs of a 0.42 ms GEMM at 16384×768.
+// holds, which saved that read but slowed the main loop (at 128 registers a thread) by more than the
+// separate pass's read of x costs (docs/measurements.md, "GEMM: LayerNorm statistics pass").
 //
 // Constraints (checked by the launcher): 4-byte aligned x and w, at most 65,535 row tiles, k below
 // 2^31 − 16; any m, n and k otherwise (edge tiles are predicated, k past its end zero-filled). With an
@@ -37,13 +36,14 @@
 namespace fusebench::cuda {
 
 // The tile launches take: 128×128 outputs of 256 threads (two blocks a multiprocessor), k slices of
-// 16, three buffers on sm_80+ (50 KB of shared memory a block; Volta: two, 33 KB). On an H100 it was
-// the fastest of the configurations scripts/device/gemm-tiles.cu sweeps at all four of the suite's
-// GEMM shapes (four buffers, or slices of 8 or 32, were 1-7% slower).
+// 16, three buffers on sm_80+ (50 KB of shared memory a block; Volta: two, 33 KB): the fastest of the
+// configurations scripts/device/gemm-tiles.cu sweeps at all four of the suite's GEMM shapes, ahead of
+// four buffers and of slices of 8 or 32 (docs/measurements.md, "GEMM tile and pipeline depth").
 using GemmTileDefault = GemmTile<128, 128, 16, 3>;
 // Where two default blocks do not fit a multiprocessor's shared memory (100 KB on sm_86, sm_89 and
 // sm_120; 64 KB on sm_75), so that it would run one: slices of 8 in four buffers, 34 KB a block, two
-// blocks a multiprocessor (on an H100 0.90-0.93 of cuBLAS; not timed on such a GPU).
+// blocks a multiprocessor (timed, forced, only on a GPU where the default tile fits, not yet on one
+// that needs this tile: docs/measurements.md, "GEMM compact tile").
 using GemmTileCompact = GemmTile<128, 128, 8, 4>;
 static_assert(GemmTileDefault::BM == kGemmTileRows && GemmTileCompact::BM == kGemmTileRows,
               "common/gemm_limits.h states the GEMM's row tile");

@@ -72,10 +72,10 @@ __device__ __forceinline__ void gemm_load_fragments(float (&a)[8], float (&b)[8]
 // different register banks: column pairs left to right, rows down then up within each, so consecutive
 // FMAs share an operand (one comes from the operand-reuse cache) and the accumulators of a pair
 // alternate. An FMA whose register operands share a bank waits a cycle to read them (ncu: "dispatch
-// stall"); on an H100 the plain row-by-row order cost the GEMM 10% of cuBLAS's throughput. The gain
+// stall"), and the plain row-by-row order lost the GEMM a clear share of cuBLAS's throughput. The gain
 // rests on ptxas's allocation, so a change here is measured (gemm case, scripts/device/gemm-tiles.cu)
 // before it lands: a snake with a U-turn inside each column pair, every FMA sharing an operand with
-// the one before, measured 1% slower than this order in this kernel.
+// the one before, measured slower than this order in this kernel (docs/measurements.md, "GEMM FMA order").
 __device__ __forceinline__ void gemm_outer_product(float (&acc)[8][8], const float (&a)[8], const float (&b)[8]) {
 #pragma unroll
   for (int jp = 0; jp < 4; ++jp)
@@ -88,7 +88,8 @@ __device__ __forceinline__ void gemm_outer_product(float (&acc)[8][8], const flo
 }
 
 // One k slice of FMAs on a thread's 8×8 tile. (Loading step kk + 1's fragments during step kk's FMAs,
-// in a second register set, measured 1-2% slower here: ptxas already hoists the loads.)
+// in a second register set, measured slower here: ptxas already hoists the loads; docs/measurements.md,
+// "GEMM FMA order".)
 template <int BK, int BM, int BN, int LDA, int LDB>
 __device__ __forceinline__ void gemm_multiply_slice(float (&acc)[8][8], const float* as, const float* bs, int ty, int tx) {
 #pragma unroll
@@ -108,11 +109,11 @@ template <int BN>
 __device__ __forceinline__ int gemm_tile_col(int g, int tx) { return (BN / 2) * g + 4 * tx; }
 
 // Writes a thread's tile of the BM×BN block tile at (row0, col0) (gemm_tile_row, gemm_tile_col). The
-// columns' bias (and column sums) are read once, before the rows (read for every element they cost the
-// Bias epilogue 1% of cuBLAS's throughput on an H100). The residual is read element by element next to
-// its store: reading a row's residual first, in 16-byte loads, gained 1-2% at k = 768 and lost 2% at
-// the FFN down-projection (k = 3072), and a prefetch of the residual into L2 lost 1% (ptxas's register
-// allocation in the main loop moved with each). Rows past m and columns past n are not written;
+// columns' bias (and column sums) are read once, before the rows (read for every element they slowed
+// the Bias epilogue). The residual is read element by element next to its store: reading a row's
+// residual first, in 16-byte loads, gained at k = 768 but lost at the FFN down-projection (k = 3072),
+// and a prefetch of the residual into L2 lost too (ptxas's register allocation in the main loop moved
+// with each; docs/measurements.md, "GEMM epilogue"). Rows past m and columns past n are not written;
 // ldy % 4 == 0 and an aligned y take 16-byte stores. With kLnFold, row_mean and row_rstd hold the
 // block's rows' μ and ρ (shared memory).
 template <Epilogue E, bool kLnFold, int BM, int BN>
@@ -121,8 +122,8 @@ __device__ __forceinline__ void gemm_store_tile(const float (&acc)[8][8], const 
   // Every epilogue's values, None's too (epilogue_value), are new registers and go out as 16-byte stores.
   // Storing the accumulators themselves that way makes ptxas give each accumulator quad four
   // consecutive registers, which puts acc[i][j] in w value j's register bank and costs the main loop a
-  // cycle on half its FMAs: 0.84 of cuBLAS on an H100 (block-barrier pipeline); None then stored single
-  // floats (0.94-0.95), and storing new registers in 16-byte stores took it to 0.94-0.97.
+  // cycle on half its FMAs. None then stored single floats, which avoided that, and storing new
+  // registers in 16-byte stores is faster still (docs/measurements.md, "GEMM epilogue").
   const bool vec_store = (a.ldy % 4 == 0) && (reinterpret_cast<size_t>(a.y) % 16 == 0);
   float bias[8], colsum[8];
 #pragma unroll

@@ -26,9 +26,10 @@
 // then, once everyone is past slice t − 1, copies slice t + kStages − 1 into slice t − 1's buffer. With
 // three buffers the copies of a slice are issued one slice of FMAs before they are needed, as with two
 // buffers and a block barrier; the third buffer lets a warp run up to a slice ahead of the slowest one
-// instead of meeting it at every slice. On an H100 the block barrier stalled each issued instruction
-// 0.35 cycles on average (cuBLAS's SGEMM: 0.09); the mbarriers took that to 0 and the GEMM without an
-// epilogue from 0.94-0.97 of cuBLAS to 0.96-0.99 at the suite's shapes (scripts/device/gemm-tiles.cu).
+// instead of meeting it at every slice. The block barrier was a stall cuBLAS's SGEMM barely has; the
+// mbarriers remove it and bring the GEMM without an epilogue closer to cuBLAS at the suite's shapes
+// (ncu's stalls and the throughputs: docs/measurements.md, "GEMM pipeline: mbarriers";
+// scripts/device/gemm-tiles.cu).
 // On sm_80 a waiting warp polls (mbarrier.test_wait), on sm_90 it is suspended (mbarrier.try_wait).
 
 // LayerNorm fold (kLnFold; gemm.cuh states the algebra): the main loop is the plain GEMM on x and the

@@ -69,7 +69,7 @@ __device__ __forceinline__ float softmax_scale(float sum) { return sum > 0.0f ? 
 
 // e^v for scores stored in T: the full-precision expf (no fast math, ≤ 2 ulp) for fp32; the hardware
 // exponential (relative error ~2^-21) for the half types, whose probabilities are rounded to 2^-9 or
-// 2^-12 anyway and whose kernels expf made compute-bound (79% of copy on an H200).
+// 2^-12 anyway and whose kernels expf made compute-bound (docs/measurements.md, "Half-precision math").
 template <class T>
 __device__ __forceinline__ float softmax_exp(float v) {
   if constexpr (std::is_same_v<T, float>) return expf(v);

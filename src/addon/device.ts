@@ -112,9 +112,9 @@ const COPY_SAMPLES = 50;
  * (cache flushed before each sample), so the percentages compare like with like. The ceiling is the best
  * of them all, each at its fast decile (the 10th percentile of its times): the memory's speed, not a
  * typical copy's. A runtime copy slower than the suite's own kernels, a copy of one size only (the copy
- * kernel's grid loops at 1 GiB, not at the 64 MiB of gelu_scale 16M: on an H100 the fused kernel read
- * 103% of a 1 GiB copy), or a median (a kernel at the memory's speed then reads above it half the time:
- * 101% of the median copy on an H100) would let a case read as more than 100%.
+ * kernel's grid loops at 1 GiB, not at the 64 MiB of gelu_scale 16M, so a fused kernel that does not
+ * loop can beat it), or a median (a kernel at the memory's speed then reads above it half the time)
+ * would let a case read as more than 100% (docs/measurements.md, "Copy ceiling").
  */
 function measureCopyBandwidth(backend: BackendName, sizes: readonly number[], samples = COPY_SAMPLES): CopyBandwidth {
   const best = (method: CopyMethod) =>

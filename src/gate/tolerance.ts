@@ -23,11 +23,12 @@
  *   passes −δ at 0.5% whatever the degrees of freedom, so at most 1% for the speedup and the fused time
  *   together (the bootstrap interval, which must lie wholly beyond δ, brings it lower). The factor is
  *   3.6 as the degrees of freedom grow, 14 at 2, 5.7 at 5, 4.5 at 10 (`deltaFactor`): few comparable
- *   runs give a wide band, which more runs narrow. At the shifts measured between H100 machines (launch-
- *   bound shapes σ ≈ 2.8%, large ones ≈ 0.3%) the simulation of suites/unit/gate-noise-aware.test.ts
- *   shows why: with δ = 3s from two runs alone, 16% of unchanged launch-bound runs were SLOWER; pooled
- *   with a factor tending to 3 (a 1.7% level), 1.8–3.1%; at this level 0.1–0.7%, while the large shapes
- *   stay at the floor and a 3% slowdown there is still caught.
+ *   runs give a wide band, which more runs narrow. Run with the shifts measured between machines
+ *   (launch-bound shapes shift far more than large ones), the simulation of
+ *   suites/unit/gate-noise-aware.test.ts shows why: δ = 3s from two runs alone calls many unchanged
+ *   launch-bound runs SLOWER, a pooled δ with a factor tending to 3 still too many, this level few, while
+ *   the large shapes stay at the floor and a 3% slowdown there is still caught (the measured shifts and
+ *   the simulated rates: docs/measurements.md, "Gate noise").
  * - δ is never narrower than the entry's own runs alone would give (3s, the rule before pooling): a
  *   pool of quieter entries must not talk a genuinely noisy entry's band down.
  * - With no comparable entry measured twice, the rule is the entry's own, as before: 3s from two or more
@@ -60,8 +61,8 @@ export interface Noise {
   withinRun: number;
   /**
    * Standard deviation across runs of log(speedup) and of log(fused time); null with one run. The two
-   * differ: a whole run's shift moves both variants and cancels in the speedup, not in an absolute time
-   * (a 2 µs kernel's time moved 6% between H200 runs while its speedup moved 2%).
+   * differ: a whole run's shift moves both variants and cancels in the speedup, not in an absolute time,
+   * so a short kernel's fused time spreads more than its speedup (docs/measurements.md, "Gate noise").
    */
   betweenRuns: { speedup: number; fusedTime: number } | null;
   /** Separate runs (processes, machines) the entry was recorded from. */

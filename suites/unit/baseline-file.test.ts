@@ -77,7 +77,7 @@ describe('baseline files', () => {
 
   test('a wrong type names the field', () => {
     const p = write('type.json', file({ 'gelu_scale/16M/fp32': { ...entry, fusedMedianMs: '0.04' } }));
-    expect(() => loadBaselineFile(p, known)).toThrow(/entries\.gelu_scale\/16M\/fp32\.fused.median/);
+    expect(() => loadBaselineFile(p, known)).toThrow(/entries\.gelu_scale\/16M\/fp32\.fusedMedianMs/);
   });
 
   test.each([0, 1, 1.5, -0.1])('a tolerance of %d is refused, naming the value', (tolerance) => {

@@ -13,7 +13,7 @@ import { recordBaselines } from '../../src/gate/record-baselines.ts';
 import { oneShapeResults } from '../support/measured-case.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const WRITER = join(import.meta.dirname, 'baseline-writer.ts');
+const WRITER = join(import.meta.dirname, '..', 'support', 'baseline-writer.ts');
 const NODE_ARGS = ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'];
 const linux = process.platform === 'linux';
 

@@ -2,7 +2,7 @@
 // the edges where 32- and 64-bit sizes overflow), params, variants, buffer names and sizes, injections
 // and options, over every registered case and precision, through the raw addon and the typed facade.
 // The invariant: every call returns or throws a JS Error with a message; no call kills the process,
-// hangs, or writes out of bounds. The calls run in a child process (native-fuzz-child.ts), so a crash
+// hangs, or writes out of bounds. The calls run in a child process (suites/support/native-fuzz-child.ts), so a crash
 // is this test's failure with the (shrunk) session that caused it, not a dead test runner.
 //
 // The child caps the CPU backend's memory at 4 MiB (FUSEBENCH_CPU_MEMORY_BYTES): every workspace the
@@ -15,7 +15,7 @@ import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect } from 'vitest';
 import { type FuzzCase, type FuzzOutcome, type FuzzSession, sessionArb } from '../support/native-fuzz-ops.ts';
 
-const CHILD = join(import.meta.dirname, 'native-fuzz-child.ts');
+const CHILD = join(import.meta.dirname, '..', 'support', 'native-fuzz-child.ts');
 const MEMORY_CAP = 4 * 1024 * 1024;
 /** Sessions per run (each makes one to nine native calls); FUSEBENCH_FUZZ_RUNS to explore longer. */
 const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS ?? 20_000);
