@@ -75,8 +75,8 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
   // rounds p to T before P·V, and o is rounded: errors of a few half-ulps of |o| ≤ 4.5. The stated atol
   // is a small multiple of the atol needed beside the rtol, the tensor-core kernel's GPU error bounding
   // it (measured margins: docs/measurements.md#attention). At these tolerances a mask off by one (~4e-3
-  // at seq 300) is caught in fp32
-  // (the case's tests) but not in bf16; a wrong input element (the numerics suite) is caught in both.
+  // at seq 300) is caught in fp32 (the case's tests) but not in bf16; a wrong input element (the
+  // numerics suite) is caught in both.
   tolerance: {
     fp32: { atol: 2e-5, rtol: 1e-5 },
     bf16: { atol: 2e-2, rtol: 1.6e-2 },
