@@ -2,6 +2,7 @@
 // the workspace uses it to hold buffers and time one call of a variant.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,15 @@ enum class CopyMethod { Runtime, Kernel };
 struct MemoryRegion {
   const void* ptr;
   size_t bytes;
+};
+
+// Launches recorded once and replayed as one unit (a CUDA graph): what an eager framework's launches cost
+// once the host's launch overhead is gone.
+class Replay {
+ public:
+  virtual ~Replay() = default;
+  // Queues the recorded launches on the backend's stream (not waited for: the timer waits).
+  virtual void replay() = 0;
 };
 
 class Backend {
@@ -53,6 +63,10 @@ class Backend {
   virtual double stop_timer_ms() = 0;
   virtual void synchronize() = 0;
   virtual LaunchContext launch_context() const = 0;
+  // Records the launches `launches` makes on launch_context()'s stream into a replayable graph. The
+  // backends without graphs (the CPU) throw, saying so; a launch that cannot be recorded (a
+  // synchronization, an allocation) throws naming the CUDA error.
+  virtual std::unique_ptr<Replay> record(const std::function<void()>& launches) = 0;
   // A one-float scratch location for passes that must keep their reads alive.
   virtual float* sink() = 0;
 };

@@ -86,6 +86,9 @@ class CpuBackend final : public Backend {
   }
   void synchronize() override {}
   LaunchContext launch_context() const override { return LaunchContext{}; }
+  std::unique_ptr<Replay> record(const std::function<void()>&) override {
+    throw std::invalid_argument("the CPU backend has no graphs to replay launches from (CUDA only)");
+  }
   float* sink() override { return &sink_; }
 
  private:

@@ -22,6 +22,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
                         InstanceMethod("download", &JsWorkspace::Download),
                         InstanceMethod("poison", &JsWorkspace::Poison), InstanceMethod("run", &JsWorkspace::Run),
                         InstanceMethod("time", &JsWorkspace::Time), InstanceMethod("timeBatch", &JsWorkspace::TimeBatch),
+                        InstanceMethod("timeGraph", &JsWorkspace::TimeGraph),
                         InstanceMethod("setSpin", &JsWorkspace::SetSpin),
                         InstanceMethod("dispose", &JsWorkspace::Dispose)});
   }
@@ -103,11 +104,17 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     return Napi::Number::New(info.Env(), ws(info.Env()).time(variant_arg(info)));
   }
   Napi::Value TimeBatch(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), ws(info.Env()).time_batch(variant_arg(info), calls_arg(info)));
+  }
+  Napi::Value TimeGraph(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), ws(info.Env()).time_graph(variant_arg(info), calls_arg(info)));
+  }
+  static int calls_arg(const Napi::CallbackInfo& info) {
     if (info.Length() < 2 || !info[1].IsNumber()) throw Napi::TypeError::New(info.Env(), "Expected a call count");
     const double calls = info[1].As<Napi::Number>().DoubleValue();
     if (!(calls >= 1 && calls <= 1 << 20) || calls != std::floor(calls))
       throw Napi::TypeError::New(info.Env(), "Expected an integer from 1 to 1048576 for `calls`");
-    return Napi::Number::New(info.Env(), ws(info.Env()).time_batch(variant_arg(info), static_cast<int>(calls)));
+    return static_cast<int>(calls);
   }
   Napi::Value SetSpin(const Napi::CallbackInfo& info) {
     const double spin = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;

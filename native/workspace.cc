@@ -141,6 +141,22 @@ double Workspace::time_batch(int variant, int calls) {
   return backend_->stop_timer_ms() / calls;
 }
 
+double Workspace::time_graph(int variant, int calls) {
+  if (calls < 1) throw std::invalid_argument(spec_.name + ": a graph needs at least one call");
+  auto& graph = graphs_[{variant, calls}];
+  if (!graph) {
+    launch(variant);  // once outside the recording: a library's first call may allocate or choose algorithms
+    backend_->synchronize();
+    graph = backend_->record([&] {
+      for (int i = 0; i < calls; ++i) launch(variant);
+    });
+  }
+  backend_->flush_caches(regions());
+  backend_->start_timer();
+  graph->replay();
+  return backend_->stop_timer_ms() / calls;
+}
+
 double Workspace::time(int variant) {
   backend_->flush_caches(regions());
   backend_->start_timer();

@@ -2,6 +2,7 @@
 // Owns its device memory (freed in the destructor, also when a case throws).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ class Workspace {
   // Flushes the caches once, then times `calls` back-to-back calls of the variant (later calls find
   // the caches warm); milliseconds per call.
   double time_batch(int variant, int calls);
+  // Records `calls` back-to-back calls of the variant into a graph once (CUDA graphs), then flushes the
+  // caches and times one replay of it; milliseconds per call. The eager twin with the host's launch
+  // gaps removed: what a graph buys, beside what fusion buys.
+  double time_graph(int variant, int calls);
   // Changes the injected spin (calibration of --inject <case>:<p>%).
   void set_spin(uint64_t spin) { injection_.spin = spin; }
 
@@ -64,6 +69,7 @@ class Workspace {
   std::vector<BufferSpec> specs_;
   std::vector<float*> ptrs_;  // float-sized words; a buffer's elements are of its spec's type
   BoundCase bound_;
+  std::map<std::pair<int, int>, std::unique_ptr<Replay>> graphs_;  // by (variant, calls)
 };
 
 }  // namespace fusebench

@@ -16,6 +16,7 @@ interface RawWorkspace {
   run(variant: number): void;
   time(variant: number): number;
   timeBatch(variant: number, calls: number): number;
+  timeGraph(variant: number, calls: number): number;
   setSpin(spin: number): void;
   dispose(): void;
 }
@@ -327,6 +328,14 @@ export class Workspace {
    */
   timeBatch(variant: string, calls: number): number {
     return this.#raw.timeBatch(this.#index(variant), calls);
+  }
+  /**
+   * Device time per call of `calls` calls of a variant recorded once into a CUDA graph and replayed, the
+   * caches flushed before the replay: the variant's launches with the host's launch gaps removed. CUDA
+   * only; throws on the CPU backend, and names the CUDA error when a launch cannot be recorded.
+   */
+  timeGraph(variant: string, calls: number): number {
+    return this.#raw.timeGraph(this.#index(variant), calls);
   }
   /** Sets the spin injected after the injected variant: SM clock cycles on CUDA, nanoseconds on the CPU. */
   setSpin(spin: number): void {

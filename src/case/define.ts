@@ -21,6 +21,8 @@ interface ShapeDecl<D extends string> {
   description: string;
   /** `batched`: the gate judges batches of back-to-back calls (launch-bound shapes); default one call per sample. */
   timing?: 'batched';
+  /** Also time the unfused twin replayed from a CUDA graph, a third timing beside unfused and fused (CUDA only). */
+  graphTwin?: true;
 }
 
 /** A fused variant compared with the unfused twin, under a name of its own when it is not the case's first. */

@@ -133,6 +133,7 @@ function measuredShapes(folder: string, d: AnyDescriptor, native: NativeCase): R
           description: s.description,
           dims,
           ...(s.timing ? { timing: s.timing } : {}),
+          ...(s.graphTwin ? { graphTwin: s.graphTwin } : {}),
         };
       }),
     ]),

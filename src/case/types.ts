@@ -18,6 +18,8 @@ export interface Shape {
    * two events, for launch-bound shapes where launch gaps and the event tick dominate one call.
    */
   timing?: 'batched';
+  /** Also time the unfused twin replayed from a CUDA graph against the fused variant (results' `graphTwin`). */
+  graphTwin?: true;
 }
 
 /** Bytes a variant must move through memory (each input read once, each output written once) and its launches. */

@@ -80,6 +80,21 @@ function batchedRow(c: Measured): Inline[] {
   ]);
 }
 
+/** The unfused twin replayed from a CUDA graph, timed against the fused variant (reported, never gated). */
+function graphTwinRow(c: Measured): Inline[] | undefined {
+  const g = c.graphTwin;
+  if (!g) return undefined;
+  if (g.status === 'unavailable')
+    return [trusted('Unfused twin from a CUDA graph'), note(`not measured: ${g.reason}`), '', ''];
+  const per = g.callsPerSample > 1 ? `batched, ${g.callsPerSample} calls between events` : 'per call';
+  return ours([
+    `Median time, unfused twin from a CUDA graph (${per})`,
+    ms(g.graph.median),
+    ms(g.fused.median),
+    `${speedup(g.speedup)} (95% CI) over the graph; reported, not gated`,
+  ]);
+}
+
 // Every row but the sampled-elements note and the extra error names is our own formatting of numbers.
 function measuredRows(c: Measured, options: CaseSectionOptions): Inline[][] {
   const t = c.timing;
@@ -95,6 +110,7 @@ function measuredRows(c: Measured, options: CaseSectionOptions): Inline[][] {
       `**${speedup(c.speedup)}** (95% CI)`,
     ]),
     ...(c.batched ? [batchedRow(c)] : []),
+    ...[graphTwinRow(c)].filter((r) => r !== undefined),
     ours([
       'Time spread (p10–p90)',
       `${ms(t.unfused.p10)} – ${ms(t.unfused.p90)}`,

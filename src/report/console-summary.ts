@@ -25,6 +25,15 @@ function batchedNote(c: CaseResult): string | undefined {
   return `${who(c)}: ${methodLabel(t)}: unfused ${ms(t.unfused.median)}, fused ${ms(t.fused.median)} per call, speedup ${speedup(t.speedup)}; ${judged}`;
 }
 
+/** The graph twin (the unfused twin replayed from a CUDA graph) beside the fused variant, or why it is missing. */
+function graphTwinNote(c: CaseResult): string | undefined {
+  const g = c.graphTwin;
+  if (!g) return undefined;
+  if (g.status === 'unavailable') return `${who(c)}: no graph twin: ${logText(plain(g.reason, NOTE_CHARS))}`;
+  const per = g.callsPerSample > 1 ? `batches of ${g.callsPerSample} calls` : 'one call per sample';
+  return `${who(c)}: graph twin (${per}): unfused from a CUDA graph ${ms(g.graph.median)}, fused ${ms(g.fused.median)} per call, fused speedup over the graph ${speedup(g.speedup)}`;
+}
+
 /** The lines under the table: reasons of cases that did not run, batched timing, injected regressions. */
 export function consoleNotes(results: ResultsFile): string[] {
   return results.cases.flatMap((c) => {
@@ -36,6 +45,8 @@ export function consoleNotes(results: ResultsFile): string[] {
     }
     const b = batchedNote(c);
     if (b) lines.push(b);
+    const g = graphTwinNote(c);
+    if (g) lines.push(g);
     if (c.injection) lines.push(`${who(c)}: injected regression: ${injectionLabel(c.injection)}`);
     return lines;
   });

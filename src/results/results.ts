@@ -155,6 +155,26 @@ const caseResultSchema = z.object({
       samples: z.object({ unfused: z.array(z.number()), fused: z.array(z.number()) }),
     })
     .optional(),
+  /**
+   * Shapes that declare a graph twin: the unfused twin's launches recorded once into a CUDA graph and
+   * replayed (the host's launch gaps gone), timed in pairs against the fused variant, per call, by the
+   * gate's timing method (`callsPerSample` > 1: batched). Reported, not gated: it separates what removing
+   * launches buys from what fusion buys. `unavailable`: why it was not measured (the CPU has no graphs).
+   */
+  graphTwin: z
+    .discriminatedUnion('status', [
+      z.object({
+        status: z.literal('measured'),
+        callsPerSample: z.number().int().positive(),
+        graph: summary,
+        fused: summary,
+        /** The fused variant's speedup over the graph twin. */
+        speedup: interval,
+        samples: z.object({ graph: z.array(z.number()), fused: z.array(z.number()) }),
+      }),
+      z.object({ status: z.literal('unavailable'), reason: z.string() }),
+    ])
+    .optional(),
   /** Which measurement the gate judged: one call per sample (`timing`, the default) or `batched`. */
   gatedOn: z.enum(['per-call', 'batched']).optional(),
   /** Wall time of each phase of this shape (inputs, runs, download, reference, comparison, sampling, rest), ms. */

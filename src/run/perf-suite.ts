@@ -17,7 +17,8 @@ import { type Progress, resultSkeleton, runCase } from './run-case.ts';
  */
 function progress(label: string, p: Progress): void {
   const iv = p.speedup;
-  const text = `fusebench: ${label}${p.method === 'batched' ? ' (batched)' : ''}: ${p.pairs} pairs, speedup ${iv.estimate.toFixed(3)}x [${iv.lo.toFixed(3)}, ${iv.hi.toFixed(3)}], ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  const what = { 'per-call': '', batched: ' (batched)', graph: ' (fused vs the graph twin)' }[p.method];
+  const text = `fusebench: ${label}${what}: ${p.pairs} pairs, speedup ${iv.estimate.toFixed(3)}x [${iv.lo.toFixed(3)}, ${iv.hi.toFixed(3)}], ${(p.elapsedMs / 1000).toFixed(1)} s`;
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}${p.done ? '\n' : ''}`);
   else process.stderr.write(`${text}\n`);
 }

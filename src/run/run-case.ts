@@ -13,6 +13,7 @@ import { entryKey } from '../gate/baseline-file.ts';
 import { PhaseClock } from '../results/phases.ts';
 import type { CaseResult } from '../results/results.ts';
 import { checkVariants } from './check-variants.ts';
+import { measureGraphTwin } from './graph-twin.ts';
 import { calibrateSpin } from './inject.ts';
 import { measurePairs } from './measure.ts';
 
@@ -32,7 +33,7 @@ export interface RunSettings {
 
 /** Where a measurement stands: which timing, pairs so far, the speedup's interval, time spent. */
 export interface Progress {
-  method: 'per-call' | 'batched';
+  method: 'per-call' | 'batched' | 'graph';
   pairs: number;
   speedup: Interval;
   elapsedMs: number;
@@ -223,6 +224,15 @@ function measureShape(
       samples: { unfused: b.unfused, fused: b.fused },
     };
   }
+  const graphTwin = shape.graphTwin
+    ? measureGraphTwin(
+        ws,
+        def.variants,
+        batched?.callsPerSample ?? 1,
+        { ...settings, onRound: (r) => s.onProgress?.({ method: 'graph', ...r }) },
+        previous?.graphTwin,
+      )
+    : undefined;
   const fusedGBs = skeleton.traffic.fused.bytes / (fused.median / 1e3) / 1e9;
   const flops = def.flops?.(shape.dims);
   const tflops = (t: number) => (flops ?? 0) / (t / 1e3) / 1e12;
@@ -248,5 +258,6 @@ function measureShape(
     ...(flops && peak ? { fusedPctOfMatrixPeak: (100 * tflops(fused.median)) / peak } : {}),
     clocks: m.clocks,
     ...(batched ? { batched, gatedOn: 'batched' as const } : {}),
+    ...(graphTwin ? { graphTwin } : {}),
   };
 }

@@ -167,7 +167,13 @@ describe('appends under the lock', () => {
       const exits = Array.from({ length: writers }, (_, w) => {
         const child = spawn(
           process.execPath,
-          [...NODE_ARGS, join(import.meta.dirname, '..', 'support', 'history-appender.ts'), file, `r${round}w${w}`, String(each)],
+          [
+            ...NODE_ARGS,
+            join(import.meta.dirname, '..', 'support', 'history-appender.ts'),
+            file,
+            `r${round}w${w}`,
+            String(each),
+          ],
           {
             cwd: root,
             stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,0 +1,58 @@
+/**
+ * The graph twin of a shape: the unfused twin's launches recorded once into a CUDA graph and replayed,
+ * timed in interleaved pairs against the fused variant, so a result separates what removing launch gaps
+ * buys (unfused → graph) from what fusion buys (graph → fused). Reported beside the gated timing, never
+ * gated. Where no graph can be recorded (the CPU backend, a launch that cannot be captured) the result
+ * says why instead.
+ */
+import { summarize } from '../base/stats.ts';
+import type { CaseResult } from '../results/results.ts';
+import { type MeasureSettings, measurePairs } from './measure.ts';
+
+/** What the graph twin is timed with (a Workspace, or a fake in tests); milliseconds per call. */
+export interface GraphTimed {
+  time(variant: string): number;
+  timeBatch(variant: string, calls: number): number;
+  timeGraph(variant: string, calls: number): number;
+}
+
+/** The series name of the graph twin inside the pair measurement. */
+const GRAPH = 'unfused, from a CUDA graph';
+
+/**
+ * Times the graph twin against the fused variant with `calls` calls per sample (1: one call, caches
+ * flushed; more: the batched timing of launch-bound shapes, against the fused variant's batch).
+ */
+export function measureGraphTwin(
+  ws: GraphTimed,
+  variants: { unfused: string; fused: string },
+  calls: number,
+  settings: MeasureSettings,
+  previous?: CaseResult['graphTwin'],
+): NonNullable<CaseResult['graphTwin']> {
+  try {
+    ws.timeGraph(variants.unfused, calls); // records the graph, or says why it cannot
+  } catch (e) {
+    return { status: 'unavailable', reason: (e as Error).message };
+  }
+  const fused = (v: string) => (calls > 1 ? ws.timeBatch(v, calls) : ws.time(v));
+  const m = measurePairs(
+    { time: (v) => (v === GRAPH ? ws.timeGraph(variants.unfused, calls) : fused(v)) },
+    { unfused: GRAPH, fused: variants.fused },
+    {
+      ...settings,
+      previous:
+        previous?.status === 'measured'
+          ? { unfused: previous.samples.graph, fused: previous.samples.fused }
+          : undefined,
+    },
+  );
+  return {
+    status: 'measured',
+    callsPerSample: calls,
+    graph: summarize(m.unfused),
+    fused: summarize(m.fused),
+    speedup: m.speedup,
+    samples: { graph: m.unfused, fused: m.fused },
+  };
+}
