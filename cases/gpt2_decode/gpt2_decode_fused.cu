@@ -1,0 +1,347 @@
+// The fused GPT-2 decode step: one persistent kernel, one block of 512 threads per multiprocessor,
+// launched once (cooperatively) for every layer, the final LayerNorm and the LM head.
+//
+// How blocks wait for each other. Four grid-wide barriers per layer, 48 for GPT-2 small (a stage-per-op
+// schedule would take 6 or 7 per layer):
+//   1. QKV: every block normalizes x itself (LN1 where it is consumed, no stage of its own) and its
+//      warps each own a contiguous range of Wqkv's rows, writing q|k|v + bias in fp32.   — barrier —
+//   2. Attention + out-projection: (head, chunk of keys) items over the blocks; the block whose chunk
+//      holds key pos first writes the new K/V row into the cache. A per-(layer, head) counter tells the
+//      last block to finish a head's chunks; it combines them and adds that head's slice of the
+//      out-projection, o_h·Wo[:, h]ᵀ (+ bo once), into the fp32 residual x with atomics. — barrier —
+//   3. FFN1: every block normalizes x (LN2); warps own rows of W1 and write gelu(·+b1).  — barrier —
+//   4. FFN2: the (row, 256-column) items of W2 split evenly over the warps, partial sums added into x
+//      with atomics (+b2 by the item holding column 0).                                    — barrier —
+//   Then LNf in every block and the LM head, warps owning rows of wte, writing logits in T.
+// What keeps the memory busy across those dependency points:
+//   - the barrier is split into arrive and wait; between them every warp issues the loads of its first
+//     8 weight packs of the next stage into registers (weights never depend on activations), so for
+//     QKV, FFN1 and FFN2 nearly a whole stage's weights are in flight while the block waits;
+//   - at the start of each layer every block asks L2 to prefetch its share of the next layer's
+//     weights and K/V rows (cp.async.bulk.prefetch on sm_90, prefetch.global.L2 lines before), and
+//     during the last layer the first 16 MiB of the LM head: a layer (15.7 MB at GPT-2 small) fits
+//     beside the current one in the H100's 50 MB L2, so the stages mostly read L2.
+// The per-stage costs and the measurements are in docs/gpt2-decode.md.
+//
+// The barrier and the head counters live in static device memory and return to zero at the end of
+// every launch, so nothing needs resetting between calls (scratch buffers are poisoned by the harness).
+// Two fused steps must not run at once (the harness never does). A grid that could not be co-resident
+// is refused before launch with the occupancy it needs; cudaLaunchCooperativeKernel checks it again, and
+// a barrier waits at most ~10 s (then traps) so a broken invariant fails instead of hanging.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "cuda_check.cuh"
+#include "gpt2_decode.h"
+#include "gpt2_decode_device.cuh"
+
+namespace fusebench::kernels {
+namespace {
+
+using namespace gpt2;
+
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+// Weight packs a lane holds across a barrier: 128 B of each type (8 of bf16/fp16, 4 of fp32).
+template <class T>
+constexpr int kPreload = sizeof(T) == 4 ? 4 : 8;
+constexpr size_t kLmHeadPrefetch = size_t{16} << 20;  // LM-head bytes prefetched during the last layer
+constexpr long long kBarrierTimeoutCycles = 20'000'000'000LL;
+
+__device__ __forceinline__ size_t min_size(size_t x, size_t y) { return x < y ? x : y; }
+
+__device__ unsigned g_barrier_count;
+__device__ unsigned g_barrier_generation;
+__device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
+
+// Arrive: returns (in thread 0) the generation to wait past. Every block's writes before it are
+// published (block barrier, then thread 0's device fence: cumulative over what the block wrote).
+__device__ __forceinline__ unsigned barrier_arrive() {
+  __syncthreads();
+  unsigned generation = 0;
+  if (threadIdx.x == 0) {
+    generation = *reinterpret_cast<volatile unsigned*>(&g_barrier_generation);
+    __threadfence();
+    if (atomicAdd(&g_barrier_count, 1u) == gridDim.x - 1) {
+      atomicExch(&g_barrier_count, 0u);
+      __threadfence();
+      atomicAdd(&g_barrier_generation, 1u);
+    }
+  }
+  return generation;
+}
+
+__device__ __forceinline__ void barrier_wait(unsigned generation) {
+  if (threadIdx.x == 0) {
+    const long long start = clock64();
+    while (*reinterpret_cast<volatile unsigned*>(&g_barrier_generation) == generation) {
+      if (clock64() - start > kBarrierTimeoutCycles) __trap();
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+// This block's share of [p, p + bytes) into L2 (a hint: no completion to wait for).
+__device__ __forceinline__ void prefetch_l2(const void* p, size_t bytes) {
+  const size_t begin = (bytes * blockIdx.x / gridDim.x) & ~size_t{15};
+  const size_t end = (bytes * (blockIdx.x + 1) / gridDim.x) & ~size_t{15};
+  const char* base = static_cast<const char*>(p);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr size_t kPiece = 64 << 10;
+  for (size_t off = begin + threadIdx.x * kPiece; off < end; off += blockDim.x * kPiece) {
+    const unsigned size = static_cast<unsigned>(min_size(kPiece, end - off));
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(base + off), "r"(size) : "memory");
+  }
+#else
+  for (size_t off = begin + threadIdx.x * 128; off < end; off += blockDim.x * 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(base + off));
+#endif
+}
+
+// A warp's share of a GEMV y = W·x (W [rows, k] row-major): the items [i0, i1), item = (row, 256-column
+// segment), rows·segs items in all. Row-owned stages give each warp whole rows; split stages cut the
+// items evenly and add partial sums.
+struct Items {
+  size_t i0, i1;
+  int segs;
+};
+__device__ __forceinline__ Items row_items(size_t rows, int k, size_t warp, size_t warps) {
+  const int segs = (k + kSeg - 1) / kSeg;
+  return {rows * warp / warps * segs, rows * (warp + 1) / warps * segs, segs};
+}
+__device__ __forceinline__ Items split_items(size_t rows, int k, size_t warp, size_t warps) {
+  const int segs = (k + kSeg - 1) / kSeg;
+  const size_t n = rows * segs;
+  return {n * warp / warps, n * (warp + 1) / warps, segs};
+}
+
+// Issues the loads of up to kPreload<T> items from `base` into registers.
+template <class T>
+__device__ __forceinline__ void load_items(Pack<T> (&buf)[kPreload<T>], const T* w, int k, const Items& it, size_t base) {
+  const int lane = threadIdx.x & 31;
+  size_t row = base / it.segs;
+  int seg = static_cast<int>(base % it.segs);
+#pragma unroll
+  for (int u = 0; u < kPreload<T>; ++u) {
+    const int col = seg * kSeg + lane * kPack;
+    if (base + u < it.i1 && col < k) buf[u] = load_pack(w + row * k + col);
+    if (++seg == it.segs) seg = 0, ++row;
+  }
+}
+
+// Runs the items (the first kPreload<T> already loaded into buf), calling out(row, Σ, holds column 0) in
+// lane 0 whenever a row's run of items ends.
+template <class T, class Out>
+__device__ __forceinline__ void gemv(Pack<T> (&buf)[kPreload<T>], const T* w, int k, const Items& it, const float* xs,
+                                     Out out) {
+  const int lane = threadIdx.x & 31;
+  float acc = 0.f;
+  bool first = false;
+  for (size_t base = it.i0; base < it.i1; base += kPreload<T>) {
+    if (base != it.i0) load_items(buf, w, k, it, base);
+    size_t row = base / it.segs;
+    int seg = static_cast<int>(base % it.segs);
+#pragma unroll
+    for (int u = 0; u < kPreload<T>; ++u) {
+      if (base + u < it.i1) {
+        const int col = seg * kSeg + lane * kPack;
+        if (col < k) acc += dot_pack(buf[u], xs + col);
+        first |= seg == 0;
+        if (seg == it.segs - 1 || base + u + 1 == it.i1) {
+          acc = warp_sum(acc);
+          if (lane == 0) out(row, acc, first);
+          acc = 0.f;
+          first = false;
+        }
+      }
+      if (++seg == it.segs) seg = 0, ++row;
+    }
+  }
+}
+
+template <class T>
+struct FusedParams {
+  Gpt2DecodeArgs<T> a;
+  size_t chunk, splits;
+};
+
+// xs[0 .. n) ← v[0 .. n) (written by other blocks: through L2).
+__device__ __forceinline__ void stage_vector(float* xs, const float* v, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) xs[i] = __ldcg(v + i);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const FusedParams<T> p) {
+  extern __shared__ __align__(16) float smem[];
+  __shared__ float red[32];
+  __shared__ int last_of_head;
+  const Gpt2DecodeArgs<T>& a = p.a;
+  const int c = static_cast<int>(a.hidden), f = static_cast<int>(a.f), heads = static_cast<int>(a.heads);
+  const size_t cc = size_t(c) * c, fc = size_t(f) * c, cache_layer = a.ctx * c, keys = a.pos + 1;
+  float* xs = smem;                                 // [max(c, f)] the GEMV input
+  float* q = xs + (((c > f ? c : f) + 3) & ~3);      // [64]
+  float* s = q + 64;                                // [kMaxChunk]
+  float* opart = s + kMaxChunk;                     // [kThreads / 8 · 64]
+  const size_t warps = size_t(gridDim.x) * kWarps, warp = size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
+  const int elem = sizeof(T);
+  auto prefetch_layer = [&](size_t l) {
+    prefetch_l2(a.w_qkv + l * 3 * cc, 3 * cc * elem);
+    prefetch_l2(a.k_cache + l * cache_layer, a.pos * c * elem);
+    prefetch_l2(a.v_cache + l * cache_layer, a.pos * c * elem);
+    prefetch_l2(a.w_o + l * cc, cc * elem);
+    prefetch_l2(a.w1 + l * fc, fc * elem);
+    prefetch_l2(a.w2 + l * fc, fc * elem);
+  };
+
+  Pack<T> buf[kPreload<T>];
+  Items it = row_items(3 * c, c, warp, warps);
+  load_items(buf, a.w_qkv, c, it, it.i0);
+  prefetch_layer(0);
+  // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.
+  for (int i = threadIdx.x; i < c; i += blockDim.x) {
+    const float v = to_float(a.wte[a.token * c + i]) + to_float(a.wpe[a.pos * c + i]);
+    xs[i] = v;
+    if (blockIdx.x == 0) a.x_f[i] = v;
+  }
+
+  for (size_t l = 0; l < a.layers; ++l) {
+    if (l + 1 < a.layers) prefetch_layer(l + 1);
+    else prefetch_l2(a.wte, min_size(kLmHeadPrefetch, a.vocab * c * elem));
+    // 1. LN1 + QKV.
+    if (l > 0) stage_vector(xs, a.x_f, c);
+    layernorm_smem(xs, a.ln1_g + l * c, a.ln1_b + l * c, c, a.eps, red);
+    const T* bqkv = a.b_qkv + l * 3 * c;
+    gemv(buf, a.w_qkv + l * 3 * cc, c, it, xs,
+         [&](size_t row, float v, bool) { a.qkv_f[row] = v + to_float(bqkv[row]); });
+    barrier_wait(barrier_arrive());
+
+    // 2. Attention + out-projection, by (head, chunk) items.
+    T* kc = a.k_cache + l * cache_layer;
+    T* vc = a.v_cache + l * cache_layer;
+    for (size_t item = blockIdx.x; item < heads * p.splits; item += gridDim.x) {
+      const int h = static_cast<int>(item / p.splits);
+      const size_t k0 = (item % p.splits) * p.chunk, k1 = min_size(k0 + p.chunk, keys);
+      if (threadIdx.x < 64) {
+        const int col = h * 64 + threadIdx.x;
+        q[threadIdx.x] = __ldcg(a.qkv_f + col) * kScoreScale;
+        if (k1 == keys) {  // this chunk holds key pos: write the new K/V row first
+          kc[a.pos * c + col] = from_float<T>(__ldcg(a.qkv_f + c + col));
+          vc[a.pos * c + col] = from_float<T>(__ldcg(a.qkv_f + 2 * c + col));
+        }
+      }
+      __syncthreads();
+      float* part = a.att_part + item * kPartFloats;
+      attend_chunk(q, kc + h * 64, vc + h * 64, c, k0, k1, s, opart, red, part);
+      if (threadIdx.x == 0) {
+        __threadfence();
+        unsigned* done = &g_head_done[l * kMaxHeads + h];
+        last_of_head = atomicAdd(done, 1u) == p.splits - 1;
+        if (last_of_head) {
+          atomicExch(done, 0u);
+          __threadfence();
+        }
+      }
+      __syncthreads();
+      if (last_of_head) {
+        if (threadIdx.x < 64) q[threadIdx.x] = combine_head(a.att_part + h * p.splits * kPartFloats, p.splits, threadIdx.x);
+        __syncthreads();
+        // x[r] += Σ_d Wo[r, 64h + d]·o_h[d] (+ bo[r] once, by head 0): groups of 8 lanes per row.
+        const T* wo = a.w_o + l * cc + h * 64;
+        const T* bo = a.b_o + l * c;
+        const int l8 = threadIdx.x & 7, groups = kThreads / 8;
+        constexpr int kRowsInFlight = 4;
+        for (int r0 = threadIdx.x >> 3; r0 < c; r0 += groups * kRowsInFlight) {
+          Pack<T> w[kRowsInFlight];
+#pragma unroll
+          for (int u = 0; u < kRowsInFlight; ++u)
+            if (r0 + u * groups < c) w[u] = load_pack(wo + size_t(r0 + u * groups) * c + l8 * kPack);
+#pragma unroll
+          for (int u = 0; u < kRowsInFlight; ++u) {
+            const int r = r0 + u * groups;
+            if (r < c) {  // uniform over each group of 8 lanes
+              const float v = group8_sum(dot_pack(w[u], q + l8 * kPack));
+              if (l8 == 0) atomicAdd(a.x_f + r, v + (h == 0 ? to_float(bo[r]) : 0.f));
+            }
+          }
+        }
+      }
+      __syncthreads();
+    }
+    unsigned ticket = barrier_arrive();
+    it = row_items(f, c, warp, warps);
+    load_items(buf, a.w1 + l * fc, c, it, it.i0);
+    barrier_wait(ticket);
+
+    // 3. LN2 + FFN1 + GELU.
+    stage_vector(xs, a.x_f, c);
+    layernorm_smem(xs, a.ln2_g + l * c, a.ln2_b + l * c, c, a.eps, red);
+    const T* b1 = a.b1 + l * f;
+    gemv(buf, a.w1 + l * fc, c, it, xs, [&](size_t row, float v, bool) {
+      const float u = v + to_float(b1[row]);
+      a.g_f[row] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
+    });
+    ticket = barrier_arrive();
+    it = split_items(c, f, warp, warps);
+    load_items(buf, a.w2 + l * fc, f, it, it.i0);
+    barrier_wait(ticket);
+
+    // 4. FFN2 + b2 into the residual.
+    stage_vector(xs, a.g_f, f);
+    __syncthreads();
+    const T* b2 = a.b2 + l * c;
+    gemv(buf, a.w2 + l * fc, f, it, xs,
+         [&](size_t row, float v, bool first) { atomicAdd(a.x_f + row, v + (first ? to_float(b2[row]) : 0.f)); });
+    ticket = barrier_arrive();
+    if (l + 1 < a.layers) {
+      it = row_items(3 * c, c, warp, warps);
+      load_items(buf, a.w_qkv + (l + 1) * 3 * cc, c, it, it.i0);
+    } else {
+      it = row_items(a.vocab, c, warp, warps);
+      load_items(buf, a.wte, c, it, it.i0);
+    }
+    barrier_wait(ticket);
+  }
+
+  // LNf + LM head over the tied embedding.
+  stage_vector(xs, a.x_f, c);
+  layernorm_smem(xs, a.lnf_g, a.lnf_b, c, a.eps, red);
+  gemv(buf, a.wte, c, it, xs, [&](size_t row, float v, bool) { a.logits[row] = from_float<T>(v); });
+}
+
+// Dynamic shared memory of one block: the GEMV vector, q, the chunk's scores and the output partials.
+size_t fused_smem_bytes(size_t hidden, size_t f) {
+  return (((std::max(hidden, f) + 3) & ~size_t{3}) + 64 + kMaxChunk + kThreads / 8 * 64) * sizeof(float);
+}
+
+}  // namespace
+
+template <class T>
+void gpt2_decode_fused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx) {
+  const auto kernel = gpt2_decode_fused_kernel<T>;
+  const size_t smem = fused_smem_bytes(a.hidden, a.f);
+  FB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0;
+  FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
+  if (device_attribute(cudaDevAttrCooperativeLaunch) == 0)
+    throw std::runtime_error("gpt2_decode fused: the device cannot launch cooperative (co-resident) grids");
+  int blocks = ctx.sm_count;
+  if (ctx.max_blocks > 0) blocks = static_cast<int>(std::min<size_t>(blocks, ctx.max_blocks));
+  if (per_sm < 1 || static_cast<long long>(per_sm) * ctx.sm_count < blocks)
+    throw std::runtime_error("gpt2_decode fused: the persistent grid needs " + std::to_string(blocks) +
+                             " co-resident blocks of " + std::to_string(kThreads) + " threads and " +
+                             std::to_string(smem) + " B of shared memory; the device holds " +
+                             std::to_string(per_sm) + " per multiprocessor × " + std::to_string(ctx.sm_count));
+  const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
+  FusedParams<T> params{a, split.chunk, split.splits};
+  void* args[] = {&params};
+  FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args,
+                                            smem, static_cast<cudaStream_t>(ctx.stream)));
+}
+
+#define FB_INSTANTIATE(T) template void gpt2_decode_fused_cuda<T>(const Gpt2DecodeArgs<T>&, const LaunchContext&);
+FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
+#undef FB_INSTANTIATE
+
+}  // namespace fusebench::kernels
