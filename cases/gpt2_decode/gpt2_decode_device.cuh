@@ -130,9 +130,13 @@ __device__ void attend_chunk(const float* q, const T* K, const T* V, size_t stri
                              float* opart, float* red, float* out) {
   const int tid = threadIdx.x, l8 = tid & 7, grp = tid >> 3, groups = blockDim.x >> 3;
   const int n = static_cast<int>(k1 - k0);
-  for (int j = grp; j < n; j += groups) {
-    const float d = group8_sum(dot_pack(load_pack_cg(K + (k0 + j) * stride + l8 * kPack), q + l8 * kPack));
-    if (l8 == 0) s[j] = d;
+  // The loop bound is the warp's first group, so all 32 lanes reach the shuffles together.
+  for (int j0 = grp & ~3; j0 < n; j0 += groups) {
+    const int j = j0 + (grp & 3);
+    float d = 0.f;
+    if (j < n) d = dot_pack(load_pack_cg(K + (k0 + j) * stride + l8 * kPack), q + l8 * kPack);
+    d = group8_sum(d);
+    if (j < n && l8 == 0) s[j] = d;
   }
   __syncthreads();
   float m = -INFINITY;

@@ -211,6 +211,7 @@ int run(const Config& k, int reps, size_t max_blocks) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const std::string dtype = argc > 1 ? argv[1] : "bf16";
   const bool small = argc > 2 && std::strcmp(argv[2], "small") == 0;
   const int reps = argc > 3 ? std::atoi(argv[3]) : 51;
