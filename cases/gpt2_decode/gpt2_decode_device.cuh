@@ -103,9 +103,9 @@ __device__ __forceinline__ float block_reduce(float v, float* red) {
   return v;
 }
 
-// xs[0 .. n) ← LayerNorm(xs)·γ + β in place (two-pass variance; xs written by this block before the call).
-template <class T>
-__device__ void layernorm_smem(float* xs, const T* gamma, const T* beta, int n, float eps, float* red) {
+// xs[0 .. n) ← LayerNorm(xs)·γ + β in place (two-pass variance; xs, γ and β in shared memory, written by
+// this block before the call).
+__device__ inline void layernorm_smem(float* xs, const float* gamma, const float* beta, int n, float eps, float* red) {
   __syncthreads();
   float s = 0.f;
   for (int i = threadIdx.x; i < n; i += blockDim.x) s += xs[i];
@@ -116,8 +116,7 @@ __device__ void layernorm_smem(float* xs, const T* gamma, const T* beta, int n, 
     d2 += d * d;
   }
   const float rstd = rsqrtf(block_reduce<false>(d2, red) / static_cast<float>(n) + eps);
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    xs[i] = (xs[i] - mean) * rstd * to_float(gamma[i]) + to_float(beta[i]);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) xs[i] = (xs[i] - mean) * rstd * gamma[i] + beta[i];
   __syncthreads();
 }
 
@@ -173,15 +172,16 @@ __device__ void attend_chunk(const float* q, const T* K, const T* V, size_t stri
 }
 
 // Output d (< 64) of one head from its chunks' partial results (`parts`: splits × kPartFloats, written by
-// other blocks: read through L2).
+// other blocks: read through L2), in one pass with a running maximum.
 __device__ __forceinline__ float combine_head(const float* parts, size_t splits, int d) {
-  float m = -INFINITY;
-  for (size_t c = 0; c < splits; ++c) m = fmaxf(m, __ldcg(parts + c * kPartFloats));
-  float l = 0.f, o = 0.f;
+  float m = -INFINITY, l = 0.f, o = 0.f;
   for (size_t c = 0; c < splits; ++c) {
-    const float w = __expf(__ldcg(parts + c * kPartFloats) - m);
-    l += w * __ldcg(parts + c * kPartFloats + 1);
-    o += w * __ldcg(parts + c * kPartFloats + 2 + d);
+    const float mc = __ldcg(parts + c * kPartFloats), lc = __ldcg(parts + c * kPartFloats + 1);
+    const float oc = __ldcg(parts + c * kPartFloats + 2 + d);
+    const float mn = fmaxf(m, mc), old_scale = __expf(m - mn), scale = __expf(mc - mn);
+    l = l * old_scale + lc * scale;
+    o = o * old_scale + oc * scale;
+    m = mn;
   }
   return o / l;
 }

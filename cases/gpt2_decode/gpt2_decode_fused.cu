@@ -41,7 +41,7 @@ namespace {
 
 using namespace gpt2;
 
-constexpr int kThreads = 512;
+constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 // Weight packs a lane holds across a barrier: 128 B of each type (8 of bf16/fp16, 4 of fp32).
 template <class T>
@@ -131,12 +131,22 @@ __device__ __forceinline__ void load_items(Pack<T> (&buf)[kPreload<T>], const T*
   }
 }
 
-// Runs the items (the first kPreload<T> already loaded into buf), calling out(row, Σ, holds column 0) in
-// lane 0 whenever a row's run of items ends.
+// Lane j's value is bias[first row of the items + j] (0 past 32 rows or without a bias): loaded with the
+// weights before a barrier's wait, so the epilogue does not wait on a load.
+template <class T>
+__device__ __forceinline__ float load_bias(const T* bias, const Items& it) {
+  const size_t row0 = it.i0 / it.segs, rows = (it.i1 + it.segs - 1) / it.segs - row0;
+  const unsigned lane = threadIdx.x & 31;
+  return bias != nullptr && lane < rows ? to_float(bias[row0 + lane]) : 0.f;
+}
+
+// Runs the items (the first kPreload<T> already loaded into buf), calling out(row, Σ + bias) in lane 0
+// whenever a row's run of items ends; the bias is added by the run that holds the row's column 0.
 template <class T, class Out>
 __device__ __forceinline__ void gemv(Pack<T> (&buf)[kPreload<T>], const T* w, int k, const Items& it, const float* xs,
-                                     Out out) {
+                                     const T* bias, float bias_lane, Out out) {
   const int lane = threadIdx.x & 31;
+  const size_t row0 = it.i0 / it.segs;
   float acc = 0.f;
   bool first = false;
   for (size_t base = it.i0; base < it.i1; base += kPreload<T>) {
@@ -145,13 +155,15 @@ __device__ __forceinline__ void gemv(Pack<T> (&buf)[kPreload<T>], const T* w, in
     int seg = static_cast<int>(base % it.segs);
 #pragma unroll
     for (int u = 0; u < kPreload<T>; ++u) {
-      if (base + u < it.i1) {
+      if (base + u < it.i1) {  // uniform over the warp
         const int col = seg * kSeg + lane * kPack;
         if (col < k) acc += dot_pack(buf[u], xs + col);
         first |= seg == 0;
         if (seg == it.segs - 1 || base + u + 1 == it.i1) {
           acc = warp_sum(acc);
-          if (lane == 0) out(row, acc, first);
+          const size_t r = row - row0;
+          const float b = __shfl_sync(0xFFFFFFFFu, bias_lane, static_cast<int>(r & 31));
+          if (lane == 0) out(row, acc + (!first || bias == nullptr ? 0.f : r < 32 ? b : to_float(bias[row])));
           acc = 0.f;
           first = false;
         }
@@ -171,17 +183,38 @@ struct FusedParams {
 __device__ __forceinline__ void stage_vector(float* xs, const float* v, int n) {
   for (int i = threadIdx.x; i < n; i += blockDim.x) xs[i] = __ldcg(v + i);
 }
+// A LayerNorm's γ and β into shared memory (before a barrier's wait: they do not depend on it).
+template <class T>
+__device__ __forceinline__ void stage_norm(float* g, float* b, const T* gamma, const T* beta, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    g[i] = to_float(gamma[i]);
+    b[i] = to_float(beta[i]);
+  }
+}
+// Waits (thread 0, then the block) until `counter` reaches `target`; traps after ~10 s.
+__device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
+  if (threadIdx.x == 0) {
+    const long long start = clock64();
+    while (*reinterpret_cast<const volatile unsigned*>(counter) < target) {
+      if (clock64() - start > kBarrierTimeoutCycles) __trap();
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const FusedParams<T> p) {
   extern __shared__ __align__(16) float smem[];
   __shared__ float red[32];
-  __shared__ int last_of_head;
   const Gpt2DecodeArgs<T>& a = p.a;
   const int c = static_cast<int>(a.hidden), f = static_cast<int>(a.f), heads = static_cast<int>(a.heads);
   const size_t cc = size_t(c) * c, fc = size_t(f) * c, cache_layer = a.ctx * c, keys = a.pos + 1;
+  const size_t items = heads * p.splits;
   float* xs = smem;                                 // [max(c, f)] the GEMV input
-  float* q = xs + (((c > f ? c : f) + 3) & ~3);      // [64]
+  float* ng = xs + (((c > f ? c : f) + 3) & ~3);    // [c] the next LayerNorm's γ
+  float* nb = ng + c;                               // [c] and β
+  float* q = nb + c;                                // [64]
   float* s = q + 64;                                // [kMaxChunk]
   float* opart = s + kMaxChunk;                     // [kThreads / 8 · 64]
   const size_t warps = size_t(gridDim.x) * kWarps, warp = size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
@@ -198,6 +231,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
   Pack<T> buf[kPreload<T>];
   Items it = row_items(3 * c, c, warp, warps);
   load_items(buf, a.w_qkv, c, it, it.i0);
+  float bias = load_bias(a.b_qkv, it);
+  stage_norm(ng, nb, a.ln1_g, a.ln1_b, c);
   prefetch_layer(0);
   // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.
   for (int i = threadIdx.x; i < c; i += blockDim.x) {
@@ -211,106 +246,118 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     else prefetch_l2(a.wte, min_size(kLmHeadPrefetch, a.vocab * c * elem));
     // 1. LN1 + QKV.
     if (l > 0) stage_vector(xs, a.x_f, c);
-    layernorm_smem(xs, a.ln1_g + l * c, a.ln1_b + l * c, c, a.eps, red);
-    const T* bqkv = a.b_qkv + l * 3 * c;
-    gemv(buf, a.w_qkv + l * 3 * cc, c, it, xs,
-         [&](size_t row, float v, bool) { a.qkv_f[row] = v + to_float(bqkv[row]); });
-    barrier_wait(barrier_arrive());
+    layernorm_smem(xs, ng, nb, c, a.eps, red);
+    gemv(buf, a.w_qkv + l * 3 * cc, c, it, xs, a.b_qkv + l * 3 * c, bias, [&](size_t row, float v) { a.qkv_f[row] = v; });
+    unsigned ticket = barrier_arrive();
+    stage_norm(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
+    barrier_wait(ticket);
 
-    // 2. Attention + out-projection, by (head, chunk) items.
+    // 2. Attention + out-projection. First every (head, chunk) item of this block, none waiting on another
+    // block (so any grid size makes progress): the block whose chunk holds key pos writes the new K/V row
+    // first; each partial result is published with the head's counter.
     T* kc = a.k_cache + l * cache_layer;
     T* vc = a.v_cache + l * cache_layer;
-    for (size_t item = blockIdx.x; item < heads * p.splits; item += gridDim.x) {
+    unsigned* done = g_head_done + l * kMaxHeads;
+    for (size_t item = blockIdx.x; item < items; item += gridDim.x) {
       const int h = static_cast<int>(item / p.splits);
       const size_t k0 = (item % p.splits) * p.chunk, k1 = min_size(k0 + p.chunk, keys);
       if (threadIdx.x < 64) {
         const int col = h * 64 + threadIdx.x;
         q[threadIdx.x] = __ldcg(a.qkv_f + col) * kScoreScale;
-        if (k1 == keys) {  // this chunk holds key pos: write the new K/V row first
+        if (k1 == keys) {
           kc[a.pos * c + col] = from_float<T>(__ldcg(a.qkv_f + c + col));
           vc[a.pos * c + col] = from_float<T>(__ldcg(a.qkv_f + 2 * c + col));
         }
       }
       __syncthreads();
-      float* part = a.att_part + item * kPartFloats;
-      attend_chunk(q, kc + h * 64, vc + h * 64, c, k0, k1, s, opart, red, part);
+      attend_chunk(q, kc + h * 64, vc + h * 64, c, k0, k1, s, opart, red, a.att_part + item * kPartFloats);
       if (threadIdx.x == 0) {
         __threadfence();
-        unsigned* done = &g_head_done[l * kMaxHeads + h];
-        last_of_head = atomicAdd(done, 1u) == p.splits - 1;
-        if (last_of_head) {
-          atomicExch(done, 0u);
-          __threadfence();
-        }
+        atomicAdd(done + h, 1u);
       }
+    }
+    // Then, per item, this chunk's share of the head's rows of the out-projection once every chunk of
+    // the head is in: x[r] += Σ_d Wo[r, 64h + d]·o_h[d] (+ bo[r] by head 0), groups of 8 lanes per row,
+    // the weights loaded before the wait.
+    for (size_t item = blockIdx.x; item < items; item += gridDim.x) {
+      const int h = static_cast<int>(item / p.splits);
+      const size_t chunk = item % p.splits;
+      const int r_begin = static_cast<int>(c * chunk / p.splits), r_end = static_cast<int>(c * (chunk + 1) / p.splits);
+      const T* wo = a.w_o + l * cc + h * 64;
+      const T* bo = a.b_o + l * c;
+      const int l8 = threadIdx.x & 7, groups = kThreads / 8;
+      constexpr int kRowsInFlight = 4;
+      const int r_first = r_begin + (threadIdx.x >> 3);
+      Pack<T> w[kRowsInFlight];
+#pragma unroll
+      for (int u = 0; u < kRowsInFlight; ++u)
+        if (r_first + u * groups < r_end) w[u] = load_pack(wo + size_t(r_first + u * groups) * c + l8 * kPack);
+      wait_count(done + h, static_cast<unsigned>(p.splits));
+      if (threadIdx.x < 64) q[threadIdx.x] = combine_head(a.att_part + h * p.splits * kPartFloats, p.splits, threadIdx.x);
       __syncthreads();
-      if (last_of_head) {
-        if (threadIdx.x < 64) q[threadIdx.x] = combine_head(a.att_part + h * p.splits * kPartFloats, p.splits, threadIdx.x);
-        __syncthreads();
-        // x[r] += Σ_d Wo[r, 64h + d]·o_h[d] (+ bo[r] once, by head 0): groups of 8 lanes per row.
-        const T* wo = a.w_o + l * cc + h * 64;
-        const T* bo = a.b_o + l * c;
-        const int l8 = threadIdx.x & 7, groups = kThreads / 8;
-        constexpr int kRowsInFlight = 4;
-        for (int r0 = threadIdx.x >> 3; r0 - (r0 & 3) < c; r0 += groups * kRowsInFlight) {  // warp-uniform bound
-          Pack<T> w[kRowsInFlight];
+      // Warp-uniform bound: every lane reaches the shuffles.
+      for (int r0 = r_first; r0 - ((threadIdx.x >> 3) & 3) < r_end; r0 += groups * kRowsInFlight) {
 #pragma unroll
-          for (int u = 0; u < kRowsInFlight; ++u)
-            if (r0 + u * groups < c) w[u] = load_pack(wo + size_t(r0 + u * groups) * c + l8 * kPack);
+        for (int u = 0; u < kRowsInFlight; ++u) {
+          const int r = r0 + u * groups;
+          if (r0 != r_first && r < r_end) w[u] = load_pack(wo + size_t(r) * c + l8 * kPack);
+        }
 #pragma unroll
-          for (int u = 0; u < kRowsInFlight; ++u) {
-            const int r = r0 + u * groups;
-            const float v = group8_sum(r < c ? dot_pack(w[u], q + l8 * kPack) : 0.f);  // every lane shuffles
-            if (r < c && l8 == 0) atomicAdd(a.x_f + r, v + (h == 0 ? to_float(bo[r]) : 0.f));
-          }
+        for (int u = 0; u < kRowsInFlight; ++u) {
+          const int r = r0 + u * groups;
+          const float v = group8_sum(r < r_end ? dot_pack(w[u], q + l8 * kPack) : 0.f);
+          if (r < r_end && l8 == 0) atomicAdd(a.x_f + r, v + (h == 0 ? to_float(bo[r]) : 0.f));
         }
       }
       __syncthreads();
     }
-    unsigned ticket = barrier_arrive();
+    ticket = barrier_arrive();
     it = row_items(f, c, warp, warps);
     load_items(buf, a.w1 + l * fc, c, it, it.i0);
+    bias = load_bias(a.b1 + l * f, it);
     barrier_wait(ticket);
 
-    // 3. LN2 + FFN1 + GELU.
+    // 3. LN2 + FFN1 + GELU. Block 0 also clears this layer's head counters (nobody reads them any more).
+    if (blockIdx.x == 0 && threadIdx.x < heads) done[threadIdx.x] = 0;
     stage_vector(xs, a.x_f, c);
-    layernorm_smem(xs, a.ln2_g + l * c, a.ln2_b + l * c, c, a.eps, red);
-    const T* b1 = a.b1 + l * f;
-    gemv(buf, a.w1 + l * fc, c, it, xs, [&](size_t row, float v, bool) {
-      const float u = v + to_float(b1[row]);
+    layernorm_smem(xs, ng, nb, c, a.eps, red);
+    gemv(buf, a.w1 + l * fc, c, it, xs, a.b1 + l * f, bias, [&](size_t row, float u) {
       a.g_f[row] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
     });
     ticket = barrier_arrive();
     it = split_items(c, f, warp, warps);
     load_items(buf, a.w2 + l * fc, f, it, it.i0);
+    bias = load_bias(a.b2 + l * c, it);
     barrier_wait(ticket);
 
     // 4. FFN2 + b2 into the residual.
     stage_vector(xs, a.g_f, f);
     __syncthreads();
-    const T* b2 = a.b2 + l * c;
-    gemv(buf, a.w2 + l * fc, f, it, xs,
-         [&](size_t row, float v, bool first) { atomicAdd(a.x_f + row, v + (first ? to_float(b2[row]) : 0.f)); });
+    gemv(buf, a.w2 + l * fc, f, it, xs, a.b2 + l * c, bias, [&](size_t row, float v) { atomicAdd(a.x_f + row, v); });
     ticket = barrier_arrive();
     if (l + 1 < a.layers) {
       it = row_items(3 * c, c, warp, warps);
       load_items(buf, a.w_qkv + (l + 1) * 3 * cc, c, it, it.i0);
+      bias = load_bias(a.b_qkv + (l + 1) * 3 * c, it);
+      stage_norm(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
     } else {
       it = row_items(a.vocab, c, warp, warps);
       load_items(buf, a.wte, c, it, it.i0);
+      stage_norm(ng, nb, a.lnf_g, a.lnf_b, c);
     }
     barrier_wait(ticket);
   }
 
   // LNf + LM head over the tied embedding.
   stage_vector(xs, a.x_f, c);
-  layernorm_smem(xs, a.lnf_g, a.lnf_b, c, a.eps, red);
-  gemv(buf, a.wte, c, it, xs, [&](size_t row, float v, bool) { a.logits[row] = from_float<T>(v); });
+  layernorm_smem(xs, ng, nb, c, a.eps, red);
+  gemv(buf, a.wte, c, it, xs, static_cast<const T*>(nullptr), 0.f,
+       [&](size_t row, float v) { a.logits[row] = from_float<T>(v); });
 }
 
 // Dynamic shared memory of one block: the GEMV vector, q, the chunk's scores and the output partials.
 size_t fused_smem_bytes(size_t hidden, size_t f) {
-  return (((std::max(hidden, f) + 3) & ~size_t{3}) + 64 + kMaxChunk + kThreads / 8 * 64) * sizeof(float);
+  return (((std::max(hidden, f) + 3) & ~size_t{3}) + 2 * hidden + 64 + kMaxChunk + kThreads / 8 * 64) * sizeof(float);
 }
 
 }  // namespace
