@@ -20,10 +20,10 @@ echo "build $(($(date +%s) - t0)) s"
 for step in "$@"; do
   echo "=== $step"
   case "$step" in
-    small) for d in bf16 fp16 fp32; do timeout 30 $bin $d small 0; timeout 30 $bin $d small 0 3; done ;;
+    small) for d in bf16 fp16 fp32; do timeout 20 $bin $d small 0; done; timeout 20 $bin bf16 small 0 3 ;;
     bench-*) timeout 60 $bin "${step#bench-}" full "${REPS:-51}" ;;
     sanitize) for tool in memcheck racecheck synccheck; do
-        timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 $bin bf16 small 0 3 2>&1 | tail -4
+        timeout 40 compute-sanitizer --tool $tool --error-exitcode 9 $bin bf16 small 0 3 2>&1 | tail -4
         echo "$tool exit ${PIPESTATUS[0]}"; done ;;
     torch-*) timeout 240 python3 scripts/device/gpt2-decode-torch.py "${step#torch-}" "${REPS:-51}" 2>&1 | grep -v Warning ;;
     ncu) timeout 200 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis -k regex:fused $bin bf16 full 0 2>&1 | tail -40 ;;
