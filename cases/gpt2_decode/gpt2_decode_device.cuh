@@ -129,13 +129,17 @@ __device__ void attend_chunk(const float* q, const T* K, const T* V, size_t stri
                              float* opart, float* red, float* out) {
   const int tid = threadIdx.x, l8 = tid & 7, grp = tid >> 3, groups = blockDim.x >> 3;
   const int n = static_cast<int>(k1 - k0);
-  // The loop bound is the warp's first group, so all 32 lanes reach the shuffles together.
-  for (int j0 = grp & ~3; j0 < n; j0 += groups) {
-    const int j = j0 + (grp & 3);
-    float d = 0.f;
-    if (j < n) d = dot_pack(load_pack_cg(K + (k0 + j) * stride + l8 * kPack), q + l8 * kPack);
-    d = group8_sum(d);
-    if (j < n && l8 == 0) s[j] = d;
+  // Two keys a group at a time (both loads in flight); the loop bound is the warp's first group, so all 32
+  // lanes reach the shuffles together.
+  for (int j0 = grp & ~3; j0 < n; j0 += 2 * groups) {
+    const int ja = j0 + (grp & 3), jb = ja + groups;
+    Pack<T> ka, kb;
+    if (ja < n) ka = load_pack_cg(K + (k0 + ja) * stride + l8 * kPack);
+    if (jb < n) kb = load_pack_cg(K + (k0 + jb) * stride + l8 * kPack);
+    const float da = group8_sum(ja < n ? dot_pack(ka, q + l8 * kPack) : 0.f);
+    const float db = group8_sum(jb < n ? dot_pack(kb, q + l8 * kPack) : 0.f);
+    if (ja < n && l8 == 0) s[ja] = da;
+    if (jb < n && l8 == 0) s[jb] = db;
   }
   __syncthreads();
   float m = -INFINITY;
@@ -149,12 +153,20 @@ __device__ void attend_chunk(const float* q, const T* K, const T* V, size_t stri
   }
   l = block_reduce<false>(l, red);  // its barriers also publish the p written into s
   float o[kPack] = {};
-  for (int j = grp; j < n; j += groups) {
+  for (int j = grp; j < n; j += 2 * groups) {
+    const int jb = j + groups;
+    Pack<T> va, vb;
+    va = load_pack_cg(V + (k0 + j) * stride + l8 * kPack);
+    if (jb < n) vb = load_pack_cg(V + (k0 + jb) * stride + l8 * kPack);
     float v[kPack];
-    unpack(load_pack_cg(V + (k0 + j) * stride + l8 * kPack), v);
-    const float p = s[j];
+    unpack(va, v);
 #pragma unroll
-    for (int i = 0; i < kPack; ++i) o[i] += p * v[i];
+    for (int i = 0; i < kPack; ++i) o[i] += s[j] * v[i];
+    if (jb < n) {
+      unpack(vb, v);
+#pragma unroll
+      for (int i = 0; i < kPack; ++i) o[i] += s[jb] * v[i];
+    }
   }
 #pragma unroll
   for (int i = 0; i < kPack; ++i) opart[grp * 64 + l8 * kPack + i] = o[i];
@@ -174,14 +186,27 @@ __device__ void attend_chunk(const float* q, const T* K, const T* V, size_t stri
 // Output d (< 64) of one head from its chunks' partial results (`parts`: splits × kPartFloats, written by
 // other blocks: read through L2), in one pass with a running maximum.
 __device__ __forceinline__ float combine_head(const float* parts, size_t splits, int d) {
+  constexpr int kBatch = 8;  // chunks whose loads are in flight together
   float m = -INFINITY, l = 0.f, o = 0.f;
-  for (size_t c = 0; c < splits; ++c) {
-    const float mc = __ldcg(parts + c * kPartFloats), lc = __ldcg(parts + c * kPartFloats + 1);
-    const float oc = __ldcg(parts + c * kPartFloats + 2 + d);
-    const float mn = fmaxf(m, mc), old_scale = __expf(m - mn), scale = __expf(mc - mn);
-    l = l * old_scale + lc * scale;
-    o = o * old_scale + oc * scale;
-    m = mn;
+  for (size_t c0 = 0; c0 < splits; c0 += kBatch) {
+    float mc[kBatch], lc[kBatch], oc[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const float* part = parts + (c0 + u) * kPartFloats;
+      const bool in = c0 + u < splits;
+      mc[u] = in ? __ldcg(part) : -INFINITY;
+      lc[u] = in ? __ldcg(part + 1) : 0.f;
+      oc[u] = in ? __ldcg(part + 2 + d) : 0.f;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      if (c0 + u < splits) {
+        const float mn = fmaxf(m, mc[u]), old_scale = __expf(m - mn), scale = __expf(mc[u] - mn);
+        l = l * old_scale + lc[u] * scale;
+        o = o * old_scale + oc[u] * scale;
+        m = mn;
+      }
+    }
   }
   return o / l;
 }

@@ -55,13 +55,13 @@ __device__ unsigned g_barrier_count;
 __device__ unsigned g_barrier_generation;
 __device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
 
-// Arrive: returns (in thread 0) the generation to wait past. Every block's writes before it are
-// published (block barrier, then thread 0's device fence: cumulative over what the block wrote).
-__device__ __forceinline__ unsigned barrier_arrive() {
+// Arrive: every block's writes before it are published (block barrier, then thread 0's device fence:
+// cumulative over what the block wrote); the last block to arrive resets the count and opens the
+// generation. Thread 0 of each block read the generation once at the start of the kernel and counts
+// the barriers it passed, so arriving costs one atomic and no read.
+__device__ __forceinline__ void barrier_arrive() {
   __syncthreads();
-  unsigned generation = 0;
   if (threadIdx.x == 0) {
-    generation = *reinterpret_cast<volatile unsigned*>(&g_barrier_generation);
     __threadfence();
     if (atomicAdd(&g_barrier_count, 1u) == gridDim.x - 1) {
       atomicExch(&g_barrier_count, 0u);
@@ -69,13 +69,13 @@ __device__ __forceinline__ unsigned barrier_arrive() {
       atomicAdd(&g_barrier_generation, 1u);
     }
   }
-  return generation;
 }
 
-__device__ __forceinline__ void barrier_wait(unsigned generation) {
+// Waits until the generation reaches `target` (thread 0's count; other threads pass anything).
+__device__ __forceinline__ void barrier_wait(unsigned target) {
   if (threadIdx.x == 0) {
     const long long start = clock64();
-    while (*reinterpret_cast<volatile unsigned*>(&g_barrier_generation) == generation) {
+    while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(&g_barrier_generation) - target) < 0) {
       if (clock64() - start > kBarrierTimeoutCycles) __trap();
     }
     __threadfence();
@@ -179,16 +179,36 @@ struct FusedParams {
   size_t chunk, splits;
 };
 
-// xs[0 .. n) ← v[0 .. n) (written by other blocks: through L2).
+// xs[0 .. n) ← v[0 .. n), n a multiple of 4 (written by other blocks: through L2). All of a thread's loads
+// are issued before its stores, so staging costs one memory round trip, not one per element.
 __device__ __forceinline__ void stage_vector(float* xs, const float* v, int n) {
-  for (int i = threadIdx.x; i < n; i += blockDim.x) xs[i] = __ldcg(v + i);
+  constexpr int kPer = 4;
+  const int n4 = n / 4;
+  for (int base = 0; base < n4; base += kPer * kThreads) {
+    float4 r[kPer];
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int i = base + u * kThreads + threadIdx.x;
+      if (i < n4) r[u] = __ldcg(reinterpret_cast<const float4*>(v) + i);
+    }
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int i = base + u * kThreads + threadIdx.x;
+      if (i < n4) reinterpret_cast<float4*>(xs)[i] = r[u];
+    }
+  }
 }
-// A LayerNorm's γ and β into shared memory (before a barrier's wait: they do not depend on it).
+// A LayerNorm's γ and β into shared memory as floats, n a multiple of 8 (before a barrier's wait: they do
+// not depend on it).
 template <class T>
 __device__ __forceinline__ void stage_norm(float* g, float* b, const T* gamma, const T* beta, int n) {
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
-    g[i] = to_float(gamma[i]);
-    b[i] = to_float(beta[i]);
+  for (int i = threadIdx.x * kPack; i < n; i += kThreads * kPack) {
+    const Pack<T> pg = load_pack(gamma + i), pb = load_pack(beta + i);
+    float fg[kPack], fb[kPack];
+    unpack(pg, fg);
+    unpack(pb, fb);
+#pragma unroll
+    for (int j = 0; j < kPack; ++j) g[i + j] = fg[j], b[i + j] = fb[j];
   }
 }
 // Waits (thread 0, then the block) until `counter` reaches `target`; traps after ~10 s.
@@ -219,6 +239,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
   float* opart = s + kMaxChunk;                     // [kThreads / 8 · 64]
   const size_t warps = size_t(gridDim.x) * kWarps, warp = size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   const int elem = sizeof(T);
+  // Thread 0: the barrier generation the next wait waits for (the previous launch has finished).
+  unsigned generation = threadIdx.x == 0 ? *reinterpret_cast<volatile unsigned*>(&g_barrier_generation) : 0u;
   auto prefetch_layer = [&](size_t l) {
     prefetch_l2(a.w_qkv + l * 3 * cc, 3 * cc * elem);
     prefetch_l2(a.k_cache + l * cache_layer, a.pos * c * elem);
@@ -248,9 +270,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     if (l > 0) stage_vector(xs, a.x_f, c);
     layernorm_smem(xs, ng, nb, c, a.eps, red);
     gemv(buf, a.w_qkv + l * 3 * cc, c, it, xs, a.b_qkv + l * 3 * c, bias, [&](size_t row, float v) { a.qkv_f[row] = v; });
-    unsigned ticket = barrier_arrive();
+    barrier_arrive();
     stage_norm(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
-    barrier_wait(ticket);
+    barrier_wait(++generation);
 
     // 2. Attention + out-projection. First every (head, chunk) item of this block, none waiting on another
     // block (so any grid size makes progress): the block whose chunk holds key pos writes the new K/V row
@@ -311,11 +333,11 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
       }
       __syncthreads();
     }
-    ticket = barrier_arrive();
+    barrier_arrive();
     it = row_items(f, c, warp, warps);
     load_items(buf, a.w1 + l * fc, c, it, it.i0);
     bias = load_bias(a.b1 + l * f, it);
-    barrier_wait(ticket);
+    barrier_wait(++generation);
 
     // 3. LN2 + FFN1 + GELU. Block 0 also clears this layer's head counters (nobody reads them any more).
     if (blockIdx.x == 0 && threadIdx.x < heads) done[threadIdx.x] = 0;
@@ -324,17 +346,17 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     gemv(buf, a.w1 + l * fc, c, it, xs, a.b1 + l * f, bias, [&](size_t row, float u) {
       a.g_f[row] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
     });
-    ticket = barrier_arrive();
+    barrier_arrive();
     it = split_items(c, f, warp, warps);
     load_items(buf, a.w2 + l * fc, f, it, it.i0);
     bias = load_bias(a.b2 + l * c, it);
-    barrier_wait(ticket);
+    barrier_wait(++generation);
 
     // 4. FFN2 + b2 into the residual.
     stage_vector(xs, a.g_f, f);
     __syncthreads();
     gemv(buf, a.w2 + l * fc, f, it, xs, a.b2 + l * c, bias, [&](size_t row, float v) { atomicAdd(a.x_f + row, v); });
-    ticket = barrier_arrive();
+    barrier_arrive();
     if (l + 1 < a.layers) {
       it = row_items(3 * c, c, warp, warps);
       load_items(buf, a.w_qkv + (l + 1) * 3 * cc, c, it, it.i0);
@@ -345,7 +367,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
       load_items(buf, a.wte, c, it, it.i0);
       stage_norm(ng, nb, a.lnf_g, a.lnf_b, c);
     }
-    barrier_wait(ticket);
+    barrier_wait(++generation);
   }
 
   // LNf + LM head over the tied embedding.
