@@ -12,6 +12,9 @@
 // (the harness has no in-out role; row pos is rewritten with the same values on every call).
 #pragma once
 #include <cstddef>
+#ifdef GPT2_DECODE_STAGE_TIMES
+#include <vector>
+#endif
 
 #include "common/dtype.h"
 #include "common/launch.h"
@@ -78,6 +81,17 @@ template <class T>
 void gpt2_decode_fused_cpu(const Gpt2DecodeArgs<T>& a);
 
 #ifdef FUSEBENCH_WITH_CUDA
+#ifdef GPT2_DECODE_STAGE_TIMES
+// Built with -DGPT2_DECODE_STAGE_TIMES only (a measuring aid, never in the addon): the global-timer stamps
+// of the last fused launch, kStamps per block for the first kTimedBlocks blocks: 0 at the start, then per
+// stage k (4 per layer, the LM head last) 2k + 1 when its work is done and 2k + 2 when its barrier
+// releases the block (the LM head's release stamp is the kernel's end).
+namespace gpt2 {
+constexpr size_t kTimedBlocks = 256;
+constexpr size_t kStamps = 8 * kMaxLayers + 2;
+}  // namespace gpt2
+std::vector<unsigned long long> gpt2_decode_stage_times();
+#endif
 template <class T>
 void gpt2_decode_unfused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx);
 template <class T>

@@ -1,36 +1,40 @@
-// The fused GPT-2 decode step: one persistent kernel, one block of 512 threads per multiprocessor,
+// The fused GPT-2 decode step: one persistent kernel, one block of 256 threads per multiprocessor,
 // launched once (cooperatively) for every layer, the final LayerNorm and the LM head.
 //
 // How blocks wait for each other. Four grid-wide barriers per layer, 48 for GPT-2 small (a stage-per-op
-// schedule would take 6 or 7 per layer):
-//   1. QKV: every block normalizes x itself (LN1 where it is consumed, no stage of its own) and its
-//      warps each own a contiguous range of Wqkv's rows, writing q|k|v + bias in fp32.   — barrier —
+// schedule takes 6 or 7 per layer):
+//   1. QKV: every block normalizes x itself (LN1 where it is consumed, no stage of its own) and each warp
+//      owns a contiguous range of Wqkv's rows, writing q|k|v + bias in fp32.               — barrier —
 //   2. Attention + out-projection: (head, chunk of keys) items over the blocks; the block whose chunk
-//      holds key pos first writes the new K/V row into the cache. A per-(layer, head) counter tells the
-//      last block to finish a head's chunks; it combines them and adds that head's slice of the
-//      out-projection, o_h·Wo[:, h]ᵀ (+ bo once), into the fp32 residual x with atomics. — barrier —
-//   3. FFN1: every block normalizes x (LN2); warps own rows of W1 and write gelu(·+b1).  — barrier —
+//      holds key pos first writes the new K/V row into the cache. Each chunk's partial result is
+//      published with a per-(layer, head) counter; then every chunk block takes its share of the head's
+//      rows of the out-projection, o_h·Wo[r, 64h .. 64h + 64)ᵀ (+ bo by head 0), waiting on the head's
+//      counter only (not on the grid), and adds it into the fp32 residual x with atomics.  — barrier —
+//   3. FFN1: every block normalizes x (LN2); warps own rows of W1 and write gelu(· + b1).  — barrier —
 //   4. FFN2: the (row, 256-column) items of W2 split evenly over the warps, partial sums added into x
-//      with atomics (+b2 by the item holding column 0).                                    — barrier —
+//      with atomics (+ b2 by the item holding column 0).                                   — barrier —
 //   Then LNf in every block and the LM head, warps owning rows of wte, writing logits in T.
-// What keeps the memory busy across those dependency points:
-//   - the barrier is split into arrive and wait; between them every warp issues the loads of its first
-//     8 weight packs of the next stage into registers (weights never depend on activations), so for
-//     QKV, FFN1 and FFN2 nearly a whole stage's weights are in flight while the block waits;
-//   - at the start of each layer every block asks L2 to prefetch its share of the next layer's
-//     weights and K/V rows (cp.async.bulk.prefetch on sm_90, prefetch.global.L2 lines before), and
-//     during the last layer the first 16 MiB of the LM head: a layer (15.7 MB at GPT-2 small) fits
-//     beside the current one in the H100's 50 MB L2, so the stages mostly read L2.
-// The per-stage costs and the measurements are in docs/gpt2-decode.md.
+// What keeps memory busy across those dependency points:
+//   - each barrier is split into arrive and wait; between them every warp issues the loads of its first
+//     8 weight packs of the next stage (128 B a lane) and its rows' biases into registers, and the block
+//     stages the next LayerNorm's γ and β in shared memory (none depends on the barrier): at GPT-2 small
+//     that is the whole of a QKV, FFN1 or FFN2 stage's weights in flight while the block waits;
+//   - at the start of each layer every block asks L2 to prefetch its share of the next layer's weights
+//     and K/V rows (cp.async.bulk.prefetch on sm_90, prefetch.global.L2 lines before), and during the
+//     last layer the first 16 MiB of the LM head: a layer (15.7 MB at GPT-2 small) fits beside the
+//     current one in the H100's 50 MB L2.
+// docs/gpt2-decode.md has the measurements, the per-stage byte budget, and what limits the kernel.
 //
-// The barrier and the head counters live in static device memory and return to zero at the end of
-// every launch, so nothing needs resetting between calls (scratch buffers are poisoned by the harness).
-// Two fused steps must not run at once (the harness never does). A grid that could not be co-resident
-// is refused before launch with the occupancy it needs; cudaLaunchCooperativeKernel checks it again, and
-// a barrier waits at most ~10 s (then traps) so a broken invariant fails instead of hanging.
+// The barrier and the head counters live in static device memory and are back to zero at the end of
+// every launch (block 0 clears a layer's head counters in the next stage), so nothing needs resetting
+// between calls (the harness poisons scratch buffers). Two fused steps must not run at once (the
+// harness never does). A grid that could not be co-resident is refused before launch with the
+// occupancy it needs; cudaLaunchCooperativeKernel checks it again, and every wait gives up after ~10 s
+// (it traps) so a broken invariant fails instead of hanging.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cuda_check.cuh"
 #include "gpt2_decode.h"
@@ -54,6 +58,22 @@ __device__ __forceinline__ size_t min_size(size_t x, size_t y) { return x < y ? 
 __device__ unsigned g_barrier_count;
 __device__ unsigned g_barrier_generation;
 __device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
+
+#ifdef GPT2_DECODE_STAGE_TIMES
+// Optional instrumentation (scripts/device/gpt2-decode-bench.cu `stages`): thread 0 of each block stamps the
+// global timer when a stage's work is done (before arriving) and when it is released (after the wait).
+__device__ unsigned long long g_stage_ns[kTimedBlocks * kStamps];
+__device__ __forceinline__ void stamp(int i) {
+  if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps)) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    g_stage_ns[blockIdx.x * kStamps + i] = t;
+  }
+}
+#define FB_STAMP(i) stamp(i)
+#else
+#define FB_STAMP(i)
+#endif
 
 // Arrive: every block's writes before it are published (block barrier, then thread 0's device fence:
 // cumulative over what the block wrote); the last block to arrive resets the count and opens the
@@ -263,16 +283,20 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     if (blockIdx.x == 0) a.x_f[i] = v;
   }
 
+  FB_STAMP(0);
   for (size_t l = 0; l < a.layers; ++l) {
+    const int st = static_cast<int>(8 * l);  // this layer's first stamp − 1
     if (l + 1 < a.layers) prefetch_layer(l + 1);
     else prefetch_l2(a.wte, min_size(kLmHeadPrefetch, a.vocab * c * elem));
     // 1. LN1 + QKV.
     if (l > 0) stage_vector(xs, a.x_f, c);
     layernorm_smem(xs, ng, nb, c, a.eps, red);
     gemv(buf, a.w_qkv + l * 3 * cc, c, it, xs, a.b_qkv + l * 3 * c, bias, [&](size_t row, float v) { a.qkv_f[row] = v; });
+    FB_STAMP(st + 1);
     barrier_arrive();
     stage_norm(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
     barrier_wait(++generation);
+    FB_STAMP(st + 2);
 
     // 2. Attention + out-projection. First every (head, chunk) item of this block, none waiting on another
     // block (so any grid size makes progress): the block whose chunk holds key pos writes the new K/V row
@@ -333,11 +357,13 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
       }
       __syncthreads();
     }
+    FB_STAMP(st + 3);
     barrier_arrive();
     it = row_items(f, c, warp, warps);
     load_items(buf, a.w1 + l * fc, c, it, it.i0);
     bias = load_bias(a.b1 + l * f, it);
     barrier_wait(++generation);
+    FB_STAMP(st + 4);
 
     // 3. LN2 + FFN1 + GELU. Block 0 also clears this layer's head counters (nobody reads them any more).
     if (blockIdx.x == 0 && threadIdx.x < heads) done[threadIdx.x] = 0;
@@ -346,16 +372,19 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     gemv(buf, a.w1 + l * fc, c, it, xs, a.b1 + l * f, bias, [&](size_t row, float u) {
       a.g_f[row] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
     });
+    FB_STAMP(st + 5);
     barrier_arrive();
     it = split_items(c, f, warp, warps);
     load_items(buf, a.w2 + l * fc, f, it, it.i0);
     bias = load_bias(a.b2 + l * c, it);
     barrier_wait(++generation);
+    FB_STAMP(st + 6);
 
     // 4. FFN2 + b2 into the residual.
     stage_vector(xs, a.g_f, f);
     __syncthreads();
     gemv(buf, a.w2 + l * fc, f, it, xs, a.b2 + l * c, bias, [&](size_t row, float v) { atomicAdd(a.x_f + row, v); });
+    FB_STAMP(st + 7);
     barrier_arrive();
     if (l + 1 < a.layers) {
       it = row_items(3 * c, c, warp, warps);
@@ -368,6 +397,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
       stage_norm(ng, nb, a.lnf_g, a.lnf_b, c);
     }
     barrier_wait(++generation);
+    FB_STAMP(st + 8);
   }
 
   // LNf + LM head over the tied embedding.
@@ -375,6 +405,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
   layernorm_smem(xs, ng, nb, c, a.eps, red);
   gemv(buf, a.wte, c, it, xs, static_cast<const T*>(nullptr), 0.f,
        [&](size_t row, float v) { a.logits[row] = from_float<T>(v); });
+  FB_STAMP(static_cast<int>(8 * a.layers + 1));
 }
 
 // Dynamic shared memory of one block: the GEMV vector, q, the chunk's scores and the output partials.
@@ -412,6 +443,14 @@ void gpt2_decode_fused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx
   FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args,
                                             smem, static_cast<cudaStream_t>(ctx.stream)));
 }
+
+#ifdef GPT2_DECODE_STAGE_TIMES
+std::vector<unsigned long long> gpt2_decode_stage_times() {
+  std::vector<unsigned long long> ns(kTimedBlocks * kStamps);
+  FB_CUDA_CHECK(cudaMemcpyFromSymbol(ns.data(), g_stage_ns, ns.size() * sizeof(unsigned long long)));
+  return ns;
+}
+#endif
 
 #define FB_INSTANTIATE(T) template void gpt2_decode_fused_cuda<T>(const Gpt2DecodeArgs<T>&, const LaunchContext&);
 FB_FOR_EACH_DTYPE(FB_INSTANTIATE)

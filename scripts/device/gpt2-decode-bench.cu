@@ -8,6 +8,9 @@
 //     kernels/cuda/{cublas_ops,elementwise_blocks,norm_blocks}.cu -lcublas -lcublasLt -o gpt2-decode-bench
 //   ./gpt2-decode-bench [bf16|fp16|fp32] [small] [reps] [max_blocks]
 //
+// Built with -DGPT2_DECODE_STAGE_TIMES as well, it prints what each stage of the fused kernel costs
+// (global-timer stamps per block; run-gpt2-decode.sh `stages`).
+//
 // GPT-2 small with 511 tokens cached by default; `small` is the test configuration (2 layers, hidden 128).
 // Each timed call follows a pass that writes one 256 MiB buffer (L2 holds no weights), arms interleaved
 // call by call; the median of `reps` (default 51). max_blocks caps the fused grid (for compute-sanitizer).
@@ -99,6 +102,57 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+#ifdef GPT2_DECODE_STAGE_TIMES
+// One fused step after an L2 flush, then per stage (averaged over the layers): the median and slowest
+// block's work (release of the previous barrier to arrival), the barrier's release latency after the
+// last arrival, and the stage's wall time (median release to median release).
+template <class T>
+void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks) {
+  const size_t flush_bytes = size_t(256) << 20;
+  char* flush = alloc<char>(flush_bytes);
+  FB_CUDA_CHECK(cudaMemsetAsync(flush, 1, flush_bytes, static_cast<cudaStream_t>(ctx.stream)));
+  kernels::gpt2_decode_fused_cuda(a, ctx);
+  FB_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream)));
+  const auto ns = kernels::gpt2_decode_stage_times();
+  const size_t S = kernels::gpt2::kStamps;
+  auto at = [&](int b, size_t i) { return double(ns[b * S + i]); };
+  auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
+  const size_t stages = 4 * a.layers + 1;
+  const char* names[5] = {"LN1+QKV", "attention+out-proj", "LN2+FFN1", "FFN2", "LNf+LM head"};
+  double sum[5][4] = {};
+  int count[5] = {};
+  double t0 = 1e300;
+  for (int b = 0; b < blocks; ++b) t0 = std::min(t0, at(b, 0));
+  for (size_t k = 0; k < stages; ++k) {
+    std::vector<double> work, release, prev;
+    double last_done = 0;
+    for (int b = 0; b < blocks; ++b) {
+      const double start = k == 0 ? at(b, 0) : at(b, 2 * k);
+      const double done = at(b, 2 * k + 1);
+      work.push_back(done - start);
+      last_done = std::max(last_done, done);
+      prev.push_back(start);
+      if (k + 1 < stages) release.push_back(at(b, 2 * k + 2));
+    }
+    const int kind = k + 1 == stages ? 4 : int(k % 4);
+    const double wall = (k + 1 < stages ? med(release) : last_done) - med(prev);
+    const double barrier = k + 1 < stages ? med(release) - last_done : 0;
+    const double row[4] = {med(work), *std::max_element(work.begin(), work.end()), barrier, wall};
+    for (int i = 0; i < 4; ++i) sum[kind][i] += row[i] / 1e3;
+    ++count[kind];
+  }
+  std::printf("stages (us, mean over layers): work median / slowest block, barrier release after the last arrival, wall\n");
+  double total = 0;
+  for (int kind = 0; kind < 5; ++kind) {
+    const double n = count[kind];
+    std::printf("stage %-20s %7.2f %7.2f %7.2f %7.2f  (x%d)\n", names[kind], sum[kind][0] / n, sum[kind][1] / n,
+                sum[kind][2] / n, sum[kind][3] / n, count[kind]);
+    total += sum[kind][3];
+  }
+  std::printf("stage sum of walls %.1f us (the instrumented step)\n", total);
+}
+#endif
+
 template <class T>
 int run(const Config& k, int reps, size_t max_blocks) {
   const size_t c = k.hidden, L = k.layers, f = k.f;
@@ -163,6 +217,9 @@ int run(const Config& k, int reps, size_t max_blocks) {
   double sd = 0;
   for (float v : logits_u) sd += double(v) * v;
   std::printf("logits rms %.3g\n", std::sqrt(sd / logits_u.size()));
+#ifdef GPT2_DECODE_STAGE_TIMES
+  print_stage_times<T>(a, ctx, int(std::min<size_t>(max_blocks ? max_blocks : sms, kernels::gpt2::kTimedBlocks)));
+#endif
   if (reps <= 0) return 0;
 
   cudaGraph_t graph;

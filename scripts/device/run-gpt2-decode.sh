@@ -26,6 +26,10 @@ for step in "$@"; do
         timeout 40 compute-sanitizer --tool $tool --error-exitcode 9 $bin bf16 small 0 3 2>&1 | tail -4
         echo "$tool exit ${PIPESTATUS[0]}"; done ;;
     torch-*) timeout 240 python3 scripts/device/gpt2-decode-torch.py "${step#torch-}" "${REPS:-51}" 2>&1 | grep -v Warning ;;
+    stages) nvcc -O3 -std=c++17 -arch=sm_$arch -DGPT2_DECODE_STAGE_TIMES -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS \
+        -I kernels -I native -I cases/gpt2_decode scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu \
+        cases/gpt2_decode/gpt2_decode_unfused.cu kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu \
+        kernels/cuda/norm_blocks.cu -lcublas -lcublasLt -o $bin-stages && timeout 60 $bin-stages bf16 full 0 ;;
     ncu) timeout 200 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis -k regex:fused $bin bf16 full 0 2>&1 | tail -40 ;;
   esac
 done
