@@ -22,24 +22,19 @@ struct Pack {
   uint4 v[sizeof(T) == 4 ? 2 : 1];
 };
 
-// Weights: read-only for the whole kernel, so the non-coherent path.
-template <class T>
+// Eight elements from p. Weights are read-only for the whole kernel: the non-coherent path. kCoherent:
+// data other blocks of the same kernel may have written (the cache row pos), through L2 only.
+template <class T, bool kCoherent = false>
 __device__ __forceinline__ Pack<T> load_pack(const T* p) {
   Pack<T> r;
   const uint4* q = reinterpret_cast<const uint4*>(p);
 #pragma unroll
-  for (int i = 0; i < static_cast<int>(sizeof(r.v) / sizeof(uint4)); ++i) r.v[i] = __ldg(q + i);
+  for (int i = 0; i < static_cast<int>(sizeof(r.v) / sizeof(uint4)); ++i) r.v[i] = kCoherent ? __ldcg(q + i) : __ldg(q + i);
   return r;
 }
-
-// Data other blocks of the same kernel may have written (the cache row pos): through L2 only.
 template <class T>
 __device__ __forceinline__ Pack<T> load_pack_cg(const T* p) {
-  Pack<T> r;
-  const uint4* q = reinterpret_cast<const uint4*>(p);
-#pragma unroll
-  for (int i = 0; i < static_cast<int>(sizeof(r.v) / sizeof(uint4)); ++i) r.v[i] = __ldcg(q + i);
-  return r;
+  return load_pack<T, true>(p);
 }
 
 template <class T>

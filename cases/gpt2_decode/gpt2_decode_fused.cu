@@ -274,6 +274,19 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
   Items it = row_items(3 * c, c, warp, warps);
   load_items(buf, a.w_qkv, c, it, it.i0);
   float bias = load_bias(a.b_qkv, it);
+  // The end of a stage: arrive at the barrier, then start the loads of the next stage's first weights
+  // and its biases (`handover`); `release` waits for the barrier (callers stage γ/β in between).
+  auto handover = [&](int stamp_done, const Items& next, const T* w, int k, const T* b) {
+    FB_STAMP(stamp_done);
+    barrier_arrive();
+    it = next;
+    load_items(buf, w, k, it, it.i0);
+    bias = load_bias(b, it);
+  };
+  auto release = [&](int stamp_released) {
+    barrier_wait(++generation);
+    FB_STAMP(stamp_released);
+  };
   stage_norm(ng, nb, a.ln1_g, a.ln1_b, c);
   prefetch_layer(0);
   // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.
@@ -295,8 +308,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     FB_STAMP(st + 1);
     barrier_arrive();
     stage_norm(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
-    barrier_wait(++generation);
-    FB_STAMP(st + 2);
+    release(st + 2);
 
     // 2. Attention + out-projection. First every (head, chunk) item of this block, none waiting on another
     // block (so any grid size makes progress): the block whose chunk holds key pos writes the new K/V row
@@ -357,13 +369,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
       }
       __syncthreads();
     }
-    FB_STAMP(st + 3);
-    barrier_arrive();
-    it = row_items(f, c, warp, warps);
-    load_items(buf, a.w1 + l * fc, c, it, it.i0);
-    bias = load_bias(a.b1 + l * f, it);
-    barrier_wait(++generation);
-    FB_STAMP(st + 4);
+    handover(st + 3, row_items(f, c, warp, warps), a.w1 + l * fc, c, a.b1 + l * f);
+    release(st + 4);
 
     // 3. LN2 + FFN1 + GELU. Block 0 also clears this layer's head counters (nobody reads them any more).
     if (blockIdx.x == 0 && threadIdx.x < heads) done[threadIdx.x] = 0;
@@ -372,32 +379,21 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     gemv(buf, a.w1 + l * fc, c, it, xs, a.b1 + l * f, bias, [&](size_t row, float u) {
       a.g_f[row] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
     });
-    FB_STAMP(st + 5);
-    barrier_arrive();
-    it = split_items(c, f, warp, warps);
-    load_items(buf, a.w2 + l * fc, f, it, it.i0);
-    bias = load_bias(a.b2 + l * c, it);
-    barrier_wait(++generation);
-    FB_STAMP(st + 6);
+    handover(st + 5, split_items(c, f, warp, warps), a.w2 + l * fc, f, a.b2 + l * c);
+    release(st + 6);
 
     // 4. FFN2 + b2 into the residual.
     stage_vector(xs, a.g_f, f);
     __syncthreads();
     gemv(buf, a.w2 + l * fc, f, it, xs, a.b2 + l * c, bias, [&](size_t row, float v) { atomicAdd(a.x_f + row, v); });
-    FB_STAMP(st + 7);
-    barrier_arrive();
     if (l + 1 < a.layers) {
-      it = row_items(3 * c, c, warp, warps);
-      load_items(buf, a.w_qkv + (l + 1) * 3 * cc, c, it, it.i0);
-      bias = load_bias(a.b_qkv + (l + 1) * 3 * c, it);
+      handover(st + 7, row_items(3 * c, c, warp, warps), a.w_qkv + (l + 1) * 3 * cc, c, a.b_qkv + (l + 1) * 3 * c);
       stage_norm(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
     } else {
-      it = row_items(a.vocab, c, warp, warps);
-      load_items(buf, a.wte, c, it, it.i0);
+      handover(st + 7, row_items(a.vocab, c, warp, warps), a.wte, c, static_cast<const T*>(nullptr));
       stage_norm(ng, nb, a.lnf_g, a.lnf_b, c);
     }
-    barrier_wait(++generation);
-    FB_STAMP(st + 8);
+    release(st + 8);
   }
 
   // LNf + LM head over the tied embedding.
