@@ -1,0 +1,101 @@
+// The unfused GPT-2 decode step: one launch per op, as eager PyTorch runs it at batch 1 (149 launches
+// at 12 layers): the two embedding gathers and their add; per layer LN1 (the suite's row kernel), the
+// QKV GEMV with its bias (cuBLASLt, BIAS epilogue, as addmm), the K/V append into the cache, the
+// split-KV attention over the cache rows 0 .. pos and its combine, the out-projection GEMV + bias, the
+// residual add, LN2, FFN1 + bias, GELU, FFN2 + bias, the residual add; then LNf and the LM-head GEMV.
+// Capture-safe: no allocation, no synchronization, every launch on ctx.stream (cuBLAS's handles and
+// workspace are made on first use, so a graph captures a call after a first one).
+#include "cuda/building_blocks.h"
+#include "cuda/cublas_ops.h"
+#include "cuda/cuda_check.cuh"
+#include "gpt2_decode.h"
+#include "gpt2_decode_device.cuh"
+
+namespace fusebench::kernels {
+namespace {
+
+using namespace gpt2;
+
+constexpr int kAttentionThreads = 256;
+
+// dst[0 .. n) = src[0 .. n): one embedding row (the gather of nn.Embedding at one index).
+template <class T>
+__global__ void copy_row_kernel(const T* src, T* dst, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) dst[i] = src[i];
+}
+
+// The cache rows pos of one layer: K and V from qkv's K and V thirds (the cache update, k_cache[:, pos] = k).
+template <class T>
+__global__ void kv_append_kernel(const T* qkv, T* k_row, T* v_row, int c) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < c; i += gridDim.x * blockDim.x) {
+    k_row[i] = qkv[c + i];
+    v_row[i] = qkv[2 * c + i];
+  }
+}
+
+// One block per (chunk, head): the chunk's partial attention of the head's query over the cache.
+template <class T>
+__global__ void __launch_bounds__(kAttentionThreads) attention_chunk_kernel(const T* qkv, const T* kc, const T* vc,
+                                                                            size_t c, size_t keys, size_t chunk,
+                                                                            float* parts) {
+  __shared__ __align__(16) float q[64];
+  __shared__ float s[kMaxChunk];
+  __shared__ __align__(16) float opart[kAttentionThreads / 8 * 64];
+  __shared__ float red[32];
+  const size_t h = blockIdx.y, k0 = blockIdx.x * chunk, k1 = k0 + chunk < keys ? k0 + chunk : keys;
+  if (threadIdx.x < 64) q[threadIdx.x] = to_float(qkv[h * 64 + threadIdx.x]) * kScoreScale;
+  __syncthreads();
+  attend_chunk(q, kc + h * 64, vc + h * 64, c, k0, k1, s, opart, red,
+               parts + (h * gridDim.x + blockIdx.x) * kPartFloats);
+}
+
+// One block of 64 threads per head: the head's output from its chunks.
+template <class T>
+__global__ void attention_combine_kernel(const float* parts, size_t splits, T* att) {
+  const size_t h = blockIdx.x;
+  att[h * 64 + threadIdx.x] = from_float<T>(combine_head(parts + h * splits * kPartFloats, splits, threadIdx.x));
+}
+
+}  // namespace
+
+template <class T>
+void gpt2_decode_unfused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx) {
+  const size_t c = a.hidden, f = a.f, cc = c * c, fc = f * c, cache_layer = a.ctx * c;
+  const auto stream = static_cast<cudaStream_t>(ctx.stream);
+  const int ci = static_cast<int>(c);
+  const int row_blocks = static_cast<int>((c + 255) / 256);
+  copy_row_kernel<<<row_blocks, 256, 0, stream>>>(a.wte + a.token * c, a.a, ci);
+  FB_CUDA_CHECK_LAUNCH("copy_row_kernel");
+  copy_row_kernel<<<row_blocks, 256, 0, stream>>>(a.wpe + a.pos * c, a.proj, ci);
+  FB_CUDA_CHECK_LAUNCH("copy_row_kernel");
+  cuda::add(a.a, a.proj, a.x, c, ctx);
+  const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(ctx.sm_count));
+  for (size_t l = 0; l < a.layers; ++l) {
+    T* kc = a.k_cache + l * cache_layer;
+    T* vc = a.v_cache + l * cache_layer;
+    cuda::layernorm(a.x, a.ln1_g + l * c, a.ln1_b + l * c, a.a, 1, c, a.eps, ctx);
+    cuda::cublaslt_linear_bias(a.a, a.w_qkv + l * 3 * cc, a.b_qkv + l * 3 * c, a.qkv, 1, 3 * c, c, ctx);
+    kv_append_kernel<<<row_blocks, 256, 0, stream>>>(a.qkv, kc + a.pos * c, vc + a.pos * c, ci);
+    FB_CUDA_CHECK_LAUNCH("kv_append_kernel");
+    attention_chunk_kernel<<<dim3(static_cast<unsigned>(split.splits), static_cast<unsigned>(a.heads)),
+                             kAttentionThreads, 0, stream>>>(a.qkv, kc, vc, c, a.pos + 1, split.chunk, a.att_part);
+    FB_CUDA_CHECK_LAUNCH("attention_chunk_kernel");
+    attention_combine_kernel<<<static_cast<unsigned>(a.heads), 64, 0, stream>>>(a.att_part, split.splits, a.att);
+    FB_CUDA_CHECK_LAUNCH("attention_combine_kernel");
+    cuda::cublaslt_linear_bias(a.att, a.w_o + l * cc, a.b_o + l * c, a.proj, 1, c, c, ctx);
+    cuda::add(a.x, a.proj, a.h, c, ctx);
+    cuda::layernorm(a.h, a.ln2_g + l * c, a.ln2_b + l * c, a.a, 1, c, a.eps, ctx);
+    cuda::cublaslt_linear_bias(a.a, a.w1 + l * fc, a.b1 + l * f, a.f1, 1, f, c, ctx);
+    cuda::gelu(a.f1, a.g, f, ctx);
+    cuda::cublaslt_linear_bias(a.g, a.w2 + l * fc, a.b2 + l * c, a.proj, 1, c, f, ctx);
+    cuda::add(a.h, a.proj, a.x, c, ctx);
+  }
+  cuda::layernorm(a.x, a.lnf_g, a.lnf_b, a.a, 1, c, a.eps, ctx);
+  cuda::cublas_gemm_xwt(a.a, a.wte, a.logits, 1, a.vocab, c, ctx);
+}
+
+#define FB_INSTANTIATE(T) template void gpt2_decode_unfused_cuda<T>(const Gpt2DecodeArgs<T>&, const LaunchContext&);
+FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
+#undef FB_INSTANTIATE
+
+}  // namespace fusebench::kernels

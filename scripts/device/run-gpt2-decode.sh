@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One GPU-machine call for the gpt2_decode notes: build the standalone benchmark, check and time the three
+# arms in bf16/fp16/fp32, run compute-sanitizer on the fused kernel at the test configuration, and time the
+# PyTorch paths; logs under $OUT (or ./gpt2-out). Run from the repository root.
+set -uo pipefail
+out="${OUT:-$PWD/gpt2-out}"
+mkdir -p "$out"
+log="$out/gpt2-decode.log"
+exec > >(tee "$log") 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+nvcc --version | tail -2
+arch="${ARCH:-90}"
+bin=/tmp/gpt2-decode-bench
+t0=$(date +%s)
+nvcc -O3 -std=c++17 -arch=sm_$arch -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -I kernels -I native \
+  -I cases/gpt2_decode scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu \
+  cases/gpt2_decode/gpt2_decode_unfused.cu kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu \
+  kernels/cuda/norm_blocks.cu -lcublas -lcublasLt -o $bin || exit 1
+echo "build $(($(date +%s) - t0)) s"
+for step in "$@"; do
+  echo "=== $step"
+  case "$step" in
+    small) for d in bf16 fp16 fp32; do timeout 20 $bin $d small 0; done; timeout 20 $bin bf16 small 0 3 ;;
+    bench-*) timeout 60 $bin "${step#bench-}" full "${REPS:-51}" ;;
+    sanitize) for tool in memcheck racecheck synccheck; do
+        timeout 40 compute-sanitizer --tool $tool --error-exitcode 9 $bin bf16 small 0 3 2>&1 | tail -4
+        echo "$tool exit ${PIPESTATUS[0]}"; done ;;
+    torch-*) timeout 240 python3 scripts/device/gpt2-decode-torch.py "${step#torch-}" "${REPS:-51}" 2>&1 | grep -v Warning ;;
+    stages) nvcc -O3 -std=c++17 -arch=sm_$arch -DGPT2_DECODE_STAGE_TIMES -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS \
+        -I kernels -I native -I cases/gpt2_decode scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu \
+        cases/gpt2_decode/gpt2_decode_unfused.cu kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu \
+        kernels/cuda/norm_blocks.cu -lcublas -lcublasLt -o $bin-stages && timeout 60 $bin-stages bf16 full 0 ;;
+    ncu) timeout 200 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis -k regex:fused $bin bf16 full 0 2>&1 | tail -40 ;;
+  esac
+done
