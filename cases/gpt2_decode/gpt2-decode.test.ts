@@ -3,12 +3,15 @@
 // bad input before any allocation, and the traffic model.
 import { describe, expect, test } from 'vitest';
 import type { CaseDef } from '../../src/case/types.ts';
+import type { DeviceContext } from '../../src/device.ts';
+import { runCase } from '../../src/run-case.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import { type DecodeDefect, type DecodeDims, decodeStep } from './reference.ts';
 import { decodeBytes } from './traffic.ts';
 
 const decode = await findCase('gpt2_decode');
+const everyDtype = await findCaseInEveryDtype('gpt2_decode');
 const NAMES = ['layers', 'hidden', 'heads', 'f', 'vocab', 'ctx', 'pos', 'token'] as const;
 const dimsOf = (dims: readonly number[]) =>
   Object.fromEntries(NAMES.map((n, i) => [n, dims[i]])) as unknown as DecodeDims;
@@ -21,7 +24,7 @@ function withPlanted(def: CaseDef, defect: DecodeDefect): CaseDef {
   };
 }
 
-describe.each((await findCaseInEveryDtype('gpt2_decode')).map((d) => [d.dtype, d] as const))(
+describe.each(everyDtype.map((d) => [d.dtype, d] as const))(
   'gpt2_decode %s tolerance catches real defects (CPU kernels against a defective reference)',
   (_dtype, def) => {
     // 2 layers, hidden 128, 3 keys (pos 2): each defect moves logits by ≥ 0.77 here in every precision
@@ -53,6 +56,18 @@ describe('gpt2_decode shape validation', () => {
   ])('refuses %j before any allocation, naming the limit', (dims, message) => {
     expect(() => decode.validate(dims)).toThrow(message);
   });
+});
+
+test('a model too large for the device is a skip naming what it needs, before any allocation', () => {
+  // GPT-2 small's shape with a 1.6 M-token vocabulary: 2.5 GB of bf16 embedding, on a device with 1 GiB free.
+  const bf16 = everyDtype.find((d) => d.dtype === 'bf16') as CaseDef;
+  const device = { description: { backend: 'cpu', freeMemoryBytes: 2 ** 30 } } as unknown as DeviceContext;
+  const dims = [12, 768, 12, 3072, 1_600_000, 1024, 511, 464];
+  const shape = { label: 'huge vocab', dims, description: 'huge vocab' };
+  const settings = { budgetMs: 1, minPairs: 1, warmupPairs: 0, targetHalfWidth: 1, seed: 1, maxElements: undefined };
+  const r = runCase(bf16, shape, device, settings);
+  expect(r.status).toBe('skipped');
+  expect(r.reason).toMatch(/^needs about 2\.\d GiB; the device has 1\.0 GiB free$/);
 });
 
 describe('gpt2_decode model', () => {

@@ -3,6 +3,7 @@
 // process; the parent sees the signal and fails the property with the session that caused it.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { loadCases } from '../../cases/registry.ts';
 import * as facade from '../../src/addon/native.ts';
 import type { FuzzCase, FuzzOp, FuzzOutcome, FuzzSession } from './native-fuzz-ops.ts';
 
@@ -104,11 +105,15 @@ process.on('message', (s: FuzzSession | { kind: 'crash' }) => {
   if (s.kind === 'crash') process.abort();
   else process.send?.(runSession(s));
 });
+/** Each case folder's small test shapes (a case whose limits tie its dims together keeps none of the equal ones). */
+const testShapes = new Map((await loadCases()).map((c) => [c.nativeCase, c.testShapes]));
+
 /** A case's buffer names, read at the first small shape that keeps its limits (names do not depend on it). */
 function bufferNames(name: string, dtype: string, dims: number): string[] {
-  for (const d of [2, 64, 1, 128]) {
+  const equal = [2, 64, 1, 128].map((d) => Array(dims).fill(d) as number[]);
+  for (const shape of [...equal, ...(testShapes.get(name) ?? [])]) {
     try {
-      return facade.caseBuffers(name, dtype, Array(dims).fill(d)).map((b) => b.name);
+      return facade.caseBuffers(name, dtype, [...shape]).map((b) => b.name);
     } catch {
       // Breaks a limit of this case: try the next.
     }

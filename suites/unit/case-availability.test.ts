@@ -54,6 +54,9 @@ describe('case availability', () => {
       'transformer_block_cublaslt/fp32',
       'transformer_block/bf16',
       'transformer_block/fp16',
+      'gpt2_decode/fp32',
+      'gpt2_decode/bf16',
+      'gpt2_decode/fp16',
     ]);
   });
 
