@@ -2,9 +2,9 @@
 // numerics suite: the tolerance catches the defects a decode kernel can have, the shape rules refuse
 // bad input before any allocation, and the traffic model.
 import { describe, expect, test } from 'vitest';
+import type { DeviceContext } from '../../src/addon/device.ts';
 import type { CaseDef } from '../../src/case/types.ts';
-import type { DeviceContext } from '../../src/device.ts';
-import { runCase } from '../../src/run-case.ts';
+import { runCase } from '../../src/run/run-case.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import { type DecodeDefect, type DecodeDims, decodeStep } from './reference.ts';
