@@ -81,6 +81,25 @@ export function decisionChange(d: {
   return `${signedPct(Math.exp(s * d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
 }
 
+/**
+ * The change of a gate decision in the one convention every report uses, labelled: the speedup's change
+ * and the fused time's, each as the metric itself moved (a slower fused kernel reads "speedup −20.4%,
+ * fused time +25.6%"), with 99% intervals unless `intervals` is false.
+ */
+export function labelledChange(
+  d: {
+    speedup?: Parameters<typeof decisionChange>[0];
+    fusedTime?: Parameters<typeof decisionChange>[0];
+  },
+  intervals = true,
+): string {
+  const one = (x: Parameters<typeof decisionChange>[0]) =>
+    intervals ? decisionChange(x) : signedPct(Math.exp((x.metric === 'speedup' ? 1 : -1) * x.diff.estimate));
+  return [d.speedup && `speedup ${one(d.speedup)}`, d.fusedTime && `fused time ${one(d.fusedTime)}`]
+    .filter(Boolean)
+    .join(', ');
+}
+
 /** An injected regression as reports show it: "asked 3%, measured 3.1%" or "4 extra read passes". */
 export function injectionLabel(
   inj: { kind: 'passes'; passes: number } | { kind: 'percent'; askedPct: number; measuredPct: number },

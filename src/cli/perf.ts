@@ -5,7 +5,6 @@
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createVitest } from 'vitest/node';
 import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
 import { makeDirs } from '../base/atomic-write.ts';
@@ -17,6 +16,7 @@ import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { heldLockMessage } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
+import { colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
 import { type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
@@ -97,11 +97,15 @@ async function main(): Promise<void> {
   if (!parsed) return;
   const options = cpuDefaultDtypes(parsed, await checkInputs(parsed));
   const reporter = new PerfReporter(options, VERSION);
+  // Vitest's colours follow fusebench's rule: never when piped or with NO_COLOR (workers inherit it).
+  if (!colorEnabled(process.stdout, process.env)) process.env.NO_COLOR = '1';
+  const { createVitest } = await import('vitest/node');
   const vitest = await createVitest('test', {
     config: 'vitest.perf.config.ts',
     run: true,
     watch: false,
-    reporters: ['default', reporter],
+    // fusebench owns the console; Vitest's own report (its test list, code frames) only with --verbose.
+    reporters: options.verbose ? ['default', reporter] : [reporter],
   });
   vitest.provide('fusebenchOptions', options);
   await vitest.start();

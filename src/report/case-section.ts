@@ -5,11 +5,11 @@
  */
 
 import {
-  decisionChange,
   flopRate,
   flopRateOfPeak,
   gbs,
   injectionLabel,
+  labelledChange,
   mb,
   ms,
   pct,
@@ -40,8 +40,8 @@ function gateRows(g: GateResult): Inline[][] {
     ours([
       '**Verdict vs baseline**',
       '',
-      ft ? `${ft.verdict}: time ${decisionChange(ft)}` : '',
-      `**${verdictLabel(g.status)}**${sp ? `: speedup ${decisionChange(sp)}` : ''}${g.remeasured ? ' (remeasured)' : ''}`,
+      '',
+      `**${verdictLabel(g.status)}**${sp || ft ? `: ${labelledChange(g)}` : ''}${g.remeasured ? ' (remeasured)' : ''}`,
     ]),
   ];
 }

@@ -4,7 +4,7 @@
  * the rows that need a reviewer's eye. Pure.
  */
 
-import { decisionChange, signedPct, speedup, times } from '../base/format.ts';
+import { labelledChange, signedPct, speedup, times } from '../base/format.ts';
 import type { CaseComparison } from '../compare/compare-runs.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
@@ -47,13 +47,12 @@ function baseCell(b: ComparisonRow['base']): string {
 
 /**
  * The decision against the base run: its verdict and the speedup's change with its 99% interval, plus the
- * fused time's when that decision is the worse one: "🔴 SLOWER −20.4% [−21.4%, −19.5%]".
+ * fused time's, labelled: "🔴 SLOWER speedup −20.4% [−21.4%, −19.5%], fused time +25.6% [+24.3%, +27.5%]".
  */
 function versusBaseCell(c: CaseComparison): string {
   const sp = c.speedup;
   const ft = c.fusedTime;
-  const time = ft && ft.verdict !== sp.verdict && ft.verdict === c.verdict ? `; time ${decisionChange(ft)}` : '';
-  return `${verdictLabel(c.verdict)} ${decisionChange(sp)}${time}${c.method === 'batched' ? ' (batched)' : ''}`;
+  return `${verdictLabel(c.verdict)} ${labelledChange({ speedup: sp, fusedTime: ft })}${c.method === 'batched' ? ' (batched)' : ''}`;
 }
 
 function verdictCell(r: ComparisonRow): string {

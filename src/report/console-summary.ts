@@ -98,12 +98,12 @@ export function noBaselineHint(results: ResultsFile): string | undefined {
 }
 
 /** Everything the reporter prints after the run's header: the table, the notes, the counts, the hint and the time split. */
-export function renderRunConsole(results: ResultsFile, color = false): string {
+export function renderRunConsole(results: ResultsFile, color = false, wide = false): string {
   const notes = consoleNotes(results);
   const hint = noBaselineHint(results);
   const phases = phaseSplitLine(results);
   return [
-    renderConsoleTable(results, color),
+    renderConsoleTable(results, color, wide),
     ...(notes.length > 0 ? ['', ...notes] : []),
     '',
     consoleCountsLine(results, color),

@@ -25,9 +25,16 @@ export class PhaseError extends Error {
 export class PhaseClock {
   readonly #start = performance.now();
   readonly #ms: Phases = Object.fromEntries(PHASES.map((p) => [p, 0])) as Phases;
+  readonly #onStart: ((phase: Phase) => void) | undefined;
+
+  /** `onStart` hears each phase as it starts (the live progress line). */
+  constructor(onStart?: (phase: Phase) => void) {
+    this.#onStart = onStart;
+  }
 
   /** Runs `fn`, adding its wall time to `phase`; an error it throws becomes a PhaseError naming the phase. */
   time<T>(phase: Exclude<Phase, 'rest'>, fn: () => T): T {
+    this.#onStart?.(phase);
     const t0 = performance.now();
     try {
       return fn();

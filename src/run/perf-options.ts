@@ -184,6 +184,18 @@ const PERF_FLAGS = {
     ],
     parse: (raw) => parseInject(str(raw, 'inject')),
   }),
+  /** The console table with every column (throughput, efficiency, error, each metric's change), wider than 120. */
+  wide: flag({
+    flag: 'wide',
+    help: ['the console table with every column (default: within 120 columns; BENCHMARK_RESULTS.md has all)'],
+    parse: (raw) => raw.values.wide === true,
+  }),
+  /** Vitest's own report beside fusebench's (its test list, a failure's code frame). */
+  verbose: flag({
+    flag: 'verbose',
+    help: ["Vitest's own report too (its test list, a failed check's code frame)"],
+    parse: (raw) => raw.values.verbose === true,
+  }),
   help: flag({ flag: 'help', help: ['this text'], parse: (raw) => raw.values.help === true }),
 } as const;
 

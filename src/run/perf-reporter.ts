@@ -53,6 +53,9 @@ function collectResults(
   };
 }
 
+type UserConsoleLog = Parameters<NonNullable<Reporter['onUserConsoleLog']>>[0];
+type RunErrors = NonNullable<Parameters<NonNullable<Reporter['onTestRunEnd']>>[1]>;
+
 /** Where the reporter sends GitHub Actions output; tests pass a fake sink and environment. */
 export interface ActionsTarget {
   sink: ActionsSink;
@@ -81,7 +84,17 @@ export class PerfReporter implements Reporter {
     this.#startedAt = performance.now();
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  /** What the perf tests print through the console (a baseline file's warnings): passed through as it came. */
+  onUserConsoleLog(log: UserConsoleLog): void {
+    (log.type === 'stderr' ? process.stderr : process.stdout).write(log.content);
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: RunErrors = []): void {
+    // Errors outside any case's result (a suite that failed to load, an error between tests): their
+    // message once, without Vitest's code frame (--verbose adds Vitest's own report).
+    for (const e of [...testModules.flatMap((m) => m.errors()), ...unhandledErrors]) {
+      console.error(`fusebench: error: ${logText((e as { message?: string }).message ?? String(e))}`);
+    }
     // In declaration order (the registry's), not the order results happened to be reported in.
     for (const m of testModules)
       for (const t of m.children.allTests()) {
@@ -132,7 +145,7 @@ export class PerfReporter implements Reporter {
       `\nfusebench on ${logText(results.device.name)} (${results.device.backend}; ${logText(results.backendReason)})`,
     );
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
-    console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env)));
+    console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env), this.#options.wide));
     if (written.length > 0) console.log(`\nwrote ${written.join(', ')}`);
     reportToActions(results, this.#actions);
   }

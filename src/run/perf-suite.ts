@@ -3,24 +3,41 @@
  * measures, runs the regression gate and hands its result to the reporter. A skip carries its reason;
  * a wrong answer or a SLOWER verdict fails the test with the numbers.
  */
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { logText } from '../base/log-text.ts';
 import type { CaseDef, Shape } from '../case/types.ts';
 import { gateCase } from '../gate/gate.ts';
+import { LiveProgress } from '../report/live-progress.ts';
 import type { CaseResult, GateResult } from '../results/results.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
 import { type Progress, resultSkeleton, runCase } from './run-case.ts';
 
 /**
- * Progress inside a shape, so a long measurement is never silent: on a terminal one line rewritten in
- * place, otherwise a plain line per round of pairs.
+ * The run's live view, so a long measurement is never silent: on a terminal one line redrawn in place (the
+ * shape, its phase, pairs, the interval), otherwise a plain line per finished shape. One per worker
+ * process: the perf suites run in one.
  */
-function progress(label: string, p: Progress): void {
-  const iv = p.speedup;
-  const what = { 'per-call': '', batched: ' (batched)', graph: ' (fused vs the graph twin)' }[p.method];
-  const text = `fusebench: ${label}${what}: ${p.pairs} pairs, speedup ${iv.estimate.toFixed(3)}x [${iv.lo.toFixed(3)}, ${iv.hi.toFixed(3)}], ${(p.elapsedMs / 1000).toFixed(1)} s`;
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}${p.done ? '\n' : ''}`);
-  else process.stderr.write(`${text}\n`);
+const live = new LiveProgress();
+
+/** A shape's place in the run, for the live line. */
+interface Slot {
+  label: string;
+  index: number;
+  total: number;
+}
+
+function progress(slot: Slot, p: Progress): void {
+  const phase = { 'per-call': 'sampling', batched: 'sampling (batched)', graph: 'sampling (graph twin)' }[p.method];
+  live.update({ ...slot, phase, pairs: p.pairs, speedup: p.speedup, elapsedMs: p.elapsedMs });
+}
+
+/** The line a finished shape leaves behind. */
+function finishedLine(slot: Slot, r: CaseResult): string {
+  const head = `[${slot.index}/${slot.total}] ${logText(slot.label, 200)}`;
+  if (r.status !== 'measured' || !r.speedup) return `${head}: ${r.status.toUpperCase()}`;
+  const iv = r.speedup;
+  const verdict = r.gate ? `; ${r.gate.status}` : '';
+  return `${head}: speedup ${iv.estimate.toFixed(2)}x [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]${verdict}`;
 }
 
 /** Pairs a baseline recording takes at least: every later check is judged against it. */
@@ -33,9 +50,8 @@ const BASELINE_MIN_PAIRS = 100;
  * with four times the budget and a quarter of the target interval width, so the second look is much
  * tighter than the first rather than a repeat of it (suites/unit/gate-noise-aware.test.ts simulates it).
  */
-function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[]): CaseResult {
+function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[], slot: Slot): CaseResult {
   const opts = perfOptions();
-  const label = `${def.name} ${shape.label}`;
   const gate = (r: CaseResult) =>
     gateCase(r, runBaselines(knownCases), runDevice().description, {
       delta: opts.delta,
@@ -56,7 +72,8 @@ function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[
       seed: opts.seed,
       maxElements: opts.maxElements,
       inject: opts.inject?.case === def.name ? opts.inject : undefined,
-      onProgress: (p) => progress(label, p),
+      onProgress: (p) => progress(slot, p),
+      onPhase: (phase) => live.update({ ...slot, phase }),
     },
     (measured) => {
       verdict = gate(measured);
@@ -72,16 +89,31 @@ function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[
 /** Registers the perf tests of every case, in the order given (a case --case or --dtype excludes is skipped as a whole). */
 export function definePerfSuites(cases: readonly CaseDef[]): void {
   const names = cases.map((c) => c.name);
-  for (const def of cases) definePerfSuite(def, names);
+  const included = cases.filter((def) => !excluded(def));
+  const total = included.reduce((n, def) => n + def.shapes(runBackend().backend).length, 0);
+  let index = 0;
+  for (const def of cases) {
+    const first = index;
+    if (!excluded(def)) index += def.shapes(runBackend().backend).length;
+    definePerfSuite(def, names, first, total);
+  }
+  afterAll(() => live.done());
 }
 
-function definePerfSuite(def: CaseDef, knownCases: readonly string[]): void {
+/** Whether --case or --dtype leaves this comparison out. */
+function excluded(def: CaseDef): boolean {
   const opts = perfOptions();
-  const excluded =
+  return (
     (opts.cases.length > 0 && !opts.cases.includes(def.name)) ||
-    (opts.dtypes.length > 0 && !opts.dtypes.includes(def.dtype));
-  describe.skipIf(excluded)(`${def.title} (${def.dtype})`, () => {
-    for (const shape of def.shapes(runBackend().backend)) {
+    (opts.dtypes.length > 0 && !opts.dtypes.includes(def.dtype))
+  );
+}
+
+function definePerfSuite(def: CaseDef, knownCases: readonly string[], first: number, total: number): void {
+  const opts = perfOptions();
+  describe.skipIf(excluded(def))(`${def.title} (${def.dtype})`, () => {
+    for (const [i, shape] of def.shapes(runBackend().backend).entries()) {
+      const slot = { label: `${def.name} ${shape.label} ${def.dtype}`, index: first + i + 1, total };
       test(`${def.name} ${shape.label} ${def.dtype}`, (ctx) => {
         runBaselines(knownCases); // a broken baseline file stops the run before anything is measured
         const record = (result: CaseResult) => {
@@ -94,25 +126,28 @@ function definePerfSuite(def: CaseDef, knownCases: readonly string[]): void {
         };
         let result: CaseResult;
         try {
-          result = measureAndGate(def, shape, knownCases);
+          result = measureAndGate(def, shape, knownCases, slot);
         } catch (e) {
           // A case that throws (a CUDA error, a bad shape) is reported as errored, with the message.
           record({ ...resultSkeleton(def, shape), status: 'errored', reason: (e as Error).message });
+          live.print(`[${slot.index}/${slot.total}] ${logText(slot.label, 200)}: ERRORED`);
           throw e;
         }
         record(result);
+        live.print(finishedLine(slot, result));
         if (result.status === 'skipped') ctx.skip(result.reason);
         expect(result.status, `${result.key}: ${result.reason ?? ''}`).toBe('measured');
         const g = result.gate;
         if (!g || opts.updateBaselines) return;
-        // A missing baseline is said once per run, by the reporter; the rest per case.
-        if (g.status === 'FASTER' || (g.status === 'AMBIGUOUS' && !opts.strict)) {
-          console.warn(`fusebench: ${logText(g.message)}`);
+        // A missing baseline is said once per run, by the reporter; a verdict's message once, here (a
+        // SLOWER's too: the test then fails with it, and only --verbose shows Vitest's report of that).
+        if (g.status === 'SLOWER' || g.status === 'FASTER' || g.status === 'AMBIGUOUS') {
+          live.print(`fusebench: ${logText(g.message)}`);
         }
         if (g.fingerprintNotes.length > 0) {
           const note = `${result.key}: fingerprint differs from the baseline's: ${g.fingerprintNotes.join('; ')}`;
           if (opts.strict) expect.fail(`${logText(note)} (--strict refuses to compare)`);
-          console.warn(`fusebench: ${logText(note)} (compared anyway)`);
+          live.print(`fusebench: ${logText(note)} (compared anyway)`);
         }
         if (!g.gating) return;
         if (g.status === 'SLOWER') expect.fail(logText(g.message));

@@ -10,7 +10,7 @@ import { Workspace } from '../addon/native.ts';
 import { type Interval, summarize } from '../base/stats.ts';
 import type { CaseDef, Shape } from '../case/types.ts';
 import { entryKey } from '../gate/baseline-file.ts';
-import { PhaseClock } from '../results/phases.ts';
+import { type Phase, PhaseClock } from '../results/phases.ts';
 import type { CaseResult } from '../results/results.ts';
 import { checkVariants } from './check-variants.ts';
 import { measureGraphTwin } from './graph-twin.ts';
@@ -29,6 +29,8 @@ export interface RunSettings {
   inject?: { passes: number } | { percent: number };
   /** Told after each round of pairs, for progress output. */
   onProgress?: (p: Progress) => void;
+  /** Told as each phase of the shape starts (inputs, reference, sampling, ...), for progress output. */
+  onPhase?: (phase: Phase) => void;
 }
 
 /** Where a measurement stands: which timing, pairs so far, the speedup's interval, time spent. */
@@ -158,7 +160,7 @@ export function runCase(
   s: RunSettings,
   remeasure?: Remeasure,
 ): CaseResult {
-  const clock = new PhaseClock();
+  const clock = new PhaseClock(s.onPhase);
   const result = resultSkeleton(def, shape);
   def.validate(shape.dims);
   const skip = skipReason(def, shape, device, s);

@@ -181,7 +181,7 @@ describe('the perf reporter', () => {
       const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
       return { meta: () => ({ fusebench: meta }) };
     });
-    reporter.onTestRunEnd([{ children: { allTests: () => tests } }] as unknown as TestModule[]);
+    reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
     expect(readResults(join(out, 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
     expect(readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8')).toContain('**🔴 SLOWER**');
     expect(calls.error).toHaveLength(3);
@@ -200,7 +200,7 @@ describe('the perf reporter', () => {
       const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
       return { meta: () => ({ fusebench: meta }) };
     });
-    reporter.onTestRunEnd([{ children: { allTests: () => tests } }] as unknown as TestModule[]);
+    reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
     const measured = mixed.cases.filter((c) => c.status === 'measured').map((c) => c.key);
     expect(Object.keys(JSON.parse(readFileSync(join(out, 'bencher.json'), 'utf8')))).toEqual(measured);
     const action = JSON.parse(readFileSync(join(out, 'benchmark-action.json'), 'utf8')) as { name: string }[];

@@ -31,10 +31,10 @@ function baseOf(r: ResultsFile, factor: number, drop: string[] = []): ResultsFil
   return b;
 }
 
-/** "🔴 SLOWER −20.0% [−22.9%, −17.1%]": the verdict, the change and its interval, which must contain it. */
+/** "🔴 SLOWER speedup −20.0% [−22.9%, −17.1%], fused time …": the verdict, the speedup's change and its interval. */
 function versusBase(cell: string | undefined): { label: string; change: number; lo: number; hi: number } {
   const pct = (s: string) => Number(s.replace('−', '-').replace('±', '').replace('%', ''));
-  const m = /^(\S+ \w+) ([−+±][\d.]+%) \[([−+±][\d.]+%), ([−+±][\d.]+%)\]/.exec(cell ?? '');
+  const m = /^(\S+ \w+) speedup ([−+±][\d.]+%) \[([−+±][\d.]+%), ([−+±][\d.]+%)\]/.exec(cell ?? '');
   if (!m) throw new Error(`not a decision against the base run: ${cell}`);
   return { label: m[1] as string, change: pct(m[2] as string), lo: pct(m[3] as string), hi: pct(m[4] as string) };
 }

@@ -42,7 +42,7 @@ describe('npm run comment', () => {
     expect(md.split('\n')[0]).toBe(PR_COMMENT_MARKER);
     // Δ vs base: the gate's decision of this run's samples against the base run's (99% interval).
     expect(md).toMatch(
-      /\| GELU \+ scale \| 32x512x768 \| fp32 \| 1\.91x \| 1\.52x \[1\.50, 1\.53\] \| 🔴 SLOWER −20\.5% \[−2\d\.\d%, −1\d\.\d%\] \| 1\.91x \| 🔴 SLOWER \(−20\.4%\) \|/,
+      /\| GELU \+ scale \| 32x512x768 \| fp32 \| 1\.91x \| 1\.52x \[1\.50, 1\.53\] \| 🔴 SLOWER speedup −20\.5% \[−2\d\.\d%, −1\d\.\d%\], fused time \+[\d.]+% \[[^\]]+\] \| 1\.91x \| 🔴 SLOWER \(−20\.4%\) \|/,
     );
     expect(tableProblems(md)).toEqual([]);
   });

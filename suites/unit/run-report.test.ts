@@ -44,11 +44,20 @@ describe('colour', () => {
     expect(colorEnabled({ isTTY }, env)).toBe(expected);
   });
 
+  test('the default table fits 120 columns; --wide shows every column', () => {
+    const width = (s: string) => Math.max(...s.split('\n').map((l) => l.length));
+    expect(width(renderConsoleTable(mixed))).toBeLessThanOrEqual(120);
+    expect(width(renderConsoleTable(mixed, false, true))).toBeGreaterThan(120);
+    expect(renderConsoleTable(mixed, false, true)).toContain('fused throughput');
+    expect(renderConsoleTable(mixed)).not.toContain('fused throughput');
+  });
+
   test('the table and the counts carry escape codes only when colour is on', () => {
     expect(renderRunConsole(mixed, false)).not.toContain(ESC);
-    const coloured = renderConsoleTable(mixed, true);
+    const coloured = renderConsoleTable(mixed, true, true);
     expect(coloured).toContain(`${ESC}31mSLOWER speedup −20.4%`);
     expect(coloured).toContain(`${ESC}32mFASTER`);
+    expect(renderConsoleTable(mixed, true)).toContain(`${ESC}31mSLOWER${ESC}39m`);
     expect(consoleCountsLine(mixed, true)).toContain(`${ESC}31mSLOWER 1${ESC}39m`);
   });
 });
@@ -97,10 +106,12 @@ describe('the console table', () => {
 
   test('shows batched timing and injections under the table, and marks the verdict the gate took on batched timing', () => {
     const r = batchedAndInjected();
-    const row = renderConsoleTable(r)
-      .split('\n')
-      .find((l) => l.startsWith('gelu_scale') && / 1K /.test(l));
-    expect(row).toMatch(/SAME speedup \+0\.4%.* \(batched\)$/);
+    const row = (wide: boolean) =>
+      renderConsoleTable(r, false, wide)
+        .split('\n')
+        .find((l) => l.startsWith('gelu_scale') && / 1K /.test(l));
+    expect(row(true)).toMatch(/SAME speedup \+0\.4%.* \(batched\)$/);
+    expect(row(false)).toMatch(/SAME \(batched\)$/);
     const notes = consoleNotes(r);
     expect(notes).toContain(
       'gelu_scale 1K fp32: batched, 64 calls between events: unfused 0.002100 ms, fused 0.001300 ms per call, speedup 1.61x [1.60, 1.63]; the gate judged the batched timing',

@@ -1,0 +1,65 @@
+/**
+ * What a perf run shows while it measures. On a terminal, one live line redrawn in place (log-update):
+ * which shape of how many, its phase (inputs, reference, sampling, ...), pairs so far and the speedup's
+ * interval; a finished shape leaves one line behind. Piped, or with no terminal, plain lines only: one per
+ * finished shape, nothing redrawn, no escape codes. Names come from the case registry; they go through
+ * logText all the same.
+ */
+import { createLogUpdate } from 'log-update';
+import { logText } from '../base/log-text.ts';
+
+/** Where a shape's measurement stands. */
+export interface ShapeProgress {
+  /** The shape's name, "gelu_scale 1K bf16". */
+  label: string;
+  /** 1-based position among the run's shapes, and how many there are. */
+  index: number;
+  total: number;
+  phase: string;
+  pairs?: number;
+  speedup?: { estimate: number; lo: number; hi: number };
+  elapsedMs?: number;
+}
+
+/** The interval as the live line shows it: "1.752x [1.745, 1.760]". */
+function interval(iv: { estimate: number; lo: number; hi: number }): string {
+  return `${iv.estimate.toFixed(3)}x [${iv.lo.toFixed(3)}, ${iv.hi.toFixed(3)}]`;
+}
+
+/** One line of progress: "[3/15] gelu_scale 1M bf16 · sampling · 120 pairs · 1.752x [1.745, 1.760] · 0.8 s". */
+function progressLine(p: ShapeProgress): string {
+  const parts = [`[${p.index}/${p.total}] ${logText(p.label, 200)}`, p.phase];
+  if (p.pairs !== undefined) parts.push(`${p.pairs} pairs`);
+  if (p.speedup) parts.push(interval(p.speedup));
+  if (p.elapsedMs !== undefined) parts.push(`${(p.elapsedMs / 1000).toFixed(1)} s`);
+  return parts.join(' · ');
+}
+
+/** The live view of a run's shapes on `stream` (a terminal: redrawn in place; anything else: plain lines). */
+export class LiveProgress {
+  readonly #stream: NodeJS.WriteStream;
+  readonly #draw: ReturnType<typeof createLogUpdate> | undefined;
+
+  constructor(stream: NodeJS.WriteStream = process.stderr) {
+    this.#stream = stream;
+    this.#draw = stream.isTTY ? createLogUpdate(stream, { showCursor: true }) : undefined;
+  }
+
+  /** Redraws the live line (terminal only; piped output gets the finished lines alone). */
+  update(p: ShapeProgress): void {
+    this.#draw?.(progressLine(p));
+  }
+
+  /** Leaves a line behind the live one: a finished shape, a warning. */
+  print(line: string): void {
+    if (this.#draw) {
+      this.#draw.clear();
+      this.#stream.write(`${line}\n`);
+    } else this.#stream.write(`${line}\n`);
+  }
+
+  /** Ends the live line (nothing is left of it). */
+  done(): void {
+    this.#draw?.clear();
+  }
+}
