@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EXIT } from '../../src/cli/command-line.ts';
-import { RESULTS_JSON_SCHEMA_FILE } from '../../src/results/results-json-schema.ts';
 import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { RESULTS_JSON_SCHEMA_FILE } from '../../src/results/results-json-schema.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
@@ -63,7 +63,7 @@ describe.each(COMMANDS)('fusebench %s', (command) => {
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toMatch(new RegExp(`^Usage:(\\n)? +fusebench ${command}`));
     expect(r.stdout).toMatch(/\nExamples:\n {2}\S/);
-    expect(r.stdout).toMatch(/\nExit codes:\n {2}0 {2}\S[^]*\n {2}2 {2}\S/);
+    expect(r.stdout).toMatch(/\nExit codes:\n {2}0 {2}\S[\s\S]*\n {2}2 {2}\S/);
     expect(r.stderr).toBe('');
   });
 
@@ -80,7 +80,10 @@ describe('exit codes', () => {
   test('schema --help prints help and leaves the schema file as it is', () => {
     const file = join(root, RESULTS_JSON_SCHEMA_FILE);
     const before = { text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs };
-    for (const args of [['schema', '--help'], ['schema', '-h']]) {
+    for (const args of [
+      ['schema', '--help'],
+      ['schema', '-h'],
+    ]) {
       const r = fusebench(args);
       expect(r.code).toBe(EXIT.ok);
       expect(r.stdout).not.toContain('wrote');
