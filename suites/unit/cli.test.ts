@@ -48,6 +48,16 @@ describe('fusebench', () => {
     expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
   });
 
+  test('docs/cli.md lists every command, and the exit-code table per command', () => {
+    const doc = readFileSync(join(root, 'docs', 'cli.md'), 'utf8');
+    for (const c of COMMANDS) {
+      expect(doc).toContain(`| \`fusebench ${c}`);
+      expect(doc).toMatch(new RegExp(`^\\| ${c} \\| .* \\| 0 \\|$`, 'm'));
+      expect(doc).toMatch(new RegExp(`^\\| ${c} \\| .* \\| 2 \\|$`, 'm'));
+    }
+    for (const [name, code] of Object.entries(EXIT)) expect(doc, name).toMatch(new RegExp(`^\\| ${code} \\| `, 'm'));
+  });
+
   test('package.json names the bin, and the npm scripts call it', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect(pkg.bin).toEqual({ fusebench: 'bin/fusebench.mjs' });
