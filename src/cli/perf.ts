@@ -145,12 +145,11 @@ export async function main(argv: string[]): Promise<ExitCode> {
   vitest.provide('fusebenchOptions', options);
   await vitest.start();
   await vitest.close();
-  for (const f of reporter.writeFailures) {
-    console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
-    process.exitCode = process.exitCode || EXIT.regression;
-  }
-  // Vitest set process.exitCode for a failed test (a SLOWER, FAILED or ERRORED case): runCommand keeps it.
-  if (!options.updateBaselines || process.exitCode) return EXIT.ok;
+  for (const f of reporter.writeFailures) console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
+  // Vitest sets process.exitCode 1 for a failed test (a SLOWER, FAILED or ERRORED case), 130 when
+  // interrupted; runCommand keeps a code already set.
+  if (process.exitCode || reporter.writeFailures.length > 0) return EXIT.regression;
+  if (!options.updateBaselines) return EXIT.ok;
   // The reporter hands its results over in memory: what was just measured, never a file read back.
   if (!reporter.results) throw new Error('the run produced no results; baselines left unchanged');
   writeBaselines(options, reporter.results);
