@@ -1,7 +1,7 @@
 /**
- * `npm run comment -- --results <file> [--base <file>] --out <comment.md> [--run-url <url>]`: renders
- * the PR comment of one GPU's results against the base branch's results and the stored baseline.
- * Only this entry point sets the exit code.
+ * `fusebench comment --results <file> [--base <file>] --out <comment.md> [--run-url <url>]` (`npm run
+ * comment -- ...`): renders the PR comment of one GPU's results against the base branch's results and the
+ * stored baseline. It reports the verdicts and does not judge them: exit 0 once written, 2 on a bad input.
  */
 import { writeFileAtomic } from '../base/atomic-write.ts';
 import { UsageError } from '../base/cli-args.ts';
@@ -9,13 +9,25 @@ import { logText } from '../base/log-text.ts';
 import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
 import { readResults } from '../results/results.ts';
-import { parseCommandLine, runCommand } from './command-line.ts';
+import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
-const HELP = `Usage: npm run comment -- --results <file> [--base <file>] --out <comment.md> [--run-url <url>]
+const HELP = renderHelp({
+  usage: `Usage: fusebench comment --results <file> [--base <file>] --out <comment.md> [--run-url <url>]
+Writes the pull-request comment of one GPU's run (Markdown).
   --results <file>   this run's fusebench-results.json
   --base <file>      the base branch's latest fusebench-results.json (missing or unreadable: no base run)
   --out <file>       where the comment's Markdown goes
-  --run-url <url>    link to the workflow run, shown in the comment`;
+  --run-url <url>    link to the workflow run, shown in the comment
+  -h, --help         this text`,
+  examples: [
+    'fusebench comment --results perf-out/fusebench-results.json --out comment.md',
+    'fusebench comment --results head.json --base base.json --out comment.md --run-url "$RUN_URL"',
+  ],
+  exits: {
+    ok: 'the comment was written (it shows SLOWER cases; the perf run is what fails on them)',
+    usage: 'a bad flag, a results file that cannot be read or is not valid, an --out that cannot be written',
+  },
+});
 
 const OPTIONS = {
   results: { type: 'string' },
@@ -24,9 +36,9 @@ const OPTIONS = {
   'run-url': { type: 'string' },
 } as const;
 
-async function main(): Promise<void> {
-  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
-  if (!parsed) return;
+export async function main(argv: string[]): Promise<ExitCode> {
+  const parsed = parseCommandLine(argv, OPTIONS, HELP);
+  if (!parsed) return EXIT.ok;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'\n\n${HELP}`);
   if (!values.results || !values.out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
@@ -38,6 +50,7 @@ async function main(): Promise<void> {
   if (values.base && !run.base.results) console.warn(`fusebench: no base run: ${logText(run.base.why)}`);
   writeFileAtomic(values.out, renderPrComment([run], { runUrl: values['run-url'] }));
   console.log(`wrote ${values.out}`);
+  return EXIT.ok;
 }
 
-runCommand(main);
+runIfEntry(import.meta.url, main);

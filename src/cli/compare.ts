@@ -1,9 +1,9 @@
 /**
- * `npm run compare -- <base.json> <head.json> [--delta <f>] [--markdown <file>]`: a noise-aware A/B of two
- * results files of one device model, with the gate's statistics (src/compare/compare-runs.ts). Prints the
- * table; exits with the number of SLOWER cases (at most 100), or 2 when it cannot compare (a usage error, a
- * file that cannot be read, or files that differ in device model or schema version; the message says which).
- * Only this entry point sets the exit code.
+ * `fusebench compare <base.json> <head.json> [--delta <f>] [--markdown <file>]` (`npm run compare -- ...`):
+ * a noise-aware A/B of two results files of one device model, with the gate's statistics
+ * (src/compare/compare-runs.ts). Prints the table; exits 1 when a case is SLOWER, 2 when it cannot compare
+ * (a usage error, a file that cannot be read, or files that differ in device model or schema version; the
+ * message says which).
  */
 import { writeFileAtomic } from '../base/atomic-write.ts';
 import { decimalArg, UsageError } from '../base/cli-args.ts';
@@ -11,24 +11,38 @@ import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../comp
 import { loadPair } from '../compare/load-pair.ts';
 import { colorEnabled } from '../report/color.ts';
 import { renderCompareConsole, renderCompareMarkdown } from '../report/compare-report.ts';
-import { parseCommandLine, runCommand } from './command-line.ts';
+import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
-const HELP = `Usage: npm run compare -- <base.json> <head.json> [--delta <f>] [--markdown <file>]
+const HELP = renderHelp({
+  usage: `Usage: fusebench compare <base.json> <head.json> [--delta <f>] [--markdown <file>]
+Compares two runs of one device model, case by case, with the gate's statistics.
   <base.json>        the run to compare against (a fusebench-results.json)
   <head.json>        the run being judged, of the same device model
   --delta <f>        SAME band ±f for every case, 0 < f < 1 (default: each case's δ from the
                      head run's gate on this GPU, its baselines' between-run noise; else ${COMPARE_DEFAULT_DELTA})
   --markdown <file>  also write the comparison as Markdown
-Exit status: the number of SLOWER cases (at most 100); 2, with the reason on stderr, when it cannot compare.`;
+  -h, --help         this text`,
+  examples: [
+    'fusebench compare main/fusebench-results.json perf-out/fusebench-results.json',
+    'fusebench compare base.json head.json --delta 0.03',
+    'npm run compare -- base.json head.json --markdown compare.md',
+  ],
+  exits: {
+    ok: 'no case is SLOWER',
+    regression: 'a case is SLOWER in head than in base',
+    usage:
+      'cannot compare: a bad flag, a file that cannot be read or is not valid, two device models or schema versions',
+  },
+});
 
 const OPTIONS = {
   delta: { type: 'string' },
   markdown: { type: 'string' },
 } as const;
 
-async function main(): Promise<void> {
-  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
-  if (!parsed) return;
+export async function main(argv: string[]): Promise<ExitCode> {
+  const parsed = parseCommandLine(argv, OPTIONS, HELP);
+  if (!parsed) return EXIT.ok;
   const [baseFile, headFile, ...extra] = parsed.positionals;
   if (!baseFile || !headFile || extra.length > 0) {
     throw new UsageError(`Expected two results files, base then head; got ${parsed.positionals.length}\n\n${HELP}`);
@@ -42,7 +56,7 @@ async function main(): Promise<void> {
     writeFileAtomic(out, renderCompareMarkdown(cmp, base, head));
     console.log(`wrote ${out}`);
   }
-  process.exitCode = Math.min(100, comparisonCounts(cmp).SLOWER);
+  return comparisonCounts(cmp).SLOWER > 0 ? EXIT.regression : EXIT.ok;
 }
 
 /** δ from --delta: a fraction in (0, 1); undefined without it (each case's own δ). */
@@ -55,5 +69,5 @@ function parseDelta(raw: string | undefined): number | undefined {
   return v;
 }
 
-// Nothing was compared: 2, as for a usage error (1 would read as one SLOWER case).
-runCommand(main, () => 2);
+// A thrown error: nothing was compared, EXIT.usage.
+runIfEntry(import.meta.url, main);

@@ -1,12 +1,12 @@
 /**
- * `npm run history`: the per-device history of perf runs (JSON Lines, see src/history/).
- *   npm run history -- <history.jsonl> [--last N] [--out <file.md>]
+ * `fusebench history` (`npm run history -- ...`): the per-device history of perf runs (JSON Lines, see src/history/).
+ *   fusebench history <history.jsonl> [--last N] [--out <file.md>]
  *     prints each case's speedup per commit, or with --out writes the charts BENCHMARK_RESULTS.md shows
  *     (Markdown, and one SVG per case in <file>-charts/ beside it);
- *   npm run history -- append --dir <folder> <results.json>...
+ *   fusebench history append --dir <folder> <results.json>...
  *     appends each run to <folder>/<device-slug>.jsonl (what perf.yml does on the perf-history branch).
- * A broken line in a history file is named (file:line and why) on stderr and skipped, never lost. Only
- * this entry point sets the exit code.
+ * A broken line in a history file is named (file:line and why) on stderr and skipped, never lost. Exit 0
+ * once shown or appended; 2 for a bad flag or a history or results file that cannot be read.
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
@@ -20,14 +20,27 @@ import { padTable } from '../report/color.ts';
 import { md, name } from '../report/escape.ts';
 import { renderHistorySection } from '../report/history-markdown.ts';
 import { readResults } from '../results/results.ts';
-import { parseCommandLine, runCommand } from './command-line.ts';
+import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
-const HELP = `Usage:
-  npm run history -- <history.jsonl> [--last N] [--out <file.md>]
+const HELP = renderHelp({
+  usage: `Usage:
+  fusebench history <history.jsonl> [--last N] [--out <file.md>]
       each case's speedup over the last N commits (default ${DEFAULT_HISTORY_COMMITS}); with --out, Markdown and
       one SVG chart per case in <file>-charts/ beside it
-  npm run history -- append --dir <folder> <results.json>...
-      append each run to <folder>/<device-slug>.jsonl (atomically; earlier lines are kept as they are)`;
+  fusebench history append --dir <folder> <results.json>...
+      append each run to <folder>/<device-slug>.jsonl (atomically; earlier lines are kept as they are)
+  -h, --help  this text
+A broken line of a history file is named on stderr and skipped.`,
+  examples: [
+    'fusebench history history/nvidia-h100-80gb-hbm3.jsonl --last 10',
+    'fusebench history history/nvidia-h100-80gb-hbm3.jsonl --out history.md',
+    'fusebench history append --dir history perf-out/fusebench-results.json',
+  ],
+  exits: {
+    ok: 'the history was shown, written or appended to (a SLOWER point is shown, not judged)',
+    usage: 'a bad flag, a history or results file that is missing, cannot be read or is not valid',
+  },
+});
 
 /** The most commits --last shows (a chart of more is unreadable). */
 const MAX_LAST = 1000;
@@ -105,13 +118,13 @@ const OPTIONS = {
   dir: { type: 'string' },
 } as const;
 
-async function main(): Promise<void> {
-  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
-  if (!parsed) return;
+export async function main(argv: string[]): Promise<ExitCode> {
+  const parsed = parseCommandLine(argv, OPTIONS, HELP);
+  if (!parsed) return EXIT.ok;
   const { values, positionals } = parsed;
   if (positionals[0] === 'append') {
     await append(values.dir, positionals.slice(1));
-    return;
+    return EXIT.ok;
   }
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new UsageError(`Expected one history file\n\n${HELP}`);
@@ -120,6 +133,7 @@ async function main(): Promise<void> {
   const last = positiveInteger('last', values.last, DEFAULT_HISTORY_COMMITS);
   if (values.out) writeMarkdown(file, last, values.out);
   else printText(file, last);
+  return EXIT.ok;
 }
 
-runCommand(main);
+runIfEntry(import.meta.url, main);

@@ -1,11 +1,10 @@
 /**
- * `npm run lint:workflows [-- --require-shellcheck] [files...]`: actionlint and shellcheck over
- * .github/workflows (see workflow-lint.ts). Prints `file:line:col: message [kind]` per problem; exits 1
- * when there is one. Only this entry point sets the exit code.
+ * `fusebench lint-workflows [--require-shellcheck] [files...]` (`npm run lint:workflows -- ...`): actionlint
+ * and shellcheck over .github/workflows (see workflow-lint.ts). Prints `file:line:col: message [kind]` per
+ * problem; exits 1 when there is one, 2 when it cannot check.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   actionlint,
   configuredLabels,
@@ -15,16 +14,33 @@ import {
   runScripts,
   shellcheck,
 } from '../github/workflow-lint.ts';
+import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
 const WORKFLOWS = '.github/workflows';
 const CONFIG = '.github/actionlint.yaml';
 
-async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: { 'require-shellcheck': { type: 'boolean' } },
-  });
+const HELP = renderHelp({
+  usage: `Usage: fusebench lint-workflows [--require-shellcheck] [<workflow.yml>...]
+Checks GitHub workflows with actionlint, and their run: scripts with shellcheck when it is on PATH
+(default: every file of ${WORKFLOWS}).
+  --require-shellcheck  fail when shellcheck is not on PATH instead of skipping it
+  -h, --help            this text`,
+  examples: [
+    'fusebench lint-workflows',
+    'fusebench lint-workflows --require-shellcheck',
+    `npm run lint:workflows -- ${WORKFLOWS}/perf.yml`,
+  ],
+  exits: {
+    ok: 'no problem found',
+    regression: 'actionlint or shellcheck found a problem (each printed as file:line:col)',
+    usage: 'a bad flag, a file that cannot be read, or shellcheck missing with --require-shellcheck',
+  },
+});
+
+export async function main(argv: string[]): Promise<ExitCode> {
+  const parsed = parseCommandLine(argv, { 'require-shellcheck': { type: 'boolean' } }, HELP);
+  if (!parsed) return EXIT.ok;
+  const { values, positionals } = parsed;
   const files =
     positionals.length > 0
       ? positionals
@@ -47,10 +63,7 @@ async function main(): Promise<void> {
   for (const f of findings) console.log(`${f.file}:${f.line}:${f.column}: ${f.message} [${f.kind}]`);
   const checked = withShellcheck ? 'actionlint + shellcheck' : 'actionlint only (shellcheck not found)';
   console.log(`lint:workflows: ${files.length} file(s), ${findings.length} problem(s); ${checked}`);
-  if (findings.length > 0) process.exitCode = 1;
+  return findings.length > 0 ? EXIT.regression : EXIT.ok;
 }
 
-main().catch((e: unknown) => {
-  console.error(`lint:workflows: ${e instanceof Error ? e.message : String(e)}`);
-  process.exitCode = 2;
-});
+runIfEntry(import.meta.url, main);

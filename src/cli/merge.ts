@@ -2,8 +2,8 @@
  * `npm run merge -- --out-dir <dir> [--base <file>]... [--history <file.jsonl>]... [--run-url <url>] <results.json>...`:
  * merges several GPUs' results into one BENCHMARK_RESULTS.md with a section per GPU (with its history
  * charts when a history file of that device is given; the SVGs go to <dir>/benchmark-history/<slug>/) and
- * one PR comment covering all of them (each GPU against the base run of the same device). Only this entry
- * point sets the exit code.
+ * one PR comment covering all of them (each GPU against the base run of the same device). Like comment,
+ * it reports verdicts and does not judge them: exit 0 once written, 2 on a bad input.
  */
 import { join } from 'node:path';
 import { writeFileAtomic } from '../base/atomic-write.ts';
@@ -16,7 +16,7 @@ import { renderHistorySection } from '../report/history-markdown.ts';
 import { loadBaseRun, pairWithBases, readGpuResults } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
 import type { ResultsFile } from '../results/results.ts';
-import { parseCommandLine, runCommand } from './command-line.ts';
+import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
 // The files merge writes into --out-dir.
 const MERGED_MARKDOWN = 'BENCHMARK_RESULTS.md';
@@ -24,13 +24,25 @@ const MERGED_COMMENT = 'pr-comment.md';
 // The folder of the history charts, beside BENCHMARK_RESULTS.md (one subfolder per device slug).
 const HISTORY_CHARTS = 'benchmark-history';
 
-const HELP = `Usage: npm run merge -- --out-dir <dir> [--base <file>]... [--history <file.jsonl>]... [--run-url <url>] <results.json>...
+const HELP = renderHelp({
+  usage: `Usage: fusebench merge --out-dir <dir> [--base <file>]... [--history <file.jsonl>]... [--run-url <url>] <results.json>...
+Merges several GPUs' runs into one ${MERGED_MARKDOWN} and one pull-request comment.
   <results.json>...  one fusebench-results.json per GPU
   --base <file>      a base-branch fusebench-results.json (repeatable; matched to GPUs by device)
   --history <file>   a device's history (JSON Lines, repeatable; matched to GPUs by device slug): charts of
                      the last 20 commits in ${MERGED_MARKDOWN}, SVGs in <dir>/${HISTORY_CHARTS}/
   --out-dir <dir>    where ${MERGED_MARKDOWN} and ${MERGED_COMMENT} are written
-  --run-url <url>    link to the workflow run, shown in the comment`;
+  --run-url <url>    link to the workflow run, shown in the comment
+  -h, --help         this text`,
+  examples: [
+    'fusebench merge --out-dir merged h100/fusebench-results.json h200/fusebench-results.json',
+    'fusebench merge --out-dir merged --base base/h100.json --history history/nvidia-h100.jsonl h100.json',
+  ],
+  exits: {
+    ok: `${MERGED_MARKDOWN} and ${MERGED_COMMENT} were written (they show SLOWER cases; the perf run is what fails on them)`,
+    usage: 'a bad flag, a results file that cannot be read or is not valid, an --out-dir that cannot be written',
+  },
+});
 
 const OPTIONS = {
   base: { type: 'string', multiple: true },
@@ -39,9 +51,9 @@ const OPTIONS = {
   'run-url': { type: 'string' },
 } as const;
 
-async function main(): Promise<void> {
-  const parsed = parseCommandLine(process.argv.slice(2), OPTIONS, HELP);
-  if (!parsed) return;
+export async function main(argv: string[]): Promise<ExitCode> {
+  const parsed = parseCommandLine(argv, OPTIONS, HELP);
+  if (!parsed) return EXIT.ok;
   const { values, positionals } = parsed;
   if (!values['out-dir'] || positionals.length === 0) {
     throw new UsageError(`Expected --out-dir and at least one results file\n\n${HELP}`);
@@ -56,6 +68,7 @@ async function main(): Promise<void> {
   console.log(
     `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => logText(r.device.name)).join(', ')}): wrote ${md} and ${comment}`,
   );
+  return EXIT.ok;
 }
 
 /**
@@ -89,4 +102,4 @@ function historySections(runs: ResultsFile[], files: string[], outDir: string): 
   return sections;
 }
 
-runCommand(main);
+runIfEntry(import.meta.url, main);

@@ -1,7 +1,7 @@
 /**
- * `npm run perf`: parses fusebench's options, validates the baseline files (a broken one stops
- * the run before anything is measured), runs the perf suites through Vitest, and with
- * --update-baselines rewrites this device's baseline file. Only this entry point sets the exit code.
+ * `fusebench perf` (`npm run perf -- ...`): parses fusebench's options, validates the baseline files (a
+ * broken one stops the run before anything is measured), runs the perf suites through Vitest, and with
+ * --update-baselines rewrites this device's baseline file. Its exit codes: perfHelp.
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +20,42 @@ import { colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
 import { type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
-import { runCommand } from './command-line.ts';
+import { asksForHelp, EXIT, type ExitCode, renderHelp, runIfEntry } from './command-line.ts';
+
+/**
+ * perf's options text: PERF_HELP of src/run/perf-options.ts, as parsePerfArgs prints it for --help (that
+ * module does not export it; once it does, import it here instead), with this command's name.
+ */
+function perfOptionsText(): string {
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (...args: unknown[]) => lines.push(args.join(' '));
+  try {
+    parsePerfArgs(['--help'], { seed: 0 });
+  } finally {
+    console.log = log;
+  }
+  return lines.join('\n').replace(/^Usage: npm run perf -- /, 'Usage: fusebench perf ');
+}
+
+/** `fusebench perf --help`: the options, examples and exit codes; -h works too (parsePerfArgs knows only --help). */
+function perfHelp(): string {
+  return renderHelp({
+    usage: perfOptionsText(),
+    examples: [
+      'fusebench perf --backend cpu --case gelu_scale',
+      'fusebench perf --backend cuda --out-dir perf-out',
+      'npm run perf -- --backend cuda --inject gelu_scale:4   # a regression on purpose: exits 1',
+    ],
+    exits: {
+      ok: 'nothing regressed: every case SAME, FASTER, NO_BASELINE or skipped, and the results written',
+      regression:
+        'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
+      usage:
+        'nothing measured: a bad flag, an unknown case, an invalid baseline file, an --out-dir that cannot be written, no usable GPU for --backend cuda',
+    },
+  });
+}
 
 /**
  * The embedded default answers fast: on the CPU backend, with no --dtype, the run measures fp32 only
@@ -87,14 +122,18 @@ function writeBaselines(options: PerfOptions, results: ResultsFile): void {
     },
     (e: unknown) => {
       console.error(`fusebench: ${logLines(e instanceof Error ? e.message : String(e))}`);
-      process.exitCode = process.exitCode || 2;
+      process.exitCode = process.exitCode || EXIT.regression;
     },
   );
 }
 
-async function main(): Promise<void> {
-  const parsed = parsePerfArgs(process.argv.slice(2), { seed: freshSeed() });
-  if (!parsed) return;
+export async function main(argv: string[]): Promise<ExitCode> {
+  if (asksForHelp(argv)) {
+    console.log(perfHelp());
+    return EXIT.ok;
+  }
+  const parsed = parsePerfArgs(argv, { seed: freshSeed() });
+  if (!parsed) return EXIT.ok;
   const options = cpuDefaultDtypes(parsed, await checkInputs(parsed));
   const reporter = new PerfReporter(options, VERSION);
   // Vitest's colours follow fusebench's rule: never when piped or with NO_COLOR (workers inherit it).
@@ -110,15 +149,16 @@ async function main(): Promise<void> {
   vitest.provide('fusebenchOptions', options);
   await vitest.start();
   await vitest.close();
-  for (const f of reporter.writeFailures) {
-    console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
-    process.exitCode = process.exitCode || 1;
-  }
-  if (!options.updateBaselines || process.exitCode) return;
+  for (const f of reporter.writeFailures) console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
+  // Vitest sets process.exitCode 1 for a failed test (a SLOWER, FAILED or ERRORED case), 130 when
+  // interrupted; runCommand keeps a code already set.
+  if (process.exitCode || reporter.writeFailures.length > 0) return EXIT.regression;
+  if (!options.updateBaselines) return EXIT.ok;
   // The reporter hands its results over in memory: what was just measured, never a file read back.
   if (!reporter.results) throw new Error('the run produced no results; baselines left unchanged');
   writeBaselines(options, reporter.results);
+  return EXIT.ok;
 }
 
-// A usage error, a broken baseline file or any failure before the measurement: exit 2 (nothing was judged).
-runCommand(main, () => 2);
+// A usage error, a broken baseline file or any failure before the measurement: EXIT.usage (nothing judged).
+runIfEntry(import.meta.url, main);

@@ -1,32 +1,54 @@
 /**
- * `npm run schema [-- --check]`: writes the results JSON Schema generated from src/results/results.ts to
- * schema/fusebench-results.v<version>.schema.json; with --check, only says whether the committed file is
- * current (exit 1 when not). Only this entry point sets the exit code.
+ * `fusebench schema [--check]` (`npm run schema [-- --check]`): writes the results JSON Schema generated
+ * from src/results/results.ts to schema/fusebench-results.v<version>.schema.json; with --check, only says
+ * whether the committed file is current (exit 1 when not). -h/--help prints help and writes nothing.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../base/atomic-write.ts';
+import { UsageError } from '../base/cli-args.ts';
 import { RESULTS_JSON_SCHEMA_FILE, renderResultsJsonSchema } from '../results/results-json-schema.ts';
+import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-const file = join(root, RESULTS_JSON_SCHEMA_FILE);
-const content = renderResultsJsonSchema();
+const HELP = renderHelp({
+  usage: `Usage: fusebench schema [--check]
+Writes the JSON Schema of fusebench-results.json, generated from src/results/results.ts, to
+${RESULTS_JSON_SCHEMA_FILE}.
+  --check     write nothing; say whether the committed file is current
+  -h, --help  this text`,
+  examples: ['fusebench schema', 'fusebench schema --check', 'npm run schema -- --check'],
+  exits: {
+    ok: 'the schema file was written, or with --check is current',
+    regression: `with --check: ${RESULTS_JSON_SCHEMA_FILE} differs from the schema of the code (or is missing)`,
+    usage: 'a bad flag or argument, or the file cannot be written',
+  },
+});
 
-if (process.argv.includes('--check')) {
+export async function main(argv: string[]): Promise<ExitCode> {
+  const parsed = parseCommandLine(argv, { check: { type: 'boolean' } }, HELP);
+  if (!parsed) return EXIT.ok;
+  if (parsed.positionals.length > 0) throw new UsageError(`Unexpected argument '${parsed.positionals[0]}'\n\n${HELP}`);
+  const file = join(import.meta.dirname, '..', '..', RESULTS_JSON_SCHEMA_FILE);
+  const content = renderResultsJsonSchema();
+  if (!parsed.values.check) {
+    writeFileAtomic(file, content);
+    console.log(`wrote ${RESULTS_JSON_SCHEMA_FILE}`);
+    return EXIT.ok;
+  }
   let committed = '';
   try {
     committed = readFileSync(file, 'utf8');
   } catch {
     // Missing: not current.
   }
-  if (committed === content) console.log(`${RESULTS_JSON_SCHEMA_FILE} is current`);
-  else {
-    console.error(
-      `${RESULTS_JSON_SCHEMA_FILE} differs from the schema in src/results/results.ts: run \`npm run schema\``,
-    );
-    process.exitCode = 1;
+  if (committed === content) {
+    console.log(`${RESULTS_JSON_SCHEMA_FILE} is current`);
+    return EXIT.ok;
   }
-} else {
-  writeFileAtomic(file, content);
-  console.log(`wrote ${RESULTS_JSON_SCHEMA_FILE}`);
+  console.error(
+    `${RESULTS_JSON_SCHEMA_FILE} differs from the schema in src/results/results.ts: run \`npm run schema\``,
+  );
+  return EXIT.regression;
 }
+
+runIfEntry(import.meta.url, main);

@@ -98,10 +98,10 @@ describe('the record boundary', () => {
     expect(existsSync(join(merged, 'benchmark-history', 'nvidia-h200', 'gelu_scale-fp32.svg'))).toBe(true);
   });
 
-  test('a missing history file is an error, exit 1, naming it', () => {
+  test('a missing history file is an input error, exit 2, naming it', () => {
     const missing = join(tmp(), 'nope.jsonl');
     const r = cli(['src/cli/history.ts', missing]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${missing}: no such history file`);
   });
 });

@@ -56,14 +56,14 @@ describe('npm run comment', () => {
     expect(readFileSync(out, 'utf8')).toContain('**No base run:**');
   });
 
-  test('a results file that fails the schema is an error naming the file and the field', () => {
+  test('a results file that fails the schema is an input error (exit 2) naming the file and the field', () => {
     const dir = tmp();
     const bad = join(dir, 'bad.json');
     const json = JSON.parse(readFileSync(h200, 'utf8'));
     json.cases[1].speedup.estimate = 'quick';
     writeFileSync(bad, JSON.stringify(json));
     const r = run('comment', ['--results', bad, '--out', join(dir, 'c.md')]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${bad} is not valid:\n  cases[1].speedup.estimate: `);
   });
 
@@ -72,7 +72,7 @@ describe('npm run comment', () => {
     const newer = join(dir, 'newer.json');
     writeFileSync(newer, JSON.stringify({ ...JSON.parse(readFileSync(h200, 'utf8')), schemaVersion: 7 }));
     const r = run('comment', ['--results', newer, '--out', join(dir, 'c.md')]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       `${newer} is not valid:\n  schemaVersion: written by a newer fusebench (schema 7; this one reads 1): update fusebench`,
     );
@@ -81,7 +81,7 @@ describe('npm run comment', () => {
   test('a missing flag is a usage error with the help text', () => {
     const r = run('comment', ['--results', h200]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Expected --results and --out\n\nUsage: npm run comment/);
+    expect(r.stderr).toMatch(/Expected --results and --out\n\nUsage: fusebench comment/);
   });
 });
 
@@ -107,22 +107,22 @@ describe('npm run merge', () => {
     expect(tableProblems(comment)).toEqual([]);
   });
 
-  test('a broken results file stops the merge, naming the file', () => {
+  test('a broken results file stops the merge (exit 2), naming the file', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'cut.json'), readFileSync(h200, 'utf8').slice(0, 1000));
     const r = run('merge', ['--out-dir', join(dir, 'merged'), h200, join(dir, 'cut.json')]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${join(dir, 'cut.json')} is not valid JSON`);
   });
 
   // writeFileAtomic makes folders one level at a time: Node's recursive mkdir spins forever on ENOENT
   // under an existing parent such as /proc, so this merge never returned.
   test.runIf(process.platform === 'linux')(
-    'an --out-dir that cannot be made is an error naming it',
+    'an --out-dir that cannot be made is an error (exit 2) naming it',
     () => {
       const out = `/proc/fusebench-merge-${process.pid}`;
       const r = run('merge', ['--out-dir', out, h200]);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain(`mkdir '${out}'`);
     },
     90_000,

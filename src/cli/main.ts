@@ -1,0 +1,91 @@
+/**
+ * `fusebench <command> [options]` (bin/fusebench.mjs): dispatches to a command's `main`. Each command is
+ * loaded only when asked for, so `fusebench compare` never loads Vitest or the native addon.
+ */
+import { logText } from '../base/log-text.ts';
+import { VERSION } from '../base/version.ts';
+import { type CommandMain, EXIT, type ExitCode, runCommand } from './command-line.ts';
+
+interface Command {
+  summary: string;
+  load: () => Promise<{ main: CommandMain }>;
+}
+
+/** Every command, in the order the help lists them. */
+const COMMANDS: Record<string, Command> = {
+  perf: {
+    summary: "measure every case, fused against unfused, and gate it against this device's baselines",
+    load: () => import('./perf.ts'),
+  },
+  compare: {
+    summary: 'compare two results files of one device model, case by case',
+    load: () => import('./compare.ts'),
+  },
+  comment: {
+    summary: "write the pull-request comment of one GPU's run",
+    load: () => import('./comment.ts'),
+  },
+  merge: {
+    summary: "merge several GPUs' runs into one BENCHMARK_RESULTS.md and one comment",
+    load: () => import('./merge.ts'),
+  },
+  history: {
+    summary: "show a device's history of runs, or append runs to it",
+    load: () => import('./history.ts'),
+  },
+  schema: {
+    summary: 'write (or --check) the JSON Schema of the results file',
+    load: () => import('./schema.ts'),
+  },
+  'lint-workflows': {
+    summary: 'check the GitHub workflows with actionlint and shellcheck',
+    load: () => import('./lint-workflows.ts'),
+  },
+};
+
+const NAMES = Object.keys(COMMANDS);
+
+const HELP = [
+  `fusebench ${VERSION}: a performance-regression suite for fused GPU kernels`,
+  '',
+  'Usage: fusebench <command> [options]',
+  '       fusebench <command> --help',
+  '',
+  'Commands:',
+  ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(16)}${c.summary}`),
+  '',
+  'Each command is also an npm script of this repository: `npm run <command> -- [options]`',
+  '(lint-workflows is `npm run lint:workflows`).',
+  '',
+  'Exit codes (every command; its --help says what each means for it):',
+  `  ${EXIT.ok}  nothing regressed`,
+  `  ${EXIT.regression}  a regression or a failed check (SLOWER, FAILED numerics, ERRORED, a file not written)`,
+  `  ${EXIT.usage}  a usage or input error: nothing was judged`,
+].join('\n');
+
+async function main(argv: string[]): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  if (name === '-h' || name === '--help' || name === 'help') {
+    const about = name === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
+    if (about) return (await about.load()).main(['--help']);
+    console.log(HELP);
+    return EXIT.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    console.log(VERSION);
+    return EXIT.ok;
+  }
+  if (name === undefined) {
+    console.error(HELP);
+    return EXIT.usage;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    console.error(`fusebench: unknown command '${logText(name)}'; valid commands: ${NAMES.join(', ')}`);
+    console.error('Run `fusebench --help` for what each does.');
+    return EXIT.usage;
+  }
+  return (await command.load()).main(rest);
+}
+
+runCommand(main, process.argv.slice(2));

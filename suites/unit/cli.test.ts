@@ -1,0 +1,152 @@
+// The `fusebench` command (bin/fusebench.mjs) as a user runs it: the command list, each command's help,
+// and the one exit-code scheme (0 nothing regressed, 1 a regression or failed check, 2 usage or input).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { EXIT } from '../../src/cli/command-line.ts';
+import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { RESULTS_JSON_SCHEMA_FILE } from '../../src/results/results-json-schema.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const fixtures = join(root, 'suites', 'fixtures');
+const COMMANDS = ['perf', 'compare', 'comment', 'merge', 'history', 'schema', 'lint-workflows'];
+
+function fusebench(args: string[]) {
+  const r = spawnSync(process.execPath, ['bin/fusebench.mjs', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', GITHUB_ACTIONS: '' },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('fusebench', () => {
+  test.each([['-h'], ['--help'], ['help']])('%s lists every command and the exit codes, exit 0', (flag) => {
+    const r = fusebench([flag]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    for (const c of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect(r.stdout).toContain('Exit codes');
+  });
+
+  test('with no command lists the commands on stderr, exit 2', () => {
+    const r = fusebench([]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toContain('Usage: fusebench <command>');
+  });
+
+  test('an unknown command is exit 2, naming the valid ones', () => {
+    const r = fusebench(['bench']);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toContain(`unknown command 'bench'; valid commands: ${COMMANDS.join(', ')}`);
+  });
+
+  test('--version prints package.json version', () => {
+    const r = fusebench(['--version']);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
+  });
+
+  test('docs/cli.md lists every command, and the exit-code table per command', () => {
+    const doc = readFileSync(join(root, 'docs', 'cli.md'), 'utf8');
+    for (const c of COMMANDS) {
+      expect(doc).toContain(`| \`fusebench ${c}`);
+      expect(doc).toMatch(new RegExp(`^\\| ${c} \\| .* \\| 0 \\|$`, 'm'));
+      expect(doc).toMatch(new RegExp(`^\\| ${c} \\| .* \\| 2 \\|$`, 'm'));
+    }
+    for (const [name, code] of Object.entries(EXIT)) expect(doc, name).toMatch(new RegExp(`^\\| ${code} \\| `, 'm'));
+  });
+
+  test('package.json names the bin, and the npm scripts call it', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(pkg.bin).toEqual({ fusebench: 'bin/fusebench.mjs' });
+    for (const c of COMMANDS) {
+      expect(pkg.scripts[c === 'lint-workflows' ? 'lint:workflows' : c]).toBe(`node bin/fusebench.mjs ${c}`);
+    }
+  });
+});
+
+describe.each(COMMANDS)('fusebench %s', (command) => {
+  test.each([['-h'], ['--help']])('%s prints usage, options, examples and exit codes, exit 0', (flag) => {
+    const r = fusebench([command, flag]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stdout).toMatch(new RegExp(`^Usage:(\\n)? +fusebench ${command}`));
+    expect(r.stdout).toMatch(/\nExamples:\n {2}\S/);
+    expect(r.stdout).toMatch(/\nExit codes:\n {2}0 {2}\S[\s\S]*\n {2}2 {2}\S/);
+    expect(r.stderr).toBe('');
+  });
+
+  test('a bad flag is exit 2 with the help', () => {
+    const r = fusebench([command, '--no-such-flag']);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toContain('--no-such-flag');
+  });
+});
+
+describe('exit codes', () => {
+  const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-cli-'));
+
+  test('schema --help prints help and leaves the schema file as it is', () => {
+    const file = join(root, RESULTS_JSON_SCHEMA_FILE);
+    const before = { text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs };
+    for (const args of [
+      ['schema', '--help'],
+      ['schema', '-h'],
+    ]) {
+      const r = fusebench(args);
+      expect(r.code).toBe(EXIT.ok);
+      expect(r.stdout).not.toContain('wrote');
+    }
+    expect({ text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs }).toEqual(before);
+  });
+
+  test('schema --check: 0 when current', () => {
+    expect(fusebench(['schema', '--check']).code).toBe(EXIT.ok);
+  });
+
+  test('compare: two SLOWER cases are exit 1, not 2 (the code of "cannot compare")', () => {
+    const dir = tmp();
+    const base = readResults(join(fixtures, 'h200-gate-run.json'));
+    const head: ResultsFile = structuredClone(base);
+    // Two shapes of gelu_scale 1.5× slower, every sample: SLOWER beyond any noise.
+    const slowed = ['gelu_scale/1M/fp32', 'gelu_scale/16M/fp32'];
+    for (const c of head.cases.filter((x) => slowed.includes(x.key) && x.timing)) {
+      const t = c.timing as NonNullable<typeof c.timing>;
+      t.samples.fused = t.samples.fused.map((x) => x * 1.5);
+      t.fused = { ...t.fused, median: t.fused.median * 1.5 };
+    }
+    const fb = join(dir, 'base.json');
+    const fh = join(dir, 'head.json');
+    writeFileSync(fb, JSON.stringify(base));
+    writeFileSync(fh, JSON.stringify(head));
+    const r = fusebench(['compare', fb, fh]);
+    expect(r.stdout).toContain('SLOWER 2 ·');
+    expect(r.code, r.stderr).toBe(EXIT.regression);
+    expect(fusebench(['compare', fb, fb]).code).toBe(EXIT.ok);
+  });
+
+  test('a missing file is exit 2 for every command that reads one', () => {
+    const missing = join(tmp(), 'missing.json');
+    const out = tmp();
+    const runs = [
+      ['compare', missing, join(fixtures, 'h200-gate-run.json')],
+      ['comment', '--results', missing, '--out', join(out, 'c.md')],
+      ['merge', '--out-dir', out, missing],
+      ['history', missing],
+      ['history', 'append', '--dir', out, missing],
+      ['lint-workflows', missing],
+    ];
+    for (const args of runs) {
+      const r = fusebench(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(EXIT.usage);
+      expect(r.stderr).toContain(missing);
+    }
+  });
+
+  test('perf: an unknown case is exit 2 before anything is measured', () => {
+    const r = fusebench(['perf', '--backend', 'cpu', '--case', 'no_such_case', '--out-dir', tmp()]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toContain('no_such_case');
+  });
+});
