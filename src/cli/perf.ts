@@ -18,30 +18,14 @@ import { heldLockMessage } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
 import { colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
-import { type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
+import { PERF_HELP, type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
 import { asksForHelp, EXIT, type ExitCode, renderHelp, runIfEntry } from './command-line.ts';
-
-/**
- * perf's options text: PERF_HELP of src/run/perf-options.ts, as parsePerfArgs prints it for --help (that
- * module does not export it; once it does, import it here instead), with this command's name.
- */
-function perfOptionsText(): string {
-  const lines: string[] = [];
-  const log = console.log;
-  console.log = (...args: unknown[]) => lines.push(args.join(' '));
-  try {
-    parsePerfArgs(['--help'], { seed: 0 });
-  } finally {
-    console.log = log;
-  }
-  return lines.join('\n').replace(/^Usage: npm run perf -- /, 'Usage: fusebench perf ');
-}
 
 /** `fusebench perf --help`: the options, examples and exit codes; -h works too (parsePerfArgs knows only --help). */
 function perfHelp(): string {
   return renderHelp({
-    usage: perfOptionsText(),
+    usage: PERF_HELP,
     examples: [
       'fusebench perf --backend cpu --case gelu_scale',
       'fusebench perf --backend cuda --out-dir perf-out',
@@ -135,6 +119,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const parsed = parsePerfArgs(argv, { seed: freshSeed() });
   if (!parsed) return EXIT.ok;
   const options = cpuDefaultDtypes(parsed, await checkInputs(parsed));
+  // The progress line is drawn in place only on an interactive terminal, never piped or in CI.
+  const terminal = process.stderr.isTTY && !process.env.CI ? { terminalColumns: process.stderr.columns || 120 } : {};
   const reporter = new PerfReporter(options, VERSION);
   // Vitest's colours follow fusebench's rule: never when piped or with NO_COLOR (workers inherit it).
   if (!colorEnabled(process.stdout, process.env)) process.env.NO_COLOR = '1';
@@ -146,7 +132,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
     // fusebench owns the console; Vitest's own report (its test list, code frames) only with --verbose.
     reporters: options.verbose ? ['default', reporter] : [reporter],
   });
-  vitest.provide('fusebenchOptions', options);
+  vitest.provide('fusebenchOptions', { ...options, ...terminal });
   await vitest.start();
   await vitest.close();
   for (const f of reporter.writeFailures) console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);

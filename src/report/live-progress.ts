@@ -35,14 +35,20 @@ function progressLine(p: ShapeProgress): string {
   return parts.join(' · ');
 }
 
-/** The live view of a run's shapes on `stream` (a terminal: redrawn in place; anything else: plain lines). */
+/**
+ * The live view of a run's shapes on `stream`: redrawn in place when `columns` (the width of the terminal
+ * behind it) is given, plain lines otherwise. The stream itself may be a pipe to that terminal: the test
+ * worker's stderr is one.
+ */
 export class LiveProgress {
-  readonly #stream: NodeJS.WriteStream;
+  readonly #stream: NodeJS.WritableStream;
   readonly #draw: ReturnType<typeof createLogUpdate> | undefined;
 
-  constructor(stream: NodeJS.WriteStream = process.stderr) {
+  constructor(columns: number | undefined, stream: NodeJS.WritableStream = process.stderr) {
     this.#stream = stream;
-    this.#draw = stream.isTTY ? createLogUpdate(stream, { showCursor: true }) : undefined;
+    this.#draw = columns
+      ? createLogUpdate(stream as NodeJS.WriteStream, { showCursor: true, defaultWidth: columns })
+      : undefined;
   }
 
   /** Redraws the live line (terminal only; piped output gets the finished lines alone). */

@@ -206,13 +206,18 @@ export type PerfOptions = Omit<Parsed, 'addBaselineRun' | 'help'> & {
   /** The command line that reproduces this run, as printed in the report. */
   command: string;
   warmupPairs: number;
+  /**
+   * The terminal the run's progress is drawn on, as the CLI sees it (the test worker's stderr is a pipe
+   * even then): its width when it is an interactive terminal, undefined for plain lines (piped, CI).
+   */
+  terminalColumns?: number;
 };
 
 const HELP_COLUMN = 28;
 
 /** The help text, from the table. */
-const PERF_HELP = [
-  'Usage: npm run perf -- [options]',
+export const PERF_HELP = [
+  'Usage: fusebench perf [options]   (or: npm run perf -- [options])',
   ...Object.values(PERF_FLAGS).flatMap((f: Flag<unknown>) => {
     const left = `  --${f.flag}${f.value ? ` ${f.value}` : ''}`;
     const [first = '', ...rest] = f.help;

@@ -17,7 +17,16 @@ import { type Progress, resultSkeleton, runCase } from './run-case.ts';
  * shape, its phase, pairs, the interval), otherwise a plain line per finished shape. One per worker
  * process: the perf suites run in one.
  */
-const live = new LiveProgress();
+let liveView: LiveProgress | undefined;
+const live = {
+  get view(): LiveProgress {
+    liveView ??= new LiveProgress(perfOptions().terminalColumns);
+    return liveView;
+  },
+  update: (p: Parameters<LiveProgress['update']>[0]) => live.view.update(p),
+  print: (line: string) => live.view.print(line),
+  done: () => liveView?.done(),
+};
 
 /** A shape's place in the run, for the live line. */
 interface Slot {
