@@ -72,13 +72,16 @@ export function signedPct(ratio: number): string {
  * exp(D) − 1, for the fused time current/baseline − 1 (D is log(baseline/current) there, so it is
  * negated and the interval reordered): "−20.4% [−21.4%, −19.5%]".
  */
-export function decisionChange(d: {
-  metric: 'speedup' | 'fusedTime';
-  diff: { estimate: number; lo: number; hi: number };
-}): string {
-  const s = d.metric === 'speedup' ? 1 : -1;
-  const [a, b] = [Math.exp(s * d.diff.lo), Math.exp(s * d.diff.hi)].sort((x, y) => x - y);
-  return `${signedPct(Math.exp(s * d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
+type Decided = { metric: 'speedup' | 'fusedTime'; diff: { estimate: number; lo: number; hi: number } };
+
+/** The ratio current/baseline of the metric itself for a log-difference D of the decision (see decisionChange). */
+function metricRatio(d: Decided, diff: number): number {
+  return Math.exp((d.metric === 'speedup' ? 1 : -1) * diff);
+}
+
+export function decisionChange(d: Decided): string {
+  const [a, b] = [metricRatio(d, d.diff.lo), metricRatio(d, d.diff.hi)].sort((x, y) => x - y);
+  return `${signedPct(metricRatio(d, d.diff.estimate))} [${signedPct(a ?? 1)}, ${signedPct(b ?? 1)}]`;
 }
 
 /**
@@ -86,15 +89,8 @@ export function decisionChange(d: {
  * and the fused time's, each as the metric itself moved (a slower fused kernel reads "speedup −20.4%,
  * fused time +25.6%"), with 99% intervals unless `intervals` is false.
  */
-export function labelledChange(
-  d: {
-    speedup?: Parameters<typeof decisionChange>[0];
-    fusedTime?: Parameters<typeof decisionChange>[0];
-  },
-  intervals = true,
-): string {
-  const one = (x: Parameters<typeof decisionChange>[0]) =>
-    intervals ? decisionChange(x) : signedPct(Math.exp((x.metric === 'speedup' ? 1 : -1) * x.diff.estimate));
+export function labelledChange(d: { speedup?: Decided; fusedTime?: Decided }, intervals = true): string {
+  const one = (x: Decided) => (intervals ? decisionChange(x) : signedPct(metricRatio(x, x.diff.estimate)));
   return [d.speedup && `speedup ${one(d.speedup)}`, d.fusedTime && `fused time ${one(d.fusedTime)}`]
     .filter(Boolean)
     .join(', ');

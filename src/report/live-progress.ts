@@ -21,14 +21,26 @@ export interface ShapeProgress {
   elapsedMs?: number;
 }
 
+/** What the line of a finished shape says: its speedup and verdict when measured, else its status. */
+export interface FinishedShape {
+  status: string;
+  speedup?: { estimate: number; lo: number; hi: number };
+  verdict?: string;
+}
+
 /** The interval as the live line shows it: "1.752x [1.745, 1.760]". */
 function interval(iv: { estimate: number; lo: number; hi: number }): string {
   return `${iv.estimate.toFixed(3)}x [${iv.lo.toFixed(3)}, ${iv.hi.toFixed(3)}]`;
 }
 
+/** Which shape of how many: "[3/15] gelu_scale 1M bf16". */
+function shapeHead(p: Pick<ShapeProgress, 'label' | 'index' | 'total'>): string {
+  return `[${p.index}/${p.total}] ${logText(p.label, 200)}`;
+}
+
 /** One line of progress: "[3/15] gelu_scale 1M bf16 · sampling · 120 pairs · 1.752x [1.745, 1.760] · 0.8 s". */
 function progressLine(p: ShapeProgress): string {
-  const parts = [`[${p.index}/${p.total}] ${logText(p.label, 200)}`, p.phase];
+  const parts = [shapeHead(p), p.phase];
   if (p.pairs !== undefined) parts.push(`${p.pairs} pairs`);
   if (p.speedup) parts.push(interval(p.speedup));
   if (p.elapsedMs !== undefined) parts.push(`${(p.elapsedMs / 1000).toFixed(1)} s`);
@@ -56,12 +68,23 @@ export class LiveProgress {
     this.#draw?.(progressLine(p));
   }
 
-  /** Leaves a line behind the live one: a finished shape, a warning. */
+  /** Leaves a line behind the live one: a warning. */
   print(line: string): void {
-    if (this.#draw) {
-      this.#draw.clear();
-      this.#stream.write(`${line}\n`);
-    } else this.#stream.write(`${line}\n`);
+    this.#draw?.clear();
+    this.#stream.write(`${line}\n`);
+  }
+
+  /**
+   * Leaves the line of a finished shape: "[3/15] gelu_scale 1M bf16: speedup 1.75x [1.74, 1.76]; SAME", or
+   * its status when it was not measured ("SKIPPED", "ERRORED").
+   */
+  finished(p: Pick<ShapeProgress, 'label' | 'index' | 'total'>, r: FinishedShape): void {
+    const iv = r.speedup;
+    const verdict = r.verdict ? `; ${r.verdict}` : '';
+    const what = iv
+      ? `speedup ${iv.estimate.toFixed(2)}x [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]${verdict}`
+      : r.status.toUpperCase();
+    this.print(`${shapeHead(p)}: ${what}`);
   }
 
   /** Ends the live line (nothing is left of it). */

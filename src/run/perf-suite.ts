@@ -18,15 +18,10 @@ import { type Progress, resultSkeleton, runCase } from './run-case.ts';
  * process: the perf suites run in one.
  */
 let liveView: LiveProgress | undefined;
-const live = {
-  get view(): LiveProgress {
-    liveView ??= new LiveProgress(perfOptions().terminalColumns);
-    return liveView;
-  },
-  update: (p: Parameters<LiveProgress['update']>[0]) => live.view.update(p),
-  print: (line: string) => live.view.print(line),
-  done: () => liveView?.done(),
-};
+function live(): LiveProgress {
+  liveView ??= new LiveProgress(perfOptions().terminalColumns);
+  return liveView;
+}
 
 /** A shape's place in the run, for the live line. */
 interface Slot {
@@ -37,16 +32,7 @@ interface Slot {
 
 function progress(slot: Slot, p: Progress): void {
   const phase = { 'per-call': 'sampling', batched: 'sampling (batched)', graph: 'sampling (graph twin)' }[p.method];
-  live.update({ ...slot, phase, pairs: p.pairs, speedup: p.speedup, elapsedMs: p.elapsedMs });
-}
-
-/** The line a finished shape leaves behind. */
-function finishedLine(slot: Slot, r: CaseResult): string {
-  const head = `[${slot.index}/${slot.total}] ${logText(slot.label, 200)}`;
-  if (r.status !== 'measured' || !r.speedup) return `${head}: ${r.status.toUpperCase()}`;
-  const iv = r.speedup;
-  const verdict = r.gate ? `; ${r.gate.status}` : '';
-  return `${head}: speedup ${iv.estimate.toFixed(2)}x [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]${verdict}`;
+  live().update({ ...slot, phase, pairs: p.pairs, speedup: p.speedup, elapsedMs: p.elapsedMs });
 }
 
 /** Pairs a baseline recording takes at least: every later check is judged against it. */
@@ -82,7 +68,7 @@ function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[
       maxElements: opts.maxElements,
       inject: opts.inject?.case === def.name ? opts.inject : undefined,
       onProgress: (p) => progress(slot, p),
-      onPhase: (phase) => live.update({ ...slot, phase }),
+      onPhase: (phase) => live().update({ ...slot, phase }),
     },
     (measured) => {
       verdict = gate(measured);
@@ -106,7 +92,7 @@ export function definePerfSuites(cases: readonly CaseDef[]): void {
     if (!excluded(def)) index += def.shapes(runBackend().backend).length;
     definePerfSuite(def, names, first, total);
   }
-  afterAll(() => live.done());
+  afterAll(() => liveView?.done());
 }
 
 /** Whether --case or --dtype leaves this comparison out. */
@@ -139,11 +125,15 @@ function definePerfSuite(def: CaseDef, knownCases: readonly string[], first: num
         } catch (e) {
           // A case that throws (a CUDA error, a bad shape) is reported as errored, with the message.
           record({ ...resultSkeleton(def, shape), status: 'errored', reason: (e as Error).message });
-          live.print(`[${slot.index}/${slot.total}] ${logText(slot.label, 200)}: ERRORED`);
+          live().finished(slot, { status: 'errored' });
           throw e;
         }
         record(result);
-        live.print(finishedLine(slot, result));
+        live().finished(slot, {
+          status: result.status,
+          ...(result.status === 'measured' ? { speedup: result.speedup } : {}),
+          ...(result.gate ? { verdict: result.gate.status } : {}),
+        });
         if (result.status === 'skipped') ctx.skip(result.reason);
         expect(result.status, `${result.key}: ${result.reason ?? ''}`).toBe('measured');
         const g = result.gate;
@@ -151,12 +141,12 @@ function definePerfSuite(def: CaseDef, knownCases: readonly string[], first: num
         // A missing baseline is said once per run, by the reporter; a verdict's message once, here (a
         // SLOWER's too: the test then fails with it, and only --verbose shows Vitest's report of that).
         if (g.status === 'SLOWER' || g.status === 'FASTER' || g.status === 'AMBIGUOUS') {
-          live.print(`fusebench: ${logText(g.message)}`);
+          live().print(`fusebench: ${logText(g.message)}`);
         }
         if (g.fingerprintNotes.length > 0) {
           const note = `${result.key}: fingerprint differs from the baseline's: ${g.fingerprintNotes.join('; ')}`;
           if (opts.strict) expect.fail(`${logText(note)} (--strict refuses to compare)`);
-          live.print(`fusebench: ${logText(note)} (compared anyway)`);
+          live().print(`fusebench: ${logText(note)} (compared anyway)`);
         }
         if (!g.gating) return;
         if (g.status === 'SLOWER') expect.fail(logText(g.message));
