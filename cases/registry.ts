@@ -19,6 +19,7 @@ export const CASE_FOLDERS: readonly string[] = [
   'attention',
   'attention_layernorm_residual',
   'transformer_block',
+  'gpt2_forward',
   'gpt2_decode',
 ];
 

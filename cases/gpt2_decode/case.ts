@@ -11,6 +11,7 @@
 
 import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
+import { gpt2Weights } from '../../src/case/gpt2-weights.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { decodeStep } from './reference.ts';
 import { decodeTraffic } from './traffic.ts';
@@ -53,33 +54,12 @@ export default defineCase<Dim, 'eps'>({
     { layers: 2, hidden: 128, heads: 2, f: 512, vocab: 1000, ctx: 64, pos: 13, token: 7 },
     { layers: 1, hidden: 64, heads: 1, f: 64, vocab: 50, ctx: 300, pos: 290, token: 49 },
   ],
-  // Weights ~ N(0, 1/√fan_in) (every projection of a normalized row has sd ≈ 1, attention logits of
-  // sd ≈ 1), biases and LayerNorm β ~ N(0, 0.1), γ = 1 + N(0, 0.1); wte and wpe ~ N(0, 0.1) (logits of sd
-  // ≈ 0.1·√hidden ≈ 2.8 at GPT-2 small); the cached K and V rows ~ N(0, 1), like the projections.
-  inputs: ({ layers, hidden: c, f, vocab, ctx }, seed) => {
-    const stream = (k: number) => seedStream(seed, k);
-    const [sc, sf] = [1 / Math.sqrt(c), 1 / Math.sqrt(f)];
-    return {
-      wte: normalArray(vocab * c, 0.1, stream(0)),
-      wpe: normalArray(ctx * c, 0.1, stream(1)),
-      ln1_g: normalArray(layers * c, 0.1, stream(2), 1),
-      ln1_b: normalArray(layers * c, 0.1, stream(3)),
-      w_qkv: normalArray(layers * 3 * c * c, sc, stream(4)),
-      b_qkv: normalArray(layers * 3 * c, 0.1, stream(5)),
-      w_o: normalArray(layers * c * c, sc, stream(6)),
-      b_o: normalArray(layers * c, 0.1, stream(7)),
-      ln2_g: normalArray(layers * c, 0.1, stream(8), 1),
-      ln2_b: normalArray(layers * c, 0.1, stream(9)),
-      w1: normalArray(layers * f * c, sc, stream(10)),
-      b1: normalArray(layers * f, 0.1, stream(11)),
-      w2: normalArray(layers * c * f, sf, stream(12)),
-      b2: normalArray(layers * c, 0.1, stream(13)),
-      lnf_g: normalArray(c, 0.1, stream(14), 1),
-      lnf_b: normalArray(c, 0.1, stream(15)),
-      k_cache: normalArray(layers * ctx * c, 1, stream(16)),
-      v_cache: normalArray(layers * ctx * c, 1, stream(17)),
-    };
-  },
+  // The model's weights (src/case/gpt2-weights.ts); the cached K and V rows ~ N(0, 1), like the projections.
+  inputs: ({ layers, hidden, f, vocab, ctx }, seed) => ({
+    ...gpt2Weights({ layers, hidden, f, vocab, positions: ctx }, seed),
+    k_cache: normalArray(layers * ctx * hidden, 1, seedStream(seed, 16)),
+    v_cache: normalArray(layers * ctx * hidden, 1, seedStream(seed, 17)),
+  }),
   // Every logit (the LM head is vocab·hidden multiply-adds, 38.6 M at GPT-2 small: below the sampled
   // references' budget), from the whole step in float64 (reference.ts).
   reference: (inputs, d, { eps }, dtype) => ({ logits: decodeStep(inputs, d, eps, dtype) }),

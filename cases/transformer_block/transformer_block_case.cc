@@ -3,19 +3,12 @@
 
 #include "case_decl.h"
 #include "common/constants.h"
-#include "attention_limits.h"
-#include "common/gemm_limits.h"
-#include "transformer_block.h"
+#include "gpt2_block_limits.h"
+#include "common/gpt2_block.h"
 
 namespace fusebench {
 namespace {
 
-
-
-template <class A>
-size_t c_of(const A& a) { return a.heads * kHeadDim; }
-template <class A>
-size_t m_of(const A& a) { return a.batch * a.seq; }
 // Buffer counts, in checked arithmetic (checked_size.h): C = heads·headDim, M = batch·seq.
 template <class A>
 Size c(const A& a) { return Size(a.heads) * kHeadDim; }
@@ -58,13 +51,7 @@ FB_CASE(transformer_block, TransformerBlockArgs) {
     variants.push_back({"fused", transformer_block_cublaslt_cpu<T>, FB_CUDA(transformer_block_cublaslt_cuda<T>),
                         Needs::Cublas, kFlashMmaSmemBytes, 80});
   }
-  std::vector<Limit<A>> limits = {
-           {"seq <= 16,384", "the unfused twin materializes seq×seq scores per head (1 GiB each at 16,384)",
-            [](const A& a) { return a.seq <= kMaxSeq; }},
-           {"every GEMM dimension < 2^31", kIntDimsWhy,
-            [](const A& a) { return fit_int({m_of(a), 3 * c_of(a), a.f, a.batch * a.heads}); }},
-           {"batch·seq <= 8,388,480", kGemmRowsWhy, [](const A& a) { return m_of(a) <= kMaxGemmRows; }}};
-  if constexpr (!std::is_same_v<T, float>) limits.push_back(tensor_core_flash_grid_limit<A>());
+  std::vector<Limit<A>> limits = gpt2_block_limits<T, A>();
   const Role in = Role::Input, out = Role::Output, tmp = Role::Scratch;
   return {case_name,
           {{"batch", &A::batch}, {"seq", &A::seq}, {"heads", &A::heads}, {"f", &A::f}},

@@ -15,7 +15,7 @@
 #include "cuda/flash_attention.cuh"
 #include "cuda/flash_attention_mma.cuh"
 #include "cuda/gemm.cuh"
-#include "transformer_block.h"
+#include "common/gpt2_block.h"
 
 namespace fusebench::kernels {
 

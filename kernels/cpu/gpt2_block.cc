@@ -18,7 +18,7 @@
 // bias + GELU → g, the GEMM with bias + residual h → y, each stored tensor rounded to T once.
 #include <vector>
 
-#include "transformer_block.h"
+#include "common/gpt2_block.h"
 
 #include "cpu/attention_cpu.h"
 #include "cpu/gemm_any.h"

@@ -1,0 +1,102 @@
+// CUDA GPT-2 forward (gpt2_forward.h). Unfused: the token gather, the position gather and their
+// broadcast add (as nn.Embedding twice and `+` launch them), each layer's block one op per launch
+// (common/gpt2_block.h's unfused twin, 22 launches), the LayerNorm row kernel and the cuBLAS LM-head
+// GEMM. Fused: one embedding kernel (gather, gather, add), each layer's fused block (7 launches), the
+// same LayerNorm and LM-head GEMM.
+#include <type_traits>
+#include <utility>
+
+#include "cuda/building_blocks.h"
+#include "cuda/cublas_ops.h"
+#include "cuda/cuda_check.cuh"
+#include "gpt2_forward.h"
+
+namespace fusebench::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(size_t n, const LaunchContext& ctx) {
+  size_t b = (n + kThreads - 1) / kThreads, cap = static_cast<size_t>(ctx.sm_count) * 32;
+  if (ctx.max_blocks > 0 && b > ctx.max_blocks) b = ctx.max_blocks;
+  return static_cast<unsigned>(b < cap ? b : cap);
+}
+
+// dst row r = table row index(r), for r < rows: nn.Embedding's gather (tokens: token_of; positions: r).
+template <class T, bool kTokens>
+__global__ void gather_kernel(const T* table, T* dst, size_t rows, size_t c, size_t vocab) {
+  const size_t n = rows * c;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const size_t r = i / c, j = i - r * c;
+    dst[i] = table[(kTokens ? gpt2::token_of(r, vocab) : r) * c + j];
+  }
+}
+
+// x[b, t] = te[b, t] + pe[t]: the broadcast add.
+template <class T>
+__global__ void add_positions_kernel(const T* te, const T* pe, T* x, size_t m, size_t seq, size_t c) {
+  const size_t n = m * c, per_seq = seq * c;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    x[i] = from_float<T>(to_float(te[i]) + to_float(pe[i % per_seq]));
+}
+
+// x[b, t] = wte[token(b, t)] + wpe[t] in one pass: the fused embedding.
+template <class T>
+__global__ void embedding_kernel(const T* wte, const T* wpe, T* x, size_t m, size_t seq, size_t c, size_t vocab) {
+  const size_t n = m * c;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const size_t r = i / c, j = i - r * c;
+    x[i] = from_float<T>(to_float(wte[gpt2::token_of(r, vocab) * c + j]) + to_float(wpe[(r % seq) * c + j]));
+  }
+}
+
+// LNf and the LM head, the same in both variants: logits = LNf(x)·wteᵀ.
+template <class T>
+void lm_head(const Gpt2ForwardArgs<T>& a, const T* x, const LaunchContext& ctx) {
+  const size_t m = a.batch * a.seq;
+  cuda::layernorm(x, a.lnf_g, a.lnf_b, a.xn, m, a.hidden, a.eps, ctx);
+  cuda::cublas_gemm_xwt(a.xn, a.wte, a.logits, m, a.vocab, a.hidden, ctx);
+}
+
+}  // namespace
+
+template <class T>
+void gpt2_forward_unfused_cuda(const Gpt2ForwardArgs<T>& a, const LaunchContext& ctx) {
+  const size_t m = a.batch * a.seq, c = a.hidden;
+  auto stream = static_cast<cudaStream_t>(ctx.stream);
+  gather_kernel<T, true><<<blocks_for(m * c, ctx), kThreads, 0, stream>>>(a.wte, a.te, m, c, a.vocab);
+  FB_CUDA_CHECK_LAUNCH("gpt2_forward token gather");
+  gather_kernel<T, false><<<blocks_for(a.seq * c, ctx), kThreads, 0, stream>>>(a.wpe, a.pe, a.seq, c, a.vocab);
+  FB_CUDA_CHECK_LAUNCH("gpt2_forward position gather");
+  add_positions_kernel<T><<<blocks_for(m * c, ctx), kThreads, 0, stream>>>(a.te, a.pe, a.x0, m, a.seq, c);
+  FB_CUDA_CHECK_LAUNCH("gpt2_forward embedding add");
+  T* x = a.x0;
+  T* y = a.x1;
+  for (size_t l = 0; l < a.layers; ++l) {
+    transformer_block_unfused_cuda<T>(gpt2::block_args(a, l, x, y), ctx);
+    std::swap(x, y);
+  }
+  lm_head(a, x, ctx);
+}
+
+template <class T>
+void gpt2_forward_fused_cuda(const Gpt2ForwardArgs<T>& a, const LaunchContext& ctx) {
+  const size_t m = a.batch * a.seq, c = a.hidden;
+  embedding_kernel<T><<<blocks_for(m * c, ctx), kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+      a.wte, a.wpe, a.x0, m, a.seq, c, a.vocab);
+  FB_CUDA_CHECK_LAUNCH("gpt2_forward embedding");
+  T* x = a.x0;
+  T* y = a.x1;
+  for (size_t l = 0; l < a.layers; ++l) {
+    if constexpr (std::is_same_v<T, float>)
+      transformer_block_fused_cuda(gpt2::block_args(a, l, x, y), ctx);
+    else
+      transformer_block_cublaslt_cuda<T>(gpt2::block_args(a, l, x, y), ctx);
+    std::swap(x, y);
+  }
+  lm_head(a, x, ctx);
+}
+
+FB_CUDA_VARIANTS(Gpt2ForwardArgs, gpt2_forward_unfused_cuda, gpt2_forward_fused_cuda)
+
+}  // namespace fusebench::kernels
