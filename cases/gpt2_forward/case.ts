@@ -3,8 +3,9 @@
  *   x = wte[token] + wpe[t]; x = block_l(x) for each of the layers; logits = LNf(x)·wteᵀ.
  * Unfused: one op per launch, as eager PyTorch runs the model (3 + 22·layers + 2 launches). Fused: the
  * suite's fused pieces: one embedding kernel, the fused block per layer (7 launches; transformer_block's
- * fused variant), then the same LNf and LM-head GEMM as the twin (1 + 7·layers + 2). The logits are
- * the checked output: every layer, the embedding and the LM head show in them.
+ * fused variant), then LNf and the LM-head GEMM into 16-byte-aligned rows and their compaction
+ * (1 + 7·layers + 3). The logits are the checked output: every layer, the embedding and the LM head show
+ * in them.
  */
 
 import { defineCase } from '../../src/case/define.ts';
@@ -12,7 +13,7 @@ import { GPT2_BLOCK_LAUNCHES, gpt2BlockFloats } from '../../src/reference/gpt2-b
 import { gpt2Weights } from '../../src/case/gpt2-weights.ts';
 import { causalAttentionFlops } from '../../src/reference/attention.ts';
 import { referenceSample, rowsReference, sampleRows } from '../../src/reference/sampling.ts';
-import { type ForwardDims, forwardLogits } from './reference.ts';
+import { type ForwardDims, forwardLogits, paddedVocab } from './reference.ts';
 
 type Dim = keyof ForwardDims;
 
@@ -89,17 +90,24 @@ export default defineCase<Dim, 'eps'>({
     const { layers: L, batch, seq, hidden: c, heads, f, vocab: V } = d;
     const m = batch * seq;
     const block = gpt2BlockFloats(batch, seq, heads, f);
-    // LNf (read x, γ, β; write xn) and the LM-head GEMM (read xn and wte; write the logits): both variants.
-    const head = 2 * m * c + 2 * c + (m * c + V * c + m * V);
+    // LNf (read x, γ, β; write xn) and the LM-head GEMM (read xn and wte; write the logits); the fused
+    // variant's GEMM writes 16-byte-aligned rows of padded_vocab elements, then a compaction reads their
+    // first vocab and writes the logits.
+    const lnf = 2 * m * c + 2 * c;
+    const unfusedHead = lnf + (m * c + V * c + m * V);
+    const fusedHead = lnf + (m * c + V * c + m * paddedVocab(V)) + 2 * m * V;
     // Unfused embedding: the token gather (read m rows of wte, write te), the position gather (read and
     // write seq rows), the broadcast add (read te and pe, write x). Fused: read the rows, write x.
     const unfusedEmbedding = 2 * m * c + 2 * seq * c + (m * c + seq * c + m * c);
     const fusedEmbedding = m * c + seq * c + m * c;
     return {
-      unfused: { bytes: e * (unfusedEmbedding + L * block.unfused + head), launches: 3 + L * GPT2_BLOCK_LAUNCHES.unfused + 2 },
+      unfused: {
+        bytes: e * (unfusedEmbedding + L * block.unfused + unfusedHead),
+        launches: 3 + L * GPT2_BLOCK_LAUNCHES.unfused + 2,
+      },
       fused: {
-        bytes: e * (fusedEmbedding + L * (dtype === 'fp32' ? block.fused : block.library) + head),
-        launches: 1 + L * GPT2_BLOCK_LAUNCHES.fused + 2,
+        bytes: e * (fusedEmbedding + L * (dtype === 'fp32' ? block.fused : block.library) + fusedHead),
+        launches: 1 + L * GPT2_BLOCK_LAUNCHES.fused + 3,
       },
     };
   },

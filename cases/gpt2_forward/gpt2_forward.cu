@@ -1,8 +1,9 @@
 // CUDA GPT-2 forward (gpt2_forward.h). Unfused: the token gather, the position gather and their
 // broadcast add (as nn.Embedding twice and `+` launch them), each layer's block one op per launch
 // (common/gpt2_block.h's unfused twin, 22 launches), the LayerNorm row kernel and the cuBLAS LM-head
-// GEMM. Fused: one embedding kernel (gather, gather, add), each layer's fused block (7 launches), the
-// same LayerNorm and LM-head GEMM.
+// GEMM writing the logits in place. Fused: one embedding kernel (gather, gather, add), each layer's
+// fused block (7 launches), the same LayerNorm, the LM-head GEMM into 16-byte-aligned rows and their
+// compaction into the logits.
 #include <type_traits>
 #include <utility>
 
@@ -50,12 +51,29 @@ __global__ void embedding_kernel(const T* wte, const T* wpe, T* x, size_t m, siz
   }
 }
 
-// LNf and the LM head, the same in both variants: logits = LNf(x)·wteᵀ.
+// dst[r, j] = src[r, j] for j < n: rows ld elements apart in src, n apart in dst.
 template <class T>
-void lm_head(const Gpt2ForwardArgs<T>& a, const T* x, const LaunchContext& ctx) {
+__global__ void compact_rows_kernel(const T* src, T* dst, size_t rows, size_t n, size_t ld) {
+  for (size_t r = blockIdx.y; r < rows; r += gridDim.y)
+    for (size_t j = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; j < n; j += static_cast<size_t>(gridDim.x) * blockDim.x)
+      dst[r * n + j] = src[r * ld + j];
+}
+
+// logits = LNf(x)·wteᵀ: the LayerNorm row kernel and the cuBLAS GEMM, written in place (unfused, as
+// eager's F.linear writes it) or through 16-byte-aligned rows and a compaction (fused).
+template <class T>
+void lm_head(const Gpt2ForwardArgs<T>& a, const T* x, bool aligned, const LaunchContext& ctx) {
   const size_t m = a.batch * a.seq;
   cuda::layernorm(x, a.lnf_g, a.lnf_b, a.xn, m, a.hidden, a.eps, ctx);
-  cuda::cublas_gemm_xwt(a.xn, a.wte, a.logits, m, a.vocab, a.hidden, ctx);
+  if (!aligned) {
+    cuda::cublas_gemm_xwt(a.xn, a.wte, a.logits, m, a.vocab, a.hidden, ctx);
+    return;
+  }
+  const size_t ld = gpt2::padded_vocab(a.vocab);
+  cuda::cublas_gemm_xwt(a.xn, a.wte, a.logits_pad, m, a.vocab, a.hidden, ctx, ld);
+  const dim3 grid(static_cast<unsigned>((a.vocab + kThreads - 1) / kThreads), static_cast<unsigned>(m < 65535 ? m : 65535));
+  compact_rows_kernel<T><<<grid, kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(a.logits_pad, a.logits, m, a.vocab, ld);
+  FB_CUDA_CHECK_LAUNCH("gpt2_forward logits compaction");
 }
 
 }  // namespace
@@ -76,7 +94,7 @@ void gpt2_forward_unfused_cuda(const Gpt2ForwardArgs<T>& a, const LaunchContext&
     transformer_block_unfused_cuda<T>(gpt2::block_args(a, l, x, y), ctx);
     std::swap(x, y);
   }
-  lm_head(a, x, ctx);
+  lm_head(a, x, false, ctx);
 }
 
 template <class T>
@@ -94,7 +112,7 @@ void gpt2_forward_fused_cuda(const Gpt2ForwardArgs<T>& a, const LaunchContext& c
       transformer_block_cublaslt_cuda<T>(gpt2::block_args(a, l, x, y), ctx);
     std::swap(x, y);
   }
-  lm_head(a, x, ctx);
+  lm_head(a, x, true, ctx);
 }
 
 FB_CUDA_VARIANTS(Gpt2ForwardArgs, gpt2_forward_unfused_cuda, gpt2_forward_fused_cuda)

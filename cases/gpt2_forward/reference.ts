@@ -38,6 +38,11 @@ export function tokenOf(r: number, vocab: number): number {
   return (r * 7919 + 13) % vocab;
 }
 
+/** The fused LM head's row length: vocab rounded up to 8 elements (gpt2_forward.h's padded_vocab). */
+export function paddedVocab(vocab: number): number {
+  return Math.ceil(vocab / 8) * 8;
+}
+
 /**
  * The logits of batch element b at `positions` (sorted, distinct), in float64 from the
  * (precision-rounded) inputs. Every tensor both variants store between launches and read back whole in
