@@ -3,8 +3,8 @@
  *   x = wte[token] + wpe[t]; x = block_l(x) for each of the layers; logits = LNf(x)·wteᵀ.
  * Unfused: one op per launch, as eager PyTorch runs the model (3 + 22·layers + 2 launches). Fused: the
  * suite's fused pieces: one embedding kernel, the fused block per layer (7 launches; transformer_block's
- * fused variant), then LNf and the LM-head GEMM into 16-byte-aligned rows and their compaction
- * (1 + 7·layers + 3). The logits are the checked output: every layer, the embedding and the LM head show
+ * fused variant), then LNf, the LM-head weight padded to a multiple of 8 rows, the GEMM over it and the
+ * compaction of its output (1 + 7·layers + 4). The logits are the checked output: every layer, the embedding and the LM head show
  * in them.
  */
 
@@ -90,12 +90,13 @@ export default defineCase<Dim, 'eps'>({
     const { layers: L, batch, seq, hidden: c, heads, f, vocab: V } = d;
     const m = batch * seq;
     const block = gpt2BlockFloats(batch, seq, heads, f);
-    // LNf (read x, γ, β; write xn) and the LM-head GEMM (read xn and wte; write the logits); the fused
-    // variant's GEMM writes 16-byte-aligned rows of padded_vocab elements, then a compaction reads their
-    // first vocab and writes the logits.
+    // LNf (read x, γ, β; write xn) and the LM-head GEMM (read xn and wte; write the logits). Fused: wte
+    // copied into its padded rows (read it, write V' = paddedVocab rows), the GEMM over them writing m × V'
+    // values, and the compaction (read the first V of each row, write the logits).
     const lnf = 2 * m * c + 2 * c;
+    const vp = paddedVocab(V);
     const unfusedHead = lnf + (m * c + V * c + m * V);
-    const fusedHead = lnf + (m * c + V * c + m * paddedVocab(V)) + 2 * m * V;
+    const fusedHead = lnf + (V * c + vp * c) + (m * c + vp * c + m * vp) + 2 * m * V;
     // Unfused embedding: the token gather (read m rows of wte, write te), the position gather (read and
     // write seq rows), the broadcast add (read te and pe, write x). Fused: read the rows, write x.
     const unfusedEmbedding = 2 * m * c + 2 * seq * c + (m * c + seq * c + m * c);
@@ -107,7 +108,7 @@ export default defineCase<Dim, 'eps'>({
       },
       fused: {
         bytes: e * (fusedEmbedding + L * (dtype === 'fp32' ? block.fused : block.library) + fusedHead),
-        launches: 1 + L * GPT2_BLOCK_LAUNCHES.fused + 3,
+        launches: 1 + L * GPT2_BLOCK_LAUNCHES.fused + 4,
       },
     };
   },

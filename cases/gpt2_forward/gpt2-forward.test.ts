@@ -58,10 +58,10 @@ describe('gpt2_forward shape validation', () => {
 
 describe('gpt2_forward model', () => {
   const gpt2 = [12, 8, 512, 768, 12, 3072, 50257];
-  test('launches: 3 + 22 per layer + 2 unfused, 1 + 7 per layer + 3 fused', () => {
+  test('launches: 3 + 22 per layer + 2 unfused, 1 + 7 per layer + 4 fused', () => {
     const t = forward.traffic(gpt2);
     expect(t.unfused.launches).toBe(3 + 22 * 12 + 2);
-    expect(t.fused.launches).toBe(1 + 7 * 12 + 3);
+    expect(t.fused.launches).toBe(1 + 7 * 12 + 4);
     expect(t.unfused.bytes).toBeGreaterThan(t.fused.bytes);
   });
   test('flops: 12 blocks and the LM head over 4,096 rows', () => {

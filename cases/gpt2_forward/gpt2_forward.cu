@@ -51,28 +51,54 @@ __global__ void embedding_kernel(const T* wte, const T* wpe, T* x, size_t m, siz
   }
 }
 
-// dst[r, j] = src[r, j] for j < n: rows ld elements apart in src, n apart in dst.
+// dst rows 0 .. rows: src's rows, then zeros up to padded_rows (the padded LM-head weight), 16 B a thread.
 template <class T>
-__global__ void compact_rows_kernel(const T* src, T* dst, size_t rows, size_t n, size_t ld) {
-  for (size_t r = blockIdx.y; r < rows; r += gridDim.y)
-    for (size_t j = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; j < n; j += static_cast<size_t>(gridDim.x) * blockDim.x)
-      dst[r * n + j] = src[r * ld + j];
+__global__ void pad_rows_kernel(const T* src, T* dst, size_t rows, size_t padded_rows, size_t c) {
+  constexpr size_t kPack = 16 / sizeof(T);
+  const size_t n = padded_rows * c / kPack, valid = rows * c / kPack;
+  const auto* s = reinterpret_cast<const uint4*>(src);
+  auto* d = reinterpret_cast<uint4*>(dst);
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    d[i] = i < valid ? s[i] : make_uint4(0, 0, 0, 0);
 }
 
-// logits = LNf(x)·wteᵀ: the LayerNorm row kernel and the cuBLAS GEMM, written in place (unfused, as
-// eager's F.linear writes it) or through 16-byte-aligned rows and a compaction (fused).
+// dst[r, j] = src[r, j] for j < n, src's rows ld elements apart (ld % (16 / sizeof(T)) == 0), dst's n:
+// one block per row at a time, 16-byte loads, element stores.
 template <class T>
-void lm_head(const Gpt2ForwardArgs<T>& a, const T* x, bool aligned, const LaunchContext& ctx) {
-  const size_t m = a.batch * a.seq;
-  cuda::layernorm(x, a.lnf_g, a.lnf_b, a.xn, m, a.hidden, a.eps, ctx);
-  if (!aligned) {
-    cuda::cublas_gemm_xwt(a.xn, a.wte, a.logits, m, a.vocab, a.hidden, ctx);
+__global__ void compact_rows_kernel(const T* src, T* dst, size_t rows, size_t n, size_t ld) {
+  constexpr size_t kPack = 16 / sizeof(T);
+  for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const auto* s = reinterpret_cast<const uint4*>(src + r * ld);
+    T* d = dst + r * n;
+    for (size_t p = threadIdx.x; p * kPack < n; p += blockDim.x) {
+      const uint4 v = s[p];
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (size_t k = 0; k < kPack; ++k)
+        if (p * kPack + k < n) d[p * kPack + k] = e[k];
+    }
+  }
+}
+
+// logits = LNf(x)·wteᵀ: the LayerNorm row kernel and the cuBLAS GEMM over the vocabulary as it is
+// (unfused, as eager's F.linear runs it) or padded to a multiple of 8, then compacted (fused).
+template <class T>
+void lm_head(const Gpt2ForwardArgs<T>& a, const T* x, bool padded, const LaunchContext& ctx) {
+  const size_t m = a.batch * a.seq, c = a.hidden;
+  auto stream = static_cast<cudaStream_t>(ctx.stream);
+  cuda::layernorm(x, a.lnf_g, a.lnf_b, a.xn, m, c, a.eps, ctx);
+  if (!padded) {
+    cuda::cublas_gemm_xwt(a.xn, a.wte, a.logits, m, a.vocab, c, ctx);
     return;
   }
-  const size_t ld = gpt2::padded_vocab(a.vocab);
-  cuda::cublas_gemm_xwt(a.xn, a.wte, a.logits_pad, m, a.vocab, a.hidden, ctx, ld);
-  const dim3 grid(static_cast<unsigned>((a.vocab + kThreads - 1) / kThreads), static_cast<unsigned>(m < 65535 ? m : 65535));
-  compact_rows_kernel<T><<<grid, kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(a.logits_pad, a.logits, m, a.vocab, ld);
+  const size_t vp = gpt2::padded_vocab(a.vocab);
+  pad_rows_kernel<T><<<blocks_for(vp * c * sizeof(T) / 16, ctx), kThreads, 0, stream>>>(a.wte, a.wte_pad, a.vocab, vp, c);
+  FB_CUDA_CHECK_LAUNCH("gpt2_forward LM-head weight padding");
+  cuda::cublas_gemm_xwt(a.xn, a.wte_pad, a.logits_pad, m, vp, c, ctx);
+  const size_t rows_at_once = static_cast<size_t>(ctx.sm_count) * 8;
+  const unsigned grid = static_cast<unsigned>(m < rows_at_once ? m : rows_at_once);
+  compact_rows_kernel<T><<<ctx.max_blocks > 0 && grid > ctx.max_blocks ? static_cast<unsigned>(ctx.max_blocks) : grid,
+                           kThreads, 0, stream>>>(a.logits_pad, a.logits, m, a.vocab, vp);
   FB_CUDA_CHECK_LAUNCH("gpt2_forward logits compaction");
 }
 

@@ -5,8 +5,9 @@
 // broadcast add, each block's 22 launches (gpt2_block's unfused twin), LNf and the LM-head GEMM (cuBLAS).
 // Fused: the suite's fused pieces: one embedding kernel, the fused block (7 launches: fusebench's GEMMs
 // in fp32, cuBLASLt epilogues around the tensor-core flash kernel in bf16/fp16), then LNf and the LM-head
-// GEMM writing 16-byte-aligned rows into logits_pad, compacted into the logits (as torch.compile pads the
-// GEMM's output: with 50,257-element rows cuBLAS takes a path several times slower). The weights of
+// GEMM over the vocabulary padded to a multiple of 8 (wte copied into wte_pad with zero rows after it,
+// every call) writing logits_pad, whose first vocab columns are compacted into the logits. torch.compile
+// pads that GEMM the same way: at 50,257 rows cuBLAS takes a path several times slower. The weights of
 // every layer are stacked.
 // The tokens are not an input: token(b, t) = ((b·seq + t)·7919 + 13) mod vocab (gpt2::token_of, and the
 // reference's tokenOf), a deterministic walk over the vocabulary.
@@ -36,7 +37,8 @@ struct Gpt2ForwardArgs {
   // Scratch: the residual stream (x0 the embedding's output, then x0/x1 alternate as each block's
   // input and output), the unfused embedding's gathered rows, LNf's output.
   T* x0, *x1, *te, *xn;              // [m, c] each
-  T* logits_pad;                     // [m, padded_vocab(vocab)]: the fused LM head's 16-byte-aligned rows
+  T* wte_pad;                        // [padded_vocab(vocab), c]: wte and zero rows, the fused LM head's weight
+  T* logits_pad;                     // [m, padded_vocab(vocab)]: the fused LM head's output rows
   T* pe;                             // [seq, c]
   // One block's scratch, reused by every layer (common/gpt2_block.h names them).
   T* h, *a, *qkv_t, *qkv, *q, *k, *v, *scores, *scaled, *masked, *p, *o, *merged, *proj_t, *proj, *a2;
@@ -49,8 +51,8 @@ namespace gpt2 {
 // The token at row r = b·seq + t.
 FB_HD size_t token_of(size_t r, size_t vocab) { return (r * 7919 + 13) % vocab; }
 
-// The fused LM head's row length: vocab rounded up to 8 elements, so every row starts 16-byte aligned
-// (cuBLAS takes a slower path for an unaligned output: 50,257 elements a row at GPT-2's vocabulary).
+// The fused LM head's vocabulary: rounded up to 8 rows (a GEMM dimension cuBLAS's fast kernels take;
+// GPT-2's 50,257 is not).
 FB_HD size_t padded_vocab(size_t vocab) { return (vocab + 7) / 8 * 8; }
 
 // Layer l's block over the residual stream x, writing y: layer l's slices of the stacked weights and

@@ -51,6 +51,8 @@ Size logits(const A& a) { return m(a) * a.vocab; }
 template <class A>
 Size logits_pad(const A& a) { return m(a) * kernels::gpt2::padded_vocab(a.vocab); }
 template <class A>
+Size wte_pad(const A& a) { return Size(kernels::gpt2::padded_vocab(a.vocab)) * a.hidden; }
+template <class A>
 Size scores(const A& a) { return Size(a.batch) * a.heads * a.seq * a.seq; }
 template <class A>
 Size rows2(const A& a) { return m(a) * 2; }
@@ -84,7 +86,8 @@ FB_CASE(gpt2_forward, Gpt2ForwardArgs) {
            {"logits", &A::logits, out, logits<A>},
            // Scratch: the residual stream, the unfused embedding's rows, LNf's output, one block's scratch.
            {"x0", &A::x0, tmp, mc<A>}, {"x1", &A::x1, tmp, mc<A>}, {"te", &A::te, tmp, mc<A>},
-           {"pe", &A::pe, tmp, seq_c<A>}, {"xn", &A::xn, tmp, mc<A>}, {"logits_pad", &A::logits_pad, tmp, logits_pad<A>},
+           {"pe", &A::pe, tmp, seq_c<A>}, {"xn", &A::xn, tmp, mc<A>}, {"wte_pad", &A::wte_pad, tmp, wte_pad<A>},
+           {"logits_pad", &A::logits_pad, tmp, logits_pad<A>},
            {"h", &A::h, tmp, mc<A>}, {"a", &A::a, tmp, mc<A>}, {"qkv_t", &A::qkv_t, tmp, mc3<A>},
            {"qkv", &A::qkv, tmp, mc3<A>}, {"q", &A::q, tmp, mc<A>}, {"k", &A::k, tmp, mc<A>}, {"v", &A::v, tmp, mc<A>},
            {"scores", &A::scores, tmp, scores<A>}, {"scaled", &A::scaled, tmp, scores<A>},
