@@ -36,14 +36,43 @@ export function pairWithBases(runs: ResultsFile[], bases: BaseRun[]): GpuRun[] {
   });
 }
 
-/** Reads several GPUs' results; two files of the same device are refused, since their sections would collide. */
-export function readGpuResults(files: string[]): ResultsFile[] {
-  const runs = files.map((f) => ({ file: f, results: readResults(f) }));
+/** Several GPUs' results as read: the runs (by device name), and a message per file left out. */
+interface GpuResultsRead {
+  runs: ResultsFile[];
+  /** Why a file was left out: not readable, not valid (file and fields named), or a second run of a device. */
+  problems: string[];
+}
+
+/**
+ * Reads several GPUs' results, leaving out (and naming) each file that cannot be read or is not valid, and
+ * the second file of a device (its sections would collide with the first's).
+ */
+export function loadGpuResults(files: string[]): GpuResultsRead {
+  const problems: string[] = [];
   const seen = new Map<string, string>();
-  for (const { file, results } of runs) {
+  const runs: ResultsFile[] = [];
+  for (const file of files) {
+    let results: ResultsFile;
+    try {
+      results = readResults(file);
+    } catch (e) {
+      problems.push((e as Error).message);
+      continue;
+    }
     const other = seen.get(results.device.slug);
-    if (other) throw new Error(`${other} and ${file} are both results of ${results.device.name}; pass one per GPU`);
+    if (other) {
+      problems.push(`${other} and ${file} are both results of ${results.device.name}; pass one per GPU`);
+      continue;
+    }
     seen.set(results.device.slug, file);
+    runs.push(results);
   }
-  return runs.map((r) => r.results).sort((a, b) => a.device.name.localeCompare(b.device.name));
+  return { runs: runs.sort((a, b) => a.device.name.localeCompare(b.device.name)), problems };
+}
+
+/** Reads several GPUs' results; a file that cannot be read or is not valid, or two files of the same device, is an error. */
+export function readGpuResults(files: string[]): ResultsFile[] {
+  const { runs, problems } = loadGpuResults(files);
+  if (problems[0] !== undefined) throw new Error(problems[0]);
+  return runs;
 }
