@@ -6,7 +6,7 @@
 import { ms, speedup } from '../base/format.ts';
 import { asMeasured, gatedTiming } from '../gate/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdict, verdictLabel, verdictRank } from '../results/verdict.ts';
+import { caseVerdict, verdictRank } from '../results/verdict.ts';
 import { type Html, html } from './html.ts';
 
 /** The fused kernel's share of its ceiling: the matrix peak for compute-bound cases, else the copy bandwidth. */
@@ -28,7 +28,7 @@ function row(c: CaseResult): Html {
 <td class="num">${t ? speedup(t.speedup) : '—'}</td>
 <td class="num">${t ? ms(t.fused.median) : '—'}</td>
 <td class="num">${ceilingShare(c)}</td>
-<td>${verdictLabel(verdict)}${c.status !== 'measured' && c.reason ? html`<div class="reason">${c.reason}</div>` : ''}</td>
+<td><span class="verdict">${verdict.replace('_', ' ')}</span>${c.status !== 'measured' && c.reason ? html`<div class="reason">${c.reason}</div>` : ''}</td>
 </tr>`;
 }
 
