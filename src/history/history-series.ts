@@ -18,6 +18,10 @@ export interface HistoryPoint {
   lo: number;
   hi: number;
   verdict: RowVerdict;
+  /** Median time of one fused call, ms, when recorded. */
+  fusedMs?: number;
+  /** Whether the numbers are of batched timing (launch-bound shapes the gate judged that way). */
+  batched: boolean;
 }
 
 /** One shape's points, oldest first; commits where it was not measured have no point. */
@@ -85,7 +89,17 @@ export function caseHistories(records: HistoryRecord[], last = DEFAULT_HISTORY_C
         );
         if (!c?.speedup) return [];
         const [estimate, lo, hi] = c.speedup;
-        return [{ index, estimate, lo, hi, verdict: c.verdict }];
+        return [
+          {
+            index,
+            estimate,
+            lo,
+            hi,
+            verdict: c.verdict,
+            ...(c.fusedMs !== undefined ? { fusedMs: c.fusedMs } : {}),
+            batched: c.batched === true,
+          },
+        ];
       }),
     })),
   }));

@@ -115,7 +115,14 @@ describe('the chart axis', () => {
     series: [
       {
         shape: '1M',
-        points: points.map(([estimate, lo, hi], index) => ({ index, estimate, lo, hi, verdict: 'SAME' })),
+        points: points.map(([estimate, lo, hi], index) => ({
+          index,
+          estimate,
+          lo,
+          hi,
+          verdict: 'SAME',
+          batched: false,
+        })),
       },
     ],
   });
