@@ -1,12 +1,12 @@
 /**
- * `fusebench site`'s work: reads the history folder and the results files, renders the page, and writes
- * <out>/index.html atomically. Returns what a caller reports: the file written and what was left out.
+ * `fusebench site`'s work: reads the history folder, the results files and the baselines, renders the page,
+ * and writes <out>/index.html atomically. Returns what a caller reports: the file written and what was left out.
  */
 import { join } from 'node:path';
 import { writeFileAtomic } from '../base/atomic-write.ts';
-import { deviceCharts } from './site-charts.ts';
-import { loadSiteInput } from './site-input.ts';
-import { type PageOptions, renderSitePage } from './site-page.ts';
+import { type ChartOptions, deviceCharts } from './site-charts.ts';
+import { loadSiteInput, type SiteSources } from './site-input.ts';
+import { renderSitePage } from './site-page.ts';
 
 /** The one file of the site. */
 export const SITE_PAGE = 'index.html';
@@ -15,29 +15,28 @@ export const SITE_PAGE = 'index.html';
 interface SiteBuilt {
   file: string;
   devices: string[];
-  problems: string[];
-  /** How many results files were left out (unreadable, invalid, or a second run of a GPU). */
-  resultsLeftOut: number;
+  /** Results and baseline files left out (unreadable, invalid, a second run of a GPU): input errors. */
+  fileProblems: string[];
+  /** History lines (or files) skipped. */
+  historyProblems: string[];
   /** Whether any history run was read (an empty history gives a page that says so). */
   hasHistory: boolean;
 }
 
-/** Builds the dashboard into `outDir` from the history folder and the latest results files. */
-export function buildSite(
-  historyDir: string,
-  resultsFiles: string[],
-  outDir: string,
-  options: Omit<PageOptions, 'historyDir'> = {},
-): SiteBuilt {
-  const input = loadSiteInput(historyDir, resultsFiles);
-  const page = renderSitePage(input, deviceCharts, { ...options, historyDir });
+/** Builds the dashboard into `outDir`. */
+export function buildSite(sources: SiteSources, outDir: string, options: ChartOptions = {}): SiteBuilt {
+  const input = loadSiteInput(sources);
+  const page = renderSitePage(input, (d) => deviceCharts(d, options), {
+    historyDir: sources.historyDir,
+    ...(options.repositoryUrl ? { repoUrl: options.repositoryUrl } : {}),
+  });
   const file = join(outDir, SITE_PAGE);
   writeFileAtomic(file, page);
   return {
     file,
     devices: input.devices.map((d) => d.name),
-    problems: [...input.resultsProblems, ...input.historyProblems],
-    resultsLeftOut: input.resultsProblems.length,
+    fileProblems: input.fileProblems,
+    historyProblems: input.historyProblems,
     hasHistory: input.devices.some((d) => d.history.length > 0),
   };
 }

@@ -4,7 +4,7 @@
  * the page is built only with `html`, which escapes every interpolated string and keeps only `Html`
  * values, the markup fusebench writes itself. JSON embedded in a <script> goes through `scriptJson`.
  */
-import { plain } from '../report/escape.ts';
+import { NAME_CHARS, NOTE_CHARS, plain } from '../report/escape.ts';
 
 /** Markup that fusebench wrote itself (or text already escaped): `html` keeps it as it is. */
 export class Html {
@@ -35,6 +35,16 @@ export function escapeHtml(s: string, max = TEXT_CHARS): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;');
+}
+
+/** A name or label from a file (device, case title, shape): escaped and cut to NAME_CHARS, as in Markdown. */
+export function name(s: string): Html {
+  return new Html(escapeHtml(s, NAME_CHARS));
+}
+
+/** Free text from a file (a reason): escaped and cut to NOTE_CHARS, as in Markdown. */
+export function note(s: string): Html {
+  return new Html(escapeHtml(s, NOTE_CHARS));
 }
 
 function render(v: HtmlValue): string {

@@ -4,19 +4,22 @@
  * (history-file.ts names a broken line by file:line and skips it; load-runs.ts names a results file that
  * fails its schema by file and field and leaves it out), so one bad file or line costs only itself.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readHistory } from '../history/history-file.ts';
+import { type BaselineFile, baselineFileSchema, baselinePath } from '../gate/baseline-file.ts';
+import { isPlainSlug, readHistory } from '../history/history-file.ts';
 import type { HistoryRecord } from '../history/history-record.ts';
 import { loadGpuResults } from '../report/load-runs.ts';
-import type { ResultsFile } from '../results/results.ts';
+import { type ResultsFile, readJsonFile } from '../results/results.ts';
 
-/** One GPU model on the dashboard: its history (oldest first) and its latest run, either possibly missing. */
+/** One GPU model on the dashboard: its history (oldest first), its latest run and its baselines, each possibly missing. */
 export interface SiteDevice {
   slug: string;
   name: string;
   history: HistoryRecord[];
   latest?: ResultsFile;
+  /** Its baseline file (`<baselines>/<slug>.json`), for the history charts' SAME band. */
+  baselines?: { file: string; data: BaselineFile };
 }
 
 /** Everything the page shows, and every file or line that was left out, with why. */
@@ -27,8 +30,8 @@ export interface SiteInput {
   historyFiles: string[];
   /** Each history line or file left out: "history/nvidia-h200.jsonl:7: not a history record (...); skipped". */
   historyProblems: string[];
-  /** Each results file left out: "h100.json is not valid:\n  device.name: ...". */
-  resultsProblems: string[];
+  /** Each results or baseline file left out: "h100.json is not valid:\n  device.name: ...". */
+  fileProblems: string[];
 }
 
 /**
@@ -49,8 +52,19 @@ function historyFilesIn(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-/** Reads the history folder and the results files; every problem is collected, none is thrown, except a missing folder. */
-export function loadSiteInput(historyDir: string, resultsFiles: string[]): SiteInput {
+/** The folders and files the dashboard is built from. */
+export interface SiteSources {
+  historyDir: string;
+  resultsFiles: string[];
+  /** The baseline files' folder (the repository's baselines/); none, the charts have no SAME band. */
+  baselinesDir?: string;
+}
+
+/**
+ * Reads the history folder, the results files and each device's baseline file; every problem is collected,
+ * none is thrown, except a history folder that does not exist.
+ */
+export function loadSiteInput({ historyDir, resultsFiles, baselinesDir }: SiteSources): SiteInput {
   const historyFiles = historyFilesIn(historyDir);
   const historyProblems: string[] = [];
   const devices = new Map<string, SiteDevice>();
@@ -75,16 +89,27 @@ export function loadSiteInput(historyDir: string, resultsFiles: string[]): SiteI
       d.name = record.device.name;
     }
   }
-  const { runs, problems: resultsProblems } = loadGpuResults(resultsFiles);
+  const { runs, problems: fileProblems } = loadGpuResults(resultsFiles);
   for (const run of runs) {
     const d = device(run.device.slug, run.device.name);
     d.latest = run;
     d.name = run.device.name;
   }
+  if (baselinesDir !== undefined) {
+    for (const d of devices.values()) {
+      const file = isPlainSlug(d.slug) ? baselinePath(baselinesDir, d.slug) : undefined;
+      if (!file || !existsSync(file)) continue;
+      try {
+        d.baselines = { file, data: readJsonFile(baselineFileSchema, file) };
+      } catch (e) {
+        fileProblems.push(`${(e as Error).message}\n(the history charts of ${d.name} have no baseline band)`);
+      }
+    }
+  }
   return {
     devices: [...devices.values()].sort((a, b) => a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug)),
     historyFiles,
     historyProblems,
-    resultsProblems,
+    fileProblems,
   };
 }

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { isPlainSlug } from '../history/history-file.ts';
 import { shortCommit } from '../history/history-series.ts';
 import type { ResultsFile } from '../results/results.ts';
-import { type Html, html, safeUrl, scriptJson } from './html.ts';
+import { type Html, html, name, safeUrl, scriptJson } from './html.ts';
 import { resultsTable } from './results-table.ts';
 import type { SiteDevice, SiteInput } from './site-input.ts';
 import { toVega, type VegaSpec, vegaRuntime } from './vega-runtime.ts';
@@ -52,7 +52,8 @@ class ChartSlots {
       chart.data.key !== undefined ? html` data-key="${chart.data.key}"` : '',
       chart.data.dtype !== undefined ? html` data-dtype="${chart.data.dtype}"` : '',
     ];
-    return html`<figure class="chart ${kind}"${attrs}><figcaption>${chart.title}</figcaption><div class="vega" id="${id}"></div></figure>`;
+    // The chart draws its own title; the figure names it for screen readers.
+    return html`<figure class="chart ${kind}" aria-label="${name(chart.title)}"${attrs}><div class="vega" id="${id}"></div></figure>`;
   }
 }
 
@@ -67,7 +68,7 @@ function commitLink(commit: string, repoUrl: string | undefined): Html {
 function latestRun(run: ResultsFile | undefined, options: PageOptions): Html {
   if (!run) return html`<p class="empty">No results file of this GPU was given: no latest run to show.</p>`;
   const source = run.source
-    ? html`commit ${commitLink(run.source.commit, options.repoUrl)}${run.source.branch ? html` on <code>${run.source.branch}</code>` : ''}, `
+    ? html`commit ${commitLink(run.source.commit, options.repoUrl)}${run.source.branch ? html` on <code>${name(run.source.branch)}</code>` : ''}, `
     : '';
   return html`<p class="meta">${source}measured ${run.createdAt.slice(0, 16).replace('T', ' ')} UTC, ${run.cases.length} case shape${run.cases.length === 1 ? '' : 's'}.</p>
 ${resultsTable(run)}`;
@@ -79,7 +80,7 @@ function historyPart(device: SiteDevice, charts: DeviceCharts, slots: ChartSlots
   if (charts.history.length === 0)
     return html`<p class="empty">This GPU's history has ${device.history.length} run${device.history.length === 1 ? '' : 's'} but no measured point to chart.</p>`;
   return html`${charts.history.map(
-    (group) => html`<section class="case"><h4>${group.title}</h4>
+    (group) => html`<section class="case"><h4>${name(group.title)}</h4>
 <div class="charts">${group.charts.map((c) => slots.figure(c, 'history'))}</div></section>`,
   )}`;
 }
@@ -99,7 +100,7 @@ function deviceSection(
       ? html`<div class="charts">${charts.roofline.map((c) => slots.figure(c, 'roofline'))}</div>`
       : html`<p class="empty">No roofline: ${device.latest ? 'no measured case in the latest run.' : 'no latest run of this GPU.'}</p>`;
   return html`<section class="gpu" id="${sectionId(device, index)}">
-<h2>${device.name}</h2>
+<h2>${name(device.name)}</h2>
 <h3>Latest run</h3>
 ${latestRun(device.latest, options)}
 <h3>Roofline</h3>
@@ -112,8 +113,8 @@ ${historyPart(device, charts, slots)}
 function problemsPart(problems: string[]): Html | string {
   if (problems.length === 0) return '';
   return html`<section class="problems" id="problems" role="alert">
-<h2>Left out: ${problems.length} file${problems.length === 1 ? '' : 's'} or line${problems.length === 1 ? '' : 's'} that failed ${problems.length === 1 ? 'its' : 'their'} schema</h2>
-<p>The rest is shown. Each is named with why:</p>
+<h2>Left out: ${problems.length === 1 ? 'a file or line' : `${problems.length} files or lines`} that could not be read or failed ${problems.length === 1 ? 'its' : 'their'} schema</h2>
+<p>Everything else is shown. Each is named, with why:</p>
 <ul>${problems.map((p) => html`<li><code>${p}</code></li>`)}</ul>
 </section>`;
 }
@@ -137,14 +138,14 @@ export function renderSitePage(
   const sections = input.devices.map((d, i) => deviceSection(d, i, charts(d), options, slots));
   const nav =
     input.devices.length > 1
-      ? html`<nav>${input.devices.map((d, i) => html`<a href="#${sectionId(d, i)}">${d.name}</a>`)}</nav>`
+      ? html`<nav>${input.devices.map((d, i) => html`<a href="#${sectionId(d, i)}">${name(d.name)}</a>`)}</nav>`
       : '';
   const body = html`<header>
 <h1>fusebench</h1>
 <p>Fused GPU kernels against their unfused twins: each GPU's latest run, where each kernel sits under its roofline, and the speedup and fused time over commits.</p>
 ${nav}
 </header>
-${problemsPart([...input.resultsProblems, ...input.historyProblems])}
+${problemsPart([...input.fileProblems, ...input.historyProblems])}
 ${emptyHistoryPart(input, options)}
 <main>
 ${input.devices.length > 0 ? sections : html`<p class="empty">No GPU to show: no history file holds a run and no results file was given.</p>`}

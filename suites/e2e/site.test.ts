@@ -98,7 +98,10 @@ describe('the dashboard, built from real runs with a broken line and hostile str
 
   beforeAll(async () => {
     writeFileSync(hostileFile, JSON.stringify(hostileResults('gpu')));
-    built = site(['--history', historyDir, '--results', h100Results, h200Results, hostileFile, '--out', out]);
+    built = site([
+      ...['--history', historyDir, '--results', h100Results, h200Results, hostileFile],
+      ...['--baselines', join(root, 'baselines'), '--repo-url', 'https://github.com/example/fusebench', '--out', out],
+    ]);
     expect(built.code, built.stderr).toBe(0);
     v = await visit(join(out, 'index.html'));
   });
@@ -136,10 +139,12 @@ describe('the dashboard, built from real runs with a broken line and hostile str
     for (const dtype of ['fp32', 'bf16', 'fp16'] as const) {
       const measured = run.cases.filter((c) => c.dtype === dtype && c.status === 'measured').length;
       const figure = `#gpu-nvidia-h100-80gb-hbm3 figure.roofline[data-dtype="${dtype}"]`;
-      const drawn =
-        (await markCount(v.page, figure, 'roofline_points_marks')) +
-        (await markCount(v.page, figure, 'bandwidth_points_marks'));
-      expect(drawn, `H100 ${dtype}`).toBe(2 * measured);
+      for (const variant of ['unfused', 'fused']) {
+        const drawn =
+          (await markCount(v.page, figure, `roofline_${variant}_marks`)) +
+          (await markCount(v.page, figure, `bandwidth_${variant}_marks`));
+        expect(drawn, `H100 ${dtype} ${variant}`).toBe(measured);
+      }
     }
   });
 
