@@ -258,7 +258,7 @@ describe('the dashboard on GitHub Pages', () => {
     expect(script).toContain('git archive FETCH_HEAD history | tar -x -C perf-history');
     expect(script).toContain('for f in artifacts/*/fusebench-results.json; do results+=(--results "$f"); done');
     expect(script).toContain(
-      `npm run site -- --history perf-history/history ${all('results')} --out site --repo-url "$REPO_URL"`,
+      `npm run site -- --history perf-history/history ${all('results')} --baselines baselines --out site --repo-url "$REPO_URL"`,
     );
     const upload = (site.steps as Job[]).find((s) => String(s.uses).startsWith('actions/upload-pages-artifact@'));
     expect(upload.with).toEqual({ path: 'site/' });
