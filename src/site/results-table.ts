@@ -19,7 +19,8 @@ function ceilingShare(c: CaseResult, device: ResultsFile['device']): string {
   const s = fusedShare(c, device);
   if (!s) return '—';
   const pct = 100 * s.share;
-  return `${pct.toFixed(pct < 10 ? 1 : 0)}% of ${CEILING_NAMES[s.ceiling]}`;
+  const shown = pct < 0.1 ? '<0.1' : pct.toFixed(pct < 10 ? 1 : 0);
+  return `${shown}% of ${CEILING_NAMES[s.ceiling]}`;
 }
 
 function row(c: CaseResult, device: ResultsFile['device']): Html {

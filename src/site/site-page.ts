@@ -47,7 +47,13 @@ class ChartSlots {
   readonly specs: { id: string; spec: VegaSpec }[] = [];
   figure(chart: SiteChart, kind: 'roofline' | 'history'): Html {
     const id = `chart-${this.specs.length + 1}`;
-    this.specs.push({ id, spec: toVega(chart.spec) });
+    let spec: VegaSpec;
+    try {
+      spec = toVega(chart.spec);
+    } catch (e) {
+      throw new Error(`${chart.title}: ${(e as Error).message}`);
+    }
+    this.specs.push({ id, spec });
     const attrs = [
       chart.data.key !== undefined ? html` data-key="${chart.data.key}"` : '',
       chart.data.dtype !== undefined ? html` data-dtype="${chart.data.dtype}"` : '',
@@ -74,15 +80,18 @@ function latestRun(run: ResultsFile | undefined, options: PageOptions): Html {
 ${resultsTable(run)}`;
 }
 
-function historyPart(device: SiteDevice, charts: DeviceCharts, slots: ChartSlots): Html {
+function historyPart(device: SiteDevice, id: string, charts: DeviceCharts, slots: ChartSlots): Html {
   if (device.history.length === 0)
     return html`<p class="empty">No history of this GPU yet: its history file has no run.</p>`;
   if (charts.history.length === 0)
     return html`<p class="empty">This GPU's history has ${device.history.length} run${device.history.length === 1 ? '' : 's'} but no measured point to chart.</p>`;
-  return html`${charts.history.map(
-    (group) => html`<section class="case"><h4>${name(group.title)}</h4>
+  // An index first: a GPU with every case in three precisions has some forty groups of charts.
+  const index = charts.history.map((group, i) => html`<a href="#${id}-history-${i + 1}">${name(group.title)}</a>`);
+  return html`<p class="index">${index}</p>
+${charts.history.map(
+  (group, i) => html`<section class="case" id="${id}-history-${i + 1}"><h4>${name(group.title)}</h4>
 <div class="charts">${group.charts.map((c) => slots.figure(c, 'history'))}</div></section>`,
-  )}`;
+)}`;
 }
 
 /** A GPU section's element id: `gpu-<device slug>` (a plain slug; any other gets its position instead). */
@@ -99,14 +108,15 @@ function deviceSection(
     charts.roofline.length > 0
       ? html`<div class="charts">${charts.roofline.map((c) => slots.figure(c, 'roofline'))}</div>`
       : html`<p class="empty">No roofline: ${device.latest ? 'no measured case in the latest run.' : 'no latest run of this GPU.'}</p>`;
-  return html`<section class="gpu" id="${sectionId(device, index)}">
+  const id = sectionId(device, index);
+  return html`<section class="gpu" id="${id}">
 <h2>${name(device.name)}</h2>
 <h3>Latest run</h3>
 ${latestRun(device.latest, options)}
 <h3>Roofline</h3>
 ${roofline}
 <h3>History</h3>
-${historyPart(device, charts, slots)}
+${historyPart(device, id, charts, slots)}
 </section>`;
 }
 

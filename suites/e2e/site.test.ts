@@ -146,13 +146,17 @@ describe('the dashboard, built from real runs with a broken line and hostile str
         expect(drawn, `H100 ${dtype} ${variant}`).toBe(measured);
       }
     }
+    await v.page.locator('#gpu-nvidia-h100-80gb-hbm3 figure.roofline').first().scrollIntoViewIfNeeded();
+    await screenshot(v.page, 'site-roofline.png');
   });
 
   test('every history chart draws one point per commit its series was measured at', async () => {
+    // The last run of each of the six commits (two runs measured 276898e): the default window of 50 holds them all.
     const records = lastCommits(
       readHistory(join(historyDir, 'nvidia-h100-80gb-hbm3.jsonl')).records.map((r) => r.record),
-      100,
+      50,
     );
+    expect(records).toHaveLength(6);
     const figures = await v.page
       .locator('#gpu-nvidia-h100-80gb-hbm3 figure.history')
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-key')));
@@ -171,8 +175,11 @@ describe('the dashboard, built from real runs with a broken line and hostile str
     await figure.scrollIntoViewIfNeeded();
     await figure.locator('svg g.role-mark.speedup_points_marks > path').last().hover({ force: true });
     const title = await figure.locator('[title]').first().getAttribute('title');
-    expect(title).toMatch(/commit/);
-    expect(title).toMatch(/2026-11-25/);
+    // The last commit of the H100's history, its date and its numbers.
+    expect(title).toMatch(/^commit: cb047cf$/m);
+    expect(title).toMatch(/^date: 2026-11-25T15:57/m);
+    expect(title).toMatch(/^speedup: \d+\.\d{3}$/m);
+    expect(title).toMatch(/^fused ms: \d/m);
     await screenshot(v.page, 'site-history.png');
   });
 });
