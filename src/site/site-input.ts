@@ -1,16 +1,17 @@
 /**
  * What the dashboard is built from: a folder of history files (`<device-slug>.jsonl`, the perf-history
- * branch's `history/`) and the latest results file of each GPU. Read with the project's loaders
- * (history-file.ts names a broken line by file:line and skips it; load-runs.ts names a results file that
- * fails its schema by file and field and leaves it out), so one bad file or line costs only itself.
+ * branch's `history/`), the latest results file of each GPU, and their baseline files. Read with the
+ * project's loaders (history-file.ts names a broken line by file:line and skips it; load-runs.ts sets aside a
+ * results or baseline file that fails its schema, naming the file and field), so one bad file or line costs
+ * only itself; two results files of one GPU are refused, as merge refuses them.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BaselineFile, baselineFileSchema, baselinePath } from '../gate/baseline-file.ts';
+import type { BaselineFile } from '../gate/baseline-file.ts';
 import { isPlainSlug, readHistory } from '../history/history-file.ts';
 import type { HistoryRecord } from '../history/history-record.ts';
-import { loadGpuResults } from '../report/load-runs.ts';
-import { type ResultsFile, readJsonFile } from '../results/results.ts';
+import { readDeviceBaselines, readGpuResults } from '../report/load-runs.ts';
+import type { ResultsFile } from '../results/results.ts';
 
 /** One GPU model on the dashboard: its history (oldest first), its latest run and its baselines, each possibly missing. */
 export interface SiteDevice {
@@ -30,7 +31,7 @@ export interface SiteInput {
   historyFiles: string[];
   /** Each history line or file left out: "history/nvidia-h200.jsonl:7: not a history record (...); skipped". */
   historyProblems: string[];
-  /** Each results or baseline file left out: "h100.json is not valid:\n  device.name: ...". */
+  /** Each results or baseline file left out: "h100.json: is not valid:\n  device.name: ...". */
   fileProblems: string[];
 }
 
@@ -62,7 +63,7 @@ export interface SiteSources {
 
 /**
  * Reads the history folder, the results files and each device's baseline file; every problem is collected,
- * none is thrown, except a history folder that does not exist.
+ * none is thrown, except a history folder that does not exist and two results files of one GPU.
  */
 export function loadSiteInput({ historyDir, resultsFiles, baselinesDir }: SiteSources): SiteInput {
   const historyFiles = historyFilesIn(historyDir);
@@ -89,7 +90,8 @@ export function loadSiteInput({ historyDir, resultsFiles, baselinesDir }: SiteSo
       d.name = record.device.name;
     }
   }
-  const { runs, problems: fileProblems } = loadGpuResults(resultsFiles);
+  const { runs, unreadable } = readGpuResults(resultsFiles);
+  const fileProblems = unreadable.map((u) => `${u.file}: ${u.why}`);
   for (const run of runs) {
     const d = device(run.device.slug, run.device.name);
     d.latest = run;
@@ -97,13 +99,10 @@ export function loadSiteInput({ historyDir, resultsFiles, baselinesDir }: SiteSo
   }
   if (baselinesDir !== undefined) {
     for (const d of devices.values()) {
-      const file = isPlainSlug(d.slug) ? baselinePath(baselinesDir, d.slug) : undefined;
-      if (!file || !existsSync(file)) continue;
-      try {
-        d.baselines = { file, data: readJsonFile(baselineFileSchema, file) };
-      } catch (e) {
-        fileProblems.push(`${(e as Error).message}\n(the history charts of ${d.name} have no baseline band)`);
-      }
+      if (!isPlainSlug(d.slug)) continue;
+      const { baselines, problem } = readDeviceBaselines(baselinesDir, d.slug);
+      if (baselines) d.baselines = baselines;
+      if (problem) fileProblems.push(`${problem}\n(the history charts of ${d.name} have no baseline band)`);
     }
   }
   return {

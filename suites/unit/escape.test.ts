@@ -3,7 +3,7 @@
 
 import { describe, expect, test } from 'vitest';
 import { collectAnnotations } from '../../src/github/actions-report.ts';
-import { renderBenchmarkMarkdown, renderMultiGpuMarkdown } from '../../src/report/benchmark-markdown.ts';
+import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
 import {
   codeBlock,
   codeSpan,
@@ -130,8 +130,8 @@ describe('every renderer, given hostile strings in every text field of a results
       `[Workflow run](${runUrl})`,
     ],
     ['the job summary', renderJobSummary(a), undefined],
-    ['BENCHMARK_RESULTS.md', renderBenchmarkMarkdown(a), undefined],
-    ['the merged BENCHMARK_RESULTS.md', renderMultiGpuMarkdown([a, b]), undefined],
+    ['BENCHMARK_RESULTS.md', renderBenchmarkMarkdown([a]), undefined],
+    ['the merged BENCHMARK_RESULTS.md', renderBenchmarkMarkdown([a, b]), undefined],
   ];
 
   test.each(outputs)('%s carries no HTML, link, image, mention, heading or long field from the file', (_, out, ok) => {

@@ -48,23 +48,28 @@ describe('the dashboard’s inputs', () => {
     expect(input.fileProblems).toEqual([]);
   });
 
-  test('a results file that fails its schema, a second file of one GPU and a broken baseline file are named and left out', () => {
+  test('a results file that fails its schema and a broken baseline file are named and left out', () => {
     const dir = tmp();
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, JSON.stringify({ ...readResults(h200), device: null }));
     const baselines = join(dir, 'baselines');
     mkdirSync(baselines);
     writeFileSync(join(baselines, 'nvidia-h100-80gb-hbm3.json'), '{"schemaVersion": 1, "device": 3');
-    const input = loadSiteInput({ historyDir, resultsFiles: [h100, broken, h200, h200], baselinesDir: baselines });
+    const input = loadSiteInput({ historyDir, resultsFiles: [h100, broken, h200], baselinesDir: baselines });
     expect(input.fileProblems).toEqual([
-      expect.stringContaining(`${broken} is not valid:\n  device:`),
-      `${h200} and ${h200} are both results of NVIDIA H200; pass one per GPU`,
+      expect.stringContaining(`${broken}: is not valid:\n  device:`),
       expect.stringMatching(
         /nvidia-h100-80gb-hbm3\.json is not valid JSON.*\n\(the history charts of NVIDIA H100 80GB HBM3 have no baseline band\)/,
       ),
     ]);
     expect(input.devices.map((d) => d.latest?.device.slug)).toEqual(['nvidia-h100-80gb-hbm3', 'nvidia-h200']);
     expect(input.devices.map((d) => d.baselines?.file)).toEqual([undefined, undefined]);
+  });
+
+  test('two results files of one GPU are refused, as merge refuses them', () => {
+    expect(() => loadSiteInput({ historyDir, resultsFiles: [h200, h200] })).toThrow(
+      `${h200} and ${h200} are both results of NVIDIA H200; pass one per GPU`,
+    );
   });
 
   test('the baselines of each device are read from --baselines for the SAME band', () => {
