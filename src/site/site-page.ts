@@ -15,7 +15,7 @@ import { resultsTable } from './results-table.ts';
 import type { SiteDevice, SiteInput } from './site-input.ts';
 import { toVega, type VegaSpec, vegaRuntime } from './vega-runtime.ts';
 
-/** A chart on the page: its caption and its Vega-Lite spec. */
+/** A chart on the page: its title (the figure's accessible name; the chart draws its own) and its Vega-Lite spec. */
 interface SiteChart {
   title: string;
   spec: Parameters<typeof toVega>[0];
@@ -166,7 +166,6 @@ ${input.devices.length > 0 ? sections : html`<p class="empty">No GPU to show: no
     // Vega compiles its expressions with Function(): 'unsafe-eval'; no other script than these two runs.
     `script-src ${sha256(runtime)} ${sha256(RENDER_CHARTS)} 'unsafe-eval'`,
     "style-src 'unsafe-inline'",
-    'img-src data:',
   ].join('; ');
   return `<!doctype html>
 <html lang="en">
