@@ -12,7 +12,7 @@ import { type FusedShare, fusedShare } from './charts/roofline.ts';
 import { type Inline, markdownTable, md, name, ours, trusted } from './escape.ts';
 
 /** "97% of copy bandwidth (no flop model)", "84% of bf16 matrix peak"; a share above 100% is shown and said so. */
-export function shareLabel(s: FusedShare | undefined, dtype: string): string {
+function shareLabel(s: FusedShare | undefined, dtype: string): string {
   if (!s) return '—';
   const of =
     s.ceiling === 'matrix peak'
