@@ -11,7 +11,7 @@ import type { HistoryCase, HistoryRecord } from './history-record.ts';
 export const DEFAULT_HISTORY_COMMITS = 20;
 
 /** One measured point: the commit's position on the x axis and the speedup with its interval. */
-export interface HistoryPoint {
+interface HistoryPoint {
   /** Position among the chart's commits, 0 = oldest. */
   index: number;
   estimate: number;

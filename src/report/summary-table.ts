@@ -12,7 +12,7 @@ import { type FusedShare, fusedShare } from './charts/roofline.ts';
 import { type Inline, markdownTable, md, name, ours, trusted } from './escape.ts';
 
 /** "97% of copy bandwidth (no flop model)", "84% of bf16 matrix peak"; a share above 100% is shown and said so. */
-export function shareLabel(s: FusedShare | undefined, dtype: string): string {
+function shareLabel(s: FusedShare | undefined, dtype: string): string {
   if (!s) return '—';
   const of =
     s.ceiling === 'matrix peak'
@@ -20,8 +20,10 @@ export function shareLabel(s: FusedShare | undefined, dtype: string): string {
       : s.ceiling === 'bandwidth'
         ? 'of copy bandwidth (memory-bound)'
         : 'of copy bandwidth (no flop model)';
-  // Above 100%, a decimal: 100.2% must not read as a rounded 100%.
-  return s.share > 1 ? `${pct(s.share, 1)} ${of}, above the measured ceiling` : `${pct(s.share)} ${of}`;
+  if (s.share <= 1) return `${pct(s.share)} ${of}`;
+  // Above 100%, as many decimals as it takes (up to 3) not to read as a rounded 100%.
+  const digits = [1, 2, 3].find((d) => Number((100 * s.share).toFixed(d)) > 100) ?? 3;
+  return `${pct(s.share, digits)} ${of}, above the measured ceiling`;
 }
 
 /** The three cells of one GPU for one key: speedup, share of the roofline ceiling, verdict. */

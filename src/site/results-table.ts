@@ -19,6 +19,9 @@ function ceilingShare(c: CaseResult, device: ResultsFile['device']): string {
   const s = fusedShare(c, device);
   if (!s) return '—';
   const pct = 100 * s.share;
+  // Above 100% (a traffic model can count bytes the caches save), never rounded down to read as 100%.
+  if (pct > 100)
+    return `${pct.toFixed(Number(pct.toFixed(1)) > 100 ? 1 : 2)}% of ${CEILING_NAMES[s.ceiling]}, above it`;
   const shown = pct < 0.1 ? '<0.1' : pct.toFixed(pct < 10 ? 1 : 0);
   return `${shown}% of ${CEILING_NAMES[s.ceiling]}`;
 }

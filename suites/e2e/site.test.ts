@@ -19,7 +19,7 @@ import { hostileResults } from '../support/hostile-results.ts';
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
 const historyDir = join(fixtures, 'site', 'history');
-const h100Results = join(fixtures, 'site', 'h100-results-cb047cf.json');
+const h100Results = join(fixtures, 'h100-results-cb047cf.json');
 const h200Results = join(fixtures, 'h200-mixed-verdicts.json');
 /** Where CI keeps the screenshots (.ci/run runs this suite; ci.yml uploads the folder). */
 const artifacts = join(root, '.ci', 'artifacts');

@@ -85,11 +85,13 @@ describe('BENCHMARK_RESULTS.md of the H100 run: summary first', () => {
     expect(row(attention.key)?.[4]).toBe(`${attention.fusedPctOfCopy?.toFixed(0)}% of copy bandwidth (memory-bound)`);
   });
 
-  test('a fused kernel above the measured ceiling is shown above it, with a decimal, never clamped', () => {
+  test('a fused kernel above the measured ceiling is shown above it, with the decimals that say so, never clamped', () => {
     const gelu = h100.cases.find((c) => c.key === 'gelu_scale/16M/fp32') as CaseResult;
     expect(gelu.fusedPctOfCopy).toBeGreaterThan(100);
     const row = table?.rows[h100.cases.indexOf(gelu)];
-    expect(row?.[4]).toBe(`${gelu.fusedPctOfCopy?.toFixed(1)}% of copy bandwidth (no flop model), above the measured ceiling`);
+    // 100.03% of copy: as many decimals as it takes not to read as a rounded 100%.
+    expect(gelu.fusedPctOfCopy?.toFixed(2)).toBe('100.03');
+    expect(row?.[4]).toBe('100.03% of copy bandwidth (no flop model), above the measured ceiling');
   });
 
   test('counts the verdicts and the geometric-mean speedup under the table', () => {
@@ -117,7 +119,9 @@ describe('BENCHMARK_RESULTS.md of the H100 run: summary first', () => {
 
   test('each case and precision is collapsed, with its shapes’ tables inside', () => {
     expect(md).toContain('<summary>GELU + scale · fp32: 4 shapes, 4 ⚪ SAME</summary>');
-    expect(md).toContain('<summary>FFN &#x28;Linear + GELU + Linear + residual&#x29; · fp16: 1 shape, 1 🟡 AMBIGUOUS</summary>');
+    expect(md).toContain(
+      '<summary>FFN &#x28;Linear + GELU + Linear + residual&#x29; · fp16: 1 shape, 1 🟡 AMBIGUOUS</summary>',
+    );
     expect(md.match(/^<details>$/gm)).toHaveLength(md.match(/^<\/details>$/gm)?.length ?? -1);
     const hardware = md.indexOf('<summary>Hardware, fingerprint and method</summary>');
     expect(hardware).toBeGreaterThan(md.indexOf('## Details'));
@@ -277,7 +281,9 @@ describe('BENCHMARK_RESULTS.md of a results file with hostile text in every fiel
     expect(blocks.every((b) => b.closed)).toBe(true);
     const regenerate = blocks.find((b) => b.open.endsWith('bash'));
     expect(regenerate?.body).toHaveLength(2);
-    expect(regenerate?.body[1]).toMatch(/^npm run perf -- command <img src=x .* # after the fence --out-dir \. {3}# on an gpu-name <img/);
+    expect(regenerate?.body[1]).toMatch(
+      /^npm run perf -- command <img src=x .* # after the fence --out-dir \. {3}# on an gpu-name <img/,
+    );
   });
 
   test('every heading and summary is ours, with the file’s text escaped and cut inside it', () => {

@@ -13,7 +13,7 @@ import { hostileResults } from '../support/hostile-results.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const historyDir = join(fixtures, 'site', 'history');
-const h100 = join(fixtures, 'site', 'h100-results-cb047cf.json');
+const h100 = join(fixtures, 'h100-results-cb047cf.json');
 const h200 = join(fixtures, 'h200-mixed-verdicts.json');
 const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-site-unit-'));
 

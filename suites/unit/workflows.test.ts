@@ -230,7 +230,10 @@ describe('the perf-history branch', () => {
       `npm run merge -- --out-dir merged --run-url "$RUN_URL" ${all('history')} ${all('files')}`,
     );
     expect(JSON.stringify(merge.permissions ?? {})).not.toContain('write');
-    expect(JSON.stringify(w.jobs.propose.steps)).toContain('cp -r merged/benchmark-history benchmark-history');
+    const propose = (w.jobs.propose.steps as Job[]).map((s) => String(s.run ?? '')).join('\n');
+    expect(propose).toContain('for charts in benchmark-charts benchmark-history; do');
+    expect(propose).toContain('cp -r "merged/$charts" "$charts"');
+    expect(propose).toContain('git add -A -- BENCHMARK_RESULTS.md benchmark-charts benchmark-history');
   });
 });
 

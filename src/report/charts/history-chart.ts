@@ -19,7 +19,7 @@ import { plain } from '../escape.ts';
 import { CHART_CONFIG, type VegaLiteSpec } from './render-svg.ts';
 
 /** One commit on the x axis. */
-export interface HistoryCommit {
+interface HistoryCommit {
   /** The commit as recorded (full id, `+dirty` when measured with local changes). */
   commit: string;
   /** When it was measured (ISO 8601, as recorded). */
@@ -27,7 +27,7 @@ export interface HistoryCommit {
 }
 
 /** One measured point of the series. */
-export interface HistoryChartPoint extends HistoryCommit {
+interface HistoryChartPoint extends HistoryCommit {
   /** Position among the chart's commits, 0 = oldest. */
   index: number;
   speedup: number;
@@ -40,7 +40,7 @@ export interface HistoryChartPoint extends HistoryCommit {
 }
 
 /** The stored baseline of the series and the gate's SAME band around it. */
-export interface HistoryBaseline {
+interface HistoryBaseline {
   /** The baseline file it comes from. */
   file: string;
   speedup: number;
@@ -194,6 +194,7 @@ function panel(
     interval: boolean;
   },
   tooltip: { field: string; title: string; format?: string }[],
+  links: boolean,
 ): LayerSpec<Field> {
   const y: PositionDef<Field> = {
     field: metric.field,
@@ -244,7 +245,7 @@ function panel(
         name: `${name}_points`,
         data: { values: measured },
         mark: { type: 'point', filled: true, size: 40, color: SERIES_COLOR, opacity: 1 },
-        encoding: { x, y, tooltip, href: { field: 'href' } },
+        encoding: { x, y, tooltip, ...(links ? { href: { field: 'href' } } : {}) },
       },
       {
         name: `${name}_slower`,
@@ -280,7 +281,8 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
       hi: p ? p.hi : null,
       fusedMs: p?.fusedMs ?? null,
       verdict: p ? p.verdict : null,
-      href: chart.repositoryUrl && sha ? `${chart.repositoryUrl}/commit/${sha}` : null,
+      // No key at all where there is no link: Vega would write a null one as the text "null".
+      ...(chart.repositoryUrl && sha ? { href: `${chart.repositoryUrl}/commit/${sha}` } : {}),
     };
   });
   const tooltip = [
@@ -300,6 +302,7 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
       ]
     : [`No baseline band: ${plain(chart.noBaseline ?? 'no baseline', 100)}.`];
   const hasTime = chart.points.some((p) => p.fusedMs !== undefined);
+  const links = rows.some((r) => 'href' in r);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
@@ -325,6 +328,7 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
           interval: true,
         },
         tooltip,
+        links,
       ),
       ...(hasTime
         ? [
@@ -344,6 +348,7 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
                 interval: false,
               },
               tooltip,
+              links,
             ),
           ]
         : []),

@@ -18,14 +18,14 @@ import { plain } from '../escape.ts';
 import { CHART_CONFIG, type VegaLiteSpec } from './render-svg.ts';
 
 /** The two variants of a comparison. */
-export type Variant = 'unfused' | 'fused';
+type Variant = 'unfused' | 'fused';
 const VARIANTS: readonly Variant[] = ['unfused', 'fused'];
 
 /** Which ceiling bounds a kernel at its intensity. */
 export type CeilingKind = 'bandwidth' | 'matrix peak';
 
 /** One variant of one case and shape, placed on the roofline. */
-export interface RooflinePoint {
+interface RooflinePoint {
   /** `<case>/<shape>/<dtype>`, as results and baselines key it. */
   key: string;
   case: string;
@@ -50,7 +50,7 @@ export interface RooflinePoint {
 }
 
 /** One variant of a case without a flop model: achieved bandwidth against the copy ceiling. */
-export interface BandwidthPoint {
+interface BandwidthPoint {
   key: string;
   case: string;
   title: string;
