@@ -10,6 +10,7 @@ const LAYERS = [
   { name: 'run', path: '^src/run/', what: 'a perf run: options, suite, measurement, reporter' },
   { name: 'cases', path: '^cases/', what: 'the case folders and their registry' },
   { name: 'github', path: '^src/github/', what: 'GitHub Actions output and workflow checks' },
+  { name: 'site', path: '^src/site/', what: 'the static dashboard' },
   { name: 'report', path: '^src/report/', what: 'rendering: console, Markdown, charts' },
   { name: 'export', path: '^src/export/', what: "other tools' formats" },
   { name: 'compare', path: '^src/compare/', what: 'comparing two runs' },

@@ -46,3 +46,10 @@ export function runSource(
   const branch = currentBranch(cwd, env);
   return { commit: currentCommit(cwd, env), ...(branch ? { branch } : {}) };
 }
+
+/** The repository's web URL inside GitHub Actions (GITHUB_SERVER_URL/GITHUB_REPOSITORY), else undefined. */
+export function repositoryUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const server = env.GITHUB_SERVER_URL;
+  const repo = env.GITHUB_REPOSITORY;
+  return server && repo ? `${server.replace(/\/+$/, '')}/${repo}` : undefined;
+}

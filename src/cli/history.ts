@@ -2,7 +2,7 @@
  * `fusebench history` (`npm run history -- ...`): the per-device history of perf runs (JSON Lines, see src/history/).
  *   fusebench history <history.jsonl> [--last N] [--out <file.md>]
  *     prints each case's speedup per commit, or with --out writes the charts BENCHMARK_RESULTS.md shows
- *     (Markdown, and one SVG per case in <file>-charts/ beside it);
+ *     (Markdown, and one SVG per case, shape and precision in <file>-charts/ beside it);
  *   fusebench history append --dir <folder> <results.json>...
  *     appends each run to <folder>/<device-slug>.jsonl (what perf.yml does on the perf-history branch).
  * A broken line in a history file is named (file:line and why) on stderr and skipped, never lost. Exit 0
@@ -12,21 +12,25 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { writeFileAtomic } from '../base/atomic-write.ts';
 import { digitsArg, UsageError } from '../base/cli-args.ts';
-import { logText } from '../base/log-text.ts';
+import { logLines, logText } from '../base/log-text.ts';
+import { repositoryUrlFromEnv } from '../base/source.ts';
 import { appendHistory, historyFileFor, readHistory } from '../history/history-file.ts';
 import { historyRecord } from '../history/history-record.ts';
 import { caseHistories, DEFAULT_HISTORY_COMMITS, shortCommit } from '../history/history-series.ts';
 import { padTable } from '../report/color.ts';
 import { md, name } from '../report/escape.ts';
 import { renderHistorySection } from '../report/history-markdown.ts';
+import { readDeviceBaselines } from '../report/load-runs.ts';
 import { readResults } from '../results/results.ts';
 import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
 const HELP = renderHelp({
   usage: `Usage:
-  fusebench history <history.jsonl> [--last N] [--out <file.md>]
+  fusebench history <history.jsonl> [--last N] [--out <file.md> [--baselines-dir <dir>] [--repo-url <url>]]
       each case's speedup over the last N commits (default ${DEFAULT_HISTORY_COMMITS}); with --out, Markdown and
-      one SVG chart per case in <file>-charts/ beside it
+      one SVG chart per case, shape and precision in <file>-charts/ beside it (speedup and fused time,
+      dated, over the SAME band of the device's baseline in --baselines-dir, default baselines/; points
+      link to their commits under --repo-url, default GitHub Actions' repository)
   fusebench history append --dir <folder> <results.json>...
       append each run to <folder>/<device-slug>.jsonl (atomically; earlier lines are kept as they are)
   -h, --help  this text
@@ -96,16 +100,31 @@ function printText(file: string, last: number): void {
   }
 }
 
-function writeMarkdown(file: string, last: number, out: string): void {
+async function writeMarkdown(
+  file: string,
+  last: number,
+  out: string,
+  chartsFrom: { baselinesDir: string; repositoryUrl: string | undefined },
+): Promise<void> {
   const { records, problems } = readHistory(file);
   for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
   const charts = `${basename(out, extname(out))}-charts`;
-  const { markdown, images } = renderHistorySection(
+  const latest = records.at(-1)?.record.device;
+  const { baselines, problem } = latest ? readDeviceBaselines(chartsFrom.baselinesDir, latest.slug) : {};
+  if (problem) console.warn(`fusebench: no baseline band in the charts: ${logLines(problem)}`);
+  const { markdown, images } = await renderHistorySection(
     records.map((r) => r.record),
-    { last, imageDir: charts },
+    {
+      last,
+      imageDir: charts,
+      files: [file],
+      problems,
+      ...(baselines ? { baselines } : {}),
+      ...(chartsFrom.repositoryUrl ? { repositoryUrl: chartsFrom.repositoryUrl } : {}),
+    },
   );
-  const device = records.at(-1)?.record.device.name ?? basename(file);
-  writeFileAtomic(out, `${md`# fusebench history: ${name(device)}`}\n\n${markdown || 'No measured run yet.\n'}`);
+  const device = latest?.name ?? basename(file);
+  writeFileAtomic(out, `${md`# fusebench history: ${name(device)}`}\n\n${markdown}`);
   for (const img of images) writeFileAtomic(join(dirname(out), img.path), img.svg);
   console.log(
     `wrote ${out}${images.length > 0 ? ` and ${images.length} chart${images.length === 1 ? '' : 's'} in ${join(dirname(out), charts)}` : ''}`,
@@ -114,6 +133,8 @@ function writeMarkdown(file: string, last: number, out: string): void {
 
 const OPTIONS = {
   last: { type: 'string' },
+  'baselines-dir': { type: 'string' },
+  'repo-url': { type: 'string' },
   out: { type: 'string' },
   dir: { type: 'string' },
 } as const;
@@ -131,8 +152,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
   // Reading: a missing file is a mistake (a typo, the wrong folder), not an empty history.
   if (!existsSync(file)) throw new Error(`${file}: no such history file`);
   const last = positiveInteger('last', values.last, DEFAULT_HISTORY_COMMITS);
-  if (values.out) writeMarkdown(file, last, values.out);
-  else printText(file, last);
+  if (values.out) {
+    await writeMarkdown(file, last, values.out, {
+      baselinesDir: values['baselines-dir'] ?? 'baselines',
+      repositoryUrl: values['repo-url'] ?? repositoryUrlFromEnv(process.env),
+    });
+  } else printText(file, last);
   return EXIT.ok;
 }
 

@@ -33,6 +33,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "show a device's history of runs, or append runs to it",
     load: () => import('./history.ts'),
   },
+  site: {
+    summary: "build the dashboard: one self-contained HTML page of each GPU's latest run, roofline and history",
+    load: () => import('./site.ts'),
+  },
   schema: {
     summary: 'write (or --check) the JSON Schema of the results file',
     load: () => import('./schema.ts'),

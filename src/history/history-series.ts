@@ -11,13 +11,17 @@ import type { HistoryCase, HistoryRecord } from './history-record.ts';
 export const DEFAULT_HISTORY_COMMITS = 20;
 
 /** One measured point: the commit's position on the x axis and the speedup with its interval. */
-export interface HistoryPoint {
+interface HistoryPoint {
   /** Position among the chart's commits, 0 = oldest. */
   index: number;
   estimate: number;
   lo: number;
   hi: number;
   verdict: RowVerdict;
+  /** Median time of one fused call, ms, when recorded. */
+  fusedMs?: number;
+  /** Whether the numbers are of batched timing (launch-bound shapes the gate judged that way). */
+  batched: boolean;
 }
 
 /** One shape's points, oldest first; commits where it was not measured have no point. */
@@ -85,7 +89,17 @@ export function caseHistories(records: HistoryRecord[], last = DEFAULT_HISTORY_C
         );
         if (!c?.speedup) return [];
         const [estimate, lo, hi] = c.speedup;
-        return [{ index, estimate, lo, hi, verdict: c.verdict }];
+        return [
+          {
+            index,
+            estimate,
+            lo,
+            hi,
+            verdict: c.verdict,
+            ...(c.fusedMs !== undefined ? { fusedMs: c.fusedMs } : {}),
+            batched: c.batched === true,
+          },
+        ];
       }),
     })),
   }));

@@ -1,37 +1,29 @@
 /**
- * BENCHMARK_RESULTS.md: hardware configuration and fingerprint, one table per case and shape in the
- * style of the V100 report, a speedup chart, summary statistics, and the command that reproduces it;
- * for several GPUs, one document with a section per GPU. Pure functions of the results.
+ * BENCHMARK_RESULTS.md, summary first: the commit, date and GPUs; one table of every case, shape and
+ * precision per GPU (speedup with its interval, the fused kernel's share of its roofline ceiling, verdict);
+ * the commands that regenerate the file from a clean clone; the roofline of each GPU and precision (SVG
+ * files beside the Markdown: report-files.ts); the history charts when given; then the details, collapsed:
+ * each GPU's hardware, fingerprint and method, and each case's tables per shape (case-section.ts). One
+ * document for one GPU or several. Every string from a results file is escaped (escape.ts). Pure.
  */
 
-import { DTYPES, type Dtype } from '../base/dtype.ts';
-import { flopRateOfPeak, gbs, ms, pct, speedup, times } from '../base/format.ts';
-import type { CaseResult, MeasuredCase, ResultsFile } from '../results/results.ts';
-import { caseVerdict, verdictLabel } from '../results/verdict.ts';
+import { gbs, pct } from '../base/format.ts';
+import type { CaseResult, ResultsFile } from '../results/results.ts';
+import { caseVerdict, type RowVerdict, VERDICT_ORDER, verdictLabel } from '../results/verdict.ts';
 import { renderCaseSection } from './case-section.ts';
-import {
-  codeBlock,
-  codeSpan,
-  type Inline,
-  join,
-  type Markdown,
-  markdownTable,
-  md,
-  name,
-  note,
-  ours,
-  text,
-  trusted,
-} from './escape.ts';
+import { codeBlock, codeSpan, htmlText, join, type Markdown, md, name, note, text, trusted } from './escape.ts';
 import { phaseSplitLine } from './phase-split.ts';
-import { renderSpeedupCharts } from './speedup-chart.ts';
+import { perfCommand, regenerateLines } from './regenerate.ts';
+import { rooflineCharts } from './report-files.ts';
+import { summaryTable } from './summary-table.ts';
 
-type Measured = MeasuredCase;
-
-const measured = (r: ResultsFile) =>
-  r.cases.filter((c): c is Measured => c.status === 'measured' && !!c.timing && !!c.speedup);
-/** A heading: our `#`s, then the title (a string from a file is escaped). */
-const h = (level: number, title: Inline) => md`${trusted('#'.repeat(level))} ${title}`.markdown;
+/** What the report shows beyond the runs themselves. */
+export interface BenchmarkMarkdownOptions {
+  /** Each GPU's history section (history-markdown.ts), by device slug. */
+  history?: ReadonlyMap<string, string>;
+  /** Results files left out because they could not be read, with why: named at the top. */
+  unreadable?: { file: string; why: string }[];
+}
 
 function hardware(results: ResultsFile): string {
   const d = results.device;
@@ -68,143 +60,134 @@ function method(results: ResultsFile): string {
   );
 }
 
-function summary(results: ResultsFile): string {
-  const ms_ = measured(results);
-  const rows = ms_.map((c) => [
-    c.title,
-    c.shape.label,
-    ...ours([
-      c.dtype,
-      speedup(c.speedup),
-      ms(c.timing.unfused.median - c.timing.fused.median),
-      `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
-      c.tflops ? flopRateOfPeak(c) : `${(c.fusedPctOfCopy ?? 0).toFixed(0)}% of copy`,
-      c.gate?.speedup
-        ? `${verdictLabel(caseVerdict(c))} vs ${times(c.gate.speedup.baseline)}`
-        : verdictLabel(caseVerdict(c)),
-    ]),
-  ]);
-  const table = markdownTable(
-    ours([
-      'Case',
-      'Shape',
-      'Precision',
-      'Speedup [95% CI]',
-      'Absolute time saved',
-      'Efficiency vs theoretical',
-      'Fused throughput',
-      'Verdict vs baseline',
-    ]),
-    rows,
-  );
-  if (ms_.length === 0) return `${table}\n\nNo shape was measured.`;
-  // Over positive speedups only: a results file may hold a negative or zero one, whose log is no number.
-  const positive = ms_.filter((c) => c.speedup.estimate > 0);
-  const geo = Math.exp(positive.reduce((a, c) => a + Math.log(c.speedup.estimate), 0) / positive.length);
-  const saved = ms_.reduce((a, c) => a + c.timing.unfused.median - c.timing.fused.median, 0);
-  const eff = ms_.reduce((a, c) => a + (c.efficiency ?? 0), 0) / ms_.length;
-  return (
-    `${table}\n\nOver ${ms_.length} measured shape${ms_.length === 1 ? '' : 's'}: geometric-mean speedup **${times(geo)}**, ` +
-    `${ms(saved)} saved over one call of each shape, mean efficiency ${pct(eff)} of the theoretical speedup.`
-  );
+/** A collapsed block: `<details>`, its one-line summary (HTML-escaped by the caller), the Markdown body. */
+function collapsed(summary: Markdown, body: string): string {
+  return ['<details>', `<summary>${summary.markdown}</summary>`, '', body.trimEnd(), '', '</details>', ''].join('\n');
 }
 
-/** "Wall time: …" of the run and its split over the phases, when the results recorded them. */
-function timeLine(results: ResultsFile): string[] {
-  const split = phaseSplitLine(results);
-  return split ? [md`Run time: ${text(split, 1000)}.`.markdown] : [];
+/** The first lines: the commit(s), branch, date(s) and GPUs measured. */
+function heading(runs: ResultsFile[]): string {
+  const commits = [...new Set(runs.map((r) => r.source?.commit ?? ''))];
+  const branches = [...new Set(runs.map((r) => r.source?.branch).filter((b): b is string => !!b))];
+  const [commit] = commits;
+  const onBranch = branches.length === 1 && branches[0] ? md` on ${name(branches[0])}` : trusted('');
+  const commitPart =
+    commits.length === 1
+      ? commit
+        ? md`**Commit** ${codeSpan(commit, 60)}${onBranch}`
+        : md`**Commit** not recorded`
+      : md`**Commits** ${join(
+          runs.map(
+            (r) => md`${name(r.device.name)} ${r.source?.commit ? codeSpan(r.source.commit, 60) : 'not recorded'}`,
+          ),
+          ', ',
+        )}`;
+  const dates = [...new Set(runs.map((r) => r.createdAt.slice(0, 10)))].sort();
+  const datePart = md`**Measured** ${text(dates.length > 1 ? `${dates[0]} to ${dates.at(-1)}` : (dates[0] ?? ''), 40)}`;
+  const gpus = md`**GPU${runs.length === 1 ? '' : 's'}** ${join(
+    runs.map((r) => name(r.device.name)),
+    ', ',
+  )}`;
+  const tools = [...new Set(runs.map((r) => r.tool.version))];
+  return md`${commitPart} · ${datePart} · ${gpus} · fusebench ${join(tools, ', ')}`.markdown;
 }
 
-/** The run's cases grouped by precision, in DTYPES order (each group in run order). */
-function byPrecision(results: ResultsFile): [Dtype, CaseResult[]][] {
-  return DTYPES.map((t) => [t, results.cases.filter((c) => c.dtype === t)] as [Dtype, CaseResult[]]).filter(
-    ([, cases]) => cases.length > 0,
-  );
+/** The regenerate section: the shell lines in a block no file's text can close. */
+function regenerate(runs: ResultsFile[]): string {
+  const where =
+    runs.length === 1
+      ? 'In a clean clone of this repository, on a GPU of the same model (a run on another one is gated against its own baseline):'
+      : "In a clean clone of this repository, on each GPU of the same models (each run is gated against its GPU's own baseline):";
+  return [where, '', codeBlock(regenerateLines(runs).join('\n'), 'bash', 4000).markdown].join('\n');
 }
 
-/** One GPU's body, its top headings at `level`; `history` is its rendered history section (history-markdown.ts). */
-function gpuBody(results: ResultsFile, level: number, history?: string): string {
-  const notRun = results.cases.filter((c) => c.status !== 'measured');
-  const charts = renderSpeedupCharts(results);
+/** The roofline images, one per GPU and precision, or nothing when nothing was measured. */
+function roofline(runs: ResultsFile[]): string[] {
+  const charts = rooflineCharts(runs);
+  if (charts.length === 0) return [];
   return [
-    md`Produced by ${codeSpan(results.command)} on ${results.createdAt.slice(0, 10)} with fusebench ${results.tool.version}.`
-      .markdown,
-    md`Backend: **${results.device.backend}** (${note(results.backendReason)}).`.markdown,
-    ...timeLine(results),
+    '## Roofline',
     '',
-    h(level, 'Hardware configuration'),
+    'Where each fused kernel (filled) and its unfused twin (hollow) sit against the GPU’s measured ceilings: ' +
+      'arithmetic intensity is the case’s useful flops over the bytes its traffic model says the variant moves, ' +
+      'throughput those flops over the median time of one call. Cases without a flop model are shown by achieved ' +
+      'bandwidth under the copy ceiling instead.',
+    '',
+    ...charts.flatMap(({ panel, path }) => [
+      // The path is ours (report-files.ts keeps it to safe characters); the alt text is escaped.
+      `![${md`Roofline of ${name(panel.device.name)}, ${panel.dtype}`.markdown}](${encodeURI(path)})`,
+      '',
+    ]),
+  ];
+}
+
+/** "4 shapes, 1 🔴 SLOWER, 3 ⚪ SAME", worst first. */
+function verdictCounts(cases: CaseResult[]): string {
+  const n = new Map<RowVerdict, number>();
+  for (const c of cases) n.set(caseVerdict(c), (n.get(caseVerdict(c)) ?? 0) + 1);
+  const parts = VERDICT_ORDER.filter((v) => n.has(v)).map((v) => `${n.get(v)} ${verdictLabel(v)}`);
+  return `${cases.length} shape${cases.length === 1 ? '' : 's'}, ${parts.join(', ')}`;
+}
+
+/** One GPU's details: hardware and method, then each case and precision, collapsed. */
+function details(results: ResultsFile, several: boolean): string[] {
+  const groups = new Map<string, CaseResult[]>();
+  for (const c of results.cases) {
+    const k = `${c.case}\u0000${c.dtype}`;
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  const split = phaseSplitLine(results);
+  const about = [
+    md`Run as ${codeSpan(perfCommand(results))} (its output folder left out) on ${text(results.createdAt.slice(0, 10), 20)} with fusebench ${results.tool.version}. Backend: **${results.device.backend}** (${note(results.backendReason)}).`
+      .markdown,
+    ...(split ? ['', md`Run time: ${text(split, 1000)}.`.markdown] : []),
+    '',
+    '**Hardware configuration**',
     '',
     hardware(results),
     '',
-    h(level, 'Method'),
+    '**Method**',
     '',
     method(results),
-    '',
-    h(level, 'Results'),
-    '',
-    ...byPrecision(results).flatMap(([dtype, cases]) => [
-      h(level + 1, trusted(dtype)),
-      '',
-      ...cases.map((c) => renderCaseSection(c, level + 2, { minPairs: results.settings.minPairs })),
-    ]),
-    ...(charts ? [h(level, 'Speedup by shape'), '', charts] : []),
-    ...(history ? [h(level, 'History'), '', history] : []),
-    h(level, 'Summary'),
-    '',
-    summary(results),
-    '',
-    notRun.length > 0
-      ? `${md`Not measured: ${join(
-          notRun.map((c) => md`${name(c.key)} (${c.status}: ${note(c.reason ?? '')})`),
-          '; ',
-        )}`}.\n`
-      : '',
-    h(level, 'Reproduce'),
-    '',
-    // The command comes from the results file: its fence is longer than any backtick run in it.
-    codeBlock(`npm ci\n${results.command}`, 'bash').markdown,
-    '',
   ].join('\n');
+  const gpu = several ? md` · ${htmlText(results.device.name)}` : trusted('');
+  return [
+    ...(several ? [md`### ${name(results.device.name)}`.markdown, ''] : []),
+    collapsed(md`Hardware, fingerprint and method${gpu}`, about),
+    ...[...groups.values()].map((cases) => {
+      const first = cases[0] as CaseResult;
+      return collapsed(
+        md`${htmlText(first.title)} · ${trusted(first.dtype)}${gpu}: ${trusted(verdictCounts(cases))}`,
+        cases.map((c) => renderCaseSection(c, 4, { minPairs: results.settings.minPairs })).join('\n'),
+      );
+    }),
+  ];
 }
 
-/** Renders BENCHMARK_RESULTS.md of one GPU, with its history section when given. */
-export function renderBenchmarkMarkdown(results: ResultsFile, history?: string): string {
-  return ['# fusebench results', '', gpuBody(results, 2, history)].join('\n');
-}
-
-function acrossGpus(runs: ResultsFile[]): string {
-  const keys = [...new Set(runs.flatMap((r) => r.cases.map((c) => c.key)))];
-  const rows = keys.map((key) => {
-    const any = runs.flatMap((r) => r.cases).find((c) => c.key === key) as CaseResult;
-    const cells = runs.map((r) => {
-      const c = r.cases.find((x) => x.key === key);
-      if (!c) return '—';
-      return c.status === 'measured' && c.speedup ? times(c.speedup.estimate) : c.status;
-    });
-    return [any.title, any.shape.label, trusted(any.dtype), ...cells];
+/** Renders BENCHMARK_RESULTS.md of one or several GPUs' runs (in the order given). */
+export function renderBenchmarkMarkdown(runs: ResultsFile[], options: BenchmarkMarkdownOptions = {}): string {
+  const history = runs.flatMap((r) => {
+    const section = options.history?.get(r.device.slug);
+    if (!section) return [];
+    return [...(runs.length > 1 ? [md`### ${name(r.device.name)}`.markdown, ''] : []), section, ''];
   });
-  return markdownTable(['Case', 'Shape', 'Precision', ...runs.map((r) => md`${name(r.device.name)} speedup`)], rows);
-}
-
-/**
- * Renders one BENCHMARK_RESULTS.md for several GPUs' results: an overview, then a section per GPU, each
- * with its history section when `history` (device slug → rendered section) has one.
- */
-export function renderMultiGpuMarkdown(runs: ResultsFile[], history: ReadonlyMap<string, string> = new Map()): string {
-  const [only] = runs;
-  if (runs.length === 1 && only) return renderBenchmarkMarkdown(only, history.get(only.device.slug));
+  const unreadable = options.unreadable ?? [];
   return [
     '# fusebench results',
     '',
-    md`Results of ${runs.length} GPUs: ${join(
-      runs.map((r) => name(r.device.name)),
-      ', ',
-    )}. Each GPU is gated against its own baseline.`.markdown,
+    heading(runs),
     '',
-    '## Across GPUs',
+    ...unreadable.map((u) => `${md`> **Left out:** ${codeSpan(u.file, 300)} could not be read: ${note(u.why)}`}\n`),
+    summaryTable(runs),
     '',
-    acrossGpus(runs),
+    '## Regenerate',
     '',
-    ...runs.flatMap((r) => [h(2, name(r.device.name)), '', gpuBody(r, 3, history.get(r.device.slug))]),
+    regenerate(runs),
+    '',
+    ...roofline(runs),
+    ...(history.length > 0 ? ['## History', '', ...history] : []),
+    '## Details',
+    '',
+    ...runs.flatMap((r) => details(r, runs.length > 1)),
   ].join('\n');
 }

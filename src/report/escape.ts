@@ -80,6 +80,27 @@ export function text(s: string, max = NAME_CHARS): Markdown {
   return new Markdown(escaped);
 }
 
+/**
+ * Text inside raw HTML that GitHub shows without reading it as Markdown (a `<summary>` line, where a
+ * backslash escape would show as a backslash): one line, cut to `max`, `& < > " '` and Markdown's own
+ * characters as entities (no tag, attribute, entity, link or emphasis survives), and a zero-width space
+ * after `@`, `#` and autolink starts, as in `text` (GitHub finds mentions and references in HTML's text too).
+ */
+export function htmlText(s: string, max = NAME_CHARS): Markdown {
+  // The zero-width spaces first, so that no `#` of an entity written below gets one.
+  const escaped = plain(s, max)
+    .replace(/[@#]/g, `$&${ZWSP}`)
+    .replace(AUTOLINKS, `$&${ZWSP}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    // The quote and Markdown's own characters as hexadecimal entities: they read the same and mean nothing
+    // to any parser (and `&#x` is followed by no digit that could read as an issue reference).
+    .replace(/['\\`*_[\]()!|~$]/g, (c) => `&#x${c.charCodeAt(0).toString(16)};`);
+  return new Markdown(escaped);
+}
+
 /** A name or label (device, case title, shape): escaped and cut to NAME_CHARS. */
 export function name(s: string): Markdown {
   return text(s, NAME_CHARS);

@@ -1,22 +1,22 @@
 /**
- * The history section of a Markdown report (BENCHMARK_RESULTS.md, `npm run history -- --out`): per case
- * a chart of its speedup over the last commits (an SVG file, history-svg.ts, referenced as an image) and
- * one line per shape with its range and latest value. Returns the Markdown and the image files to write
- * beside it; writes nothing. Every string from a history file is escaped (escape.ts). Pure.
+ * The history section of a Markdown report (BENCHMARK_RESULTS.md, `fusebench history --out`): per case and
+ * precision a collapsed block with, per shape, its range and latest value and a chart of its speedup and
+ * fused time over the last commits with the baseline's SAME band (charts/history-chart.ts, drawn to SVG
+ * and referenced as an image: GitHub shows SVG files, not inline SVG). Lines of the history files that
+ * were skipped are named (file:line and why); a history with no measured run says so instead of drawing
+ * an empty chart. Returns the Markdown and the image files to write beside it; writes nothing. Every
+ * string from a history file is escaped (escape.ts).
  */
 
 import { times } from '../base/format.ts';
+import type { BaselineFile } from '../gate/baseline-file.ts';
 import type { HistoryRecord } from '../history/history-record.ts';
-import { type CaseHistory, caseHistories, DEFAULT_HISTORY_COMMITS, shortCommit } from '../history/history-series.ts';
+import { DEFAULT_HISTORY_COMMITS, shortCommit } from '../history/history-series.ts';
 import { verdictLabel } from '../results/verdict.ts';
-import { join, type Markdown, md, name, text } from './escape.ts';
-import { renderHistorySvg } from './history-svg.ts';
-
-/** An image the section refers to: its path relative to the Markdown file, and its content. */
-export interface HistoryImage {
-  path: string;
-  svg: string;
-}
+import { type HistoryChart, historyCharts, historySpec } from './charts/history-chart.ts';
+import { renderSvg } from './charts/render-svg.ts';
+import { codeSpan, htmlText, join, type Markdown, md, name, note, text } from './escape.ts';
+import { type ChartFile, fileSafe } from './report-files.ts';
 
 /** How the section is drawn. */
 export interface HistorySectionOptions {
@@ -24,59 +24,103 @@ export interface HistorySectionOptions {
   last?: number;
   /** Folder of the images, relative to the Markdown file ("benchmark-history/nvidia-h200"). */
   imageDir: string;
-  /** The device named in the charts (default: the latest record's). */
+  /** The device named in the text (default: the latest record's). */
   device?: string;
+  /** The history files read, named when they hold no measured run. */
+  files?: string[];
+  /** The lines of those files that were skipped ("file:7: not valid JSON (…); skipped"). */
+  problems?: string[];
+  /** The device's baseline file, for the charts' SAME band. */
+  baselines?: { file: string; data: BaselineFile };
+  /** The repository's URL, for links from points to commits. */
+  repositoryUrl?: string;
 }
 
-/** A case name as a file name: letters, digits, `_` and `-` only; never empty, never a path. */
-function imageName(caseName: string, taken: Set<string>): string {
-  const base = caseName.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 80) || 'case';
-  let nameOut = base;
-  for (let i = 2; taken.has(nameOut); i++) nameOut = `${base}-${i}`;
-  taken.add(nameOut);
-  return `${nameOut}.svg`;
-}
+/** Skipped lines named in the section, at most this many (then a count). */
+const PROBLEMS_SHOWN = 10;
 
-function shapeLine(h: CaseHistory, s: CaseHistory['series'][number]): Markdown {
-  const last = s.points.at(-1);
-  if (!last) return md`${name(s.shape)}: not measured`;
-  const values = s.points.map((p) => p.estimate);
+/** "**1K**: 6 of 6 commits, 1.76x to 1.88x; latest 1.87x at cb047cf (⚪ SAME)". */
+function shapeLine(chart: HistoryChart): Markdown {
+  const last = chart.points.at(-1);
+  if (!last) return md`**${name(chart.shape)}**: not measured`;
+  const values = chart.points.map((p) => p.speedup);
   const range =
-    s.points.length === 1
+    chart.points.length === 1
       ? md`one point`
-      : md`${String(s.points.length)} of ${String(h.commits.length)} commits, ${times(Math.min(...values))} to ${times(Math.max(...values))}`;
-  return md`**${name(s.shape)}**: ${range}; latest ${times(last.estimate)} at ${text(shortCommit(h.commits[last.index] ?? ''), 12)} (${verdictLabel(last.verdict)})`;
+      : md`${String(chart.points.length)} of ${String(chart.commits.length)} commits, ${times(Math.min(...values))} to ${times(Math.max(...values))}`;
+  return md`**${name(chart.shape)}**: ${range}; latest ${times(last.speedup)} at ${text(shortCommit(last.commit), 12)} (${verdictLabel(last.verdict)})`;
 }
 
-/** The section for one device's history; empty Markdown and no images when nothing was measured. */
-export function renderHistorySection(
+/** The skipped lines, named, or nothing. */
+function problemLines(problems: string[]): string[] {
+  if (problems.length === 0) return [];
+  const shown = problems.slice(0, PROBLEMS_SHOWN).map((p) => `> - ${note(p).markdown}`);
+  const more = problems.length > PROBLEMS_SHOWN ? [`> - and ${problems.length - PROBLEMS_SHOWN} more`] : [];
+  return [
+    `> **${problems.length} line${problems.length === 1 ? '' : 's'} of the history skipped** (not a history record; the rest is charted):`,
+    ...shown,
+    ...more,
+    '',
+  ];
+}
+
+/** The section for one device's history, and the chart files it refers to. */
+export async function renderHistorySection(
   records: HistoryRecord[],
   options: HistorySectionOptions,
-): { markdown: string; images: HistoryImage[] } {
+): Promise<{ markdown: string; images: ChartFile[] }> {
   const last = options.last ?? DEFAULT_HISTORY_COMMITS;
-  const histories = caseHistories(records, last);
-  if (histories.length === 0) return { markdown: '', images: [] };
+  const charts = historyCharts(records, {
+    last,
+    ...(options.baselines ? { baselines: options.baselines } : {}),
+    ...(options.repositoryUrl ? { repositoryUrl: options.repositoryUrl } : {}),
+  });
+  const problems = problemLines(options.problems ?? []);
   const device = options.device ?? records.at(-1)?.device.name ?? 'this device';
-  const taken = new Set<string>();
-  const images: HistoryImage[] = [];
-  const parts: string[] = [];
-  const commits = histories[0]?.commits.length ?? 0;
-  parts.push(
-    md`Speedup of each case over the last ${String(commits)} measured commit${commits === 1 ? '' : 's'} on ${name(device)} (from the perf-history branch; oldest left, whiskers the 95% interval, gaps where a shape was not measured).`
+  if (charts.length === 0) {
+    const files = options.files ?? [];
+    const where =
+      files.length > 0
+        ? md` in ${join(
+            files.map((f) => codeSpan(f, 200)),
+            ', ',
+          )}`
+        : md``;
+    const markdown = [md`No measured run of ${name(device)}${where} yet: nothing to chart.`.markdown, '', ...problems];
+    return { markdown: markdown.join('\n'), images: [] };
+  }
+  const commits = charts[0]?.commits.length ?? 0;
+  const parts: string[] = [
+    md`Each shape's speedup (95% interval shaded) and fused time over the last ${String(commits)} measured commit${commits === 1 ? '' : 's'} on ${name(device)}, oldest left, dated; the green band is the stored baseline ± its δ, where the gate says SAME; a gap where the shape was not measured; a red ring where the gate said SLOWER.`
       .markdown,
     '',
-  );
-  for (const h of histories) {
-    const path = `${options.imageDir}/${imageName(`${h.case}-${h.dtype}`, taken)}`;
-    images.push({ path, svg: renderHistorySvg(h, device) });
-    // The path is ours (imageName keeps it to safe characters); the alt text is escaped.
+    ...problems,
+  ];
+  const taken = new Set<string>();
+  const images: ChartFile[] = [];
+  const groups = new Map<string, HistoryChart[]>();
+  for (const c of charts)
+    groups.set(`${c.case}\u0000${c.dtype}`, [...(groups.get(`${c.case}\u0000${c.dtype}`) ?? []), c]);
+  for (const group of groups.values()) {
+    const first = group[0] as HistoryChart;
+    const body: string[] = [];
+    for (const chart of group) {
+      const base = `${options.imageDir}/${fileSafe(chart.case)}-${fileSafe(chart.shape, 60)}-${chart.dtype}`;
+      let path = `${base}.svg`;
+      for (let i = 2; taken.has(path); i++) path = `${base}-${i}.svg`;
+      taken.add(path);
+      images.push({ path, svg: await renderSvg(historySpec(chart)) });
+      // The path is ours (fileSafe keeps it to safe characters); the alt text is escaped.
+      const alt = md`${name(chart.case)} ${name(chart.shape)} (${chart.dtype}) over the last ${String(chart.commits.length)} commits`;
+      body.push(shapeLine(chart).markdown, '', `![${alt.markdown}](${encodeURI(path)})`, '');
+    }
+    const n = group.length;
     parts.push(
-      `![${md`${name(h.case)} (${h.dtype}) speedup over the last ${String(h.commits.length)} commits`.markdown}](${encodeURI(path)})`,
+      '<details>',
+      `<summary>${md`${htmlText(first.case)} · ${first.dtype}: ${String(n)} shape${n === 1 ? '' : 's'}`.markdown}</summary>`,
       '',
-      join(
-        h.series.map((s) => shapeLine(h, s)),
-        ' · ',
-      ).markdown,
+      ...body,
+      '</details>',
       '',
     );
   }

@@ -3,6 +3,7 @@ import type { ResultsFile } from '../results/results.ts';
 import { compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
 import { codeSpan, md, name } from './escape.ts';
+import { perfCommand } from './regenerate.ts';
 
 /** Renders the job summary (pure). */
 export function renderJobSummary(results: ResultsFile): string {
@@ -13,6 +14,6 @@ export function renderJobSummary(results: ResultsFile): string {
     omitted: 0,
     title: md`fusebench on ${name(results.device.name)}`,
   });
-  const reproduce = md`<sub>Reproduce: ${codeSpan(results.command)}. Full tables: BENCHMARK_RESULTS.md in the run's artifacts.</sub>`;
+  const reproduce = md`<sub>Reproduce: ${codeSpan(perfCommand(results))}. Full tables and the roofline: BENCHMARK_RESULTS.md and benchmark-charts/ in the run's artifacts.</sub>`;
   return `${body}\n${reproduce.markdown}\n`;
 }

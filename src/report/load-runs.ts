@@ -4,7 +4,8 @@
  * says there is no base run and compares with the stored baseline only).
  */
 import { existsSync } from 'node:fs';
-import { type ResultsFile, readResults } from '../results/results.ts';
+import { type BaselineFile, baselineFileSchema, baselinePath } from '../gate/baseline-file.ts';
+import { type ResultsFile, readJsonFile, readResults } from '../results/results.ts';
 import type { BaseRun } from './comparison.ts';
 import type { GpuRun } from './pr-comment.ts';
 
@@ -36,14 +37,55 @@ export function pairWithBases(runs: ResultsFile[], bases: BaseRun[]): GpuRun[] {
   });
 }
 
-/** Reads several GPUs' results; two files of the same device are refused, since their sections would collide. */
-export function readGpuResults(files: string[]): ResultsFile[] {
-  const runs = files.map((f) => ({ file: f, results: readResults(f) }));
+/** A results file that could not be read, and why (the file and the first bad fields named). */
+export interface Unreadable {
+  file: string;
+  why: string;
+}
+
+/**
+ * Reads several GPUs' results: each file that cannot be read or fails the schema is set aside with why,
+ * and the rest are read; two files of the same device are refused, since their sections would collide.
+ * The runs come sorted by device name.
+ */
+export function readGpuResults(files: string[]): { runs: ResultsFile[]; unreadable: Unreadable[] } {
+  const read: { file: string; results: ResultsFile }[] = [];
+  const unreadable: Unreadable[] = [];
+  for (const file of files) {
+    try {
+      read.push({ file, results: readResults(file) });
+    } catch (e) {
+      const message = (e as Error).message;
+      // The message starts with the file's name; the reason is the rest.
+      unreadable.push({
+        file,
+        why: message.startsWith(file) ? message.slice(file.length).replace(/^[\s:]+/, '') : message,
+      });
+    }
+  }
   const seen = new Map<string, string>();
-  for (const { file, results } of runs) {
+  for (const { file, results } of read) {
     const other = seen.get(results.device.slug);
     if (other) throw new Error(`${other} and ${file} are both results of ${results.device.name}; pass one per GPU`);
     seen.set(results.device.slug, file);
   }
-  return runs.map((r) => r.results).sort((a, b) => a.device.name.localeCompare(b.device.name));
+  const runs = read.map((r) => r.results).sort((a, b) => a.device.name.localeCompare(b.device.name));
+  return { runs, unreadable };
+}
+
+/**
+ * A device's baseline file in `dir` (`<dir>/<slug>.json`), for the history charts' baseline band: undefined
+ * when there is none, and the problem, naming the file and field, when it cannot be read or is not valid.
+ */
+export function readDeviceBaselines(
+  dir: string,
+  slug: string,
+): { baselines?: { file: string; data: BaselineFile }; problem?: string } {
+  const file = baselinePath(dir, slug);
+  if (!existsSync(file)) return {};
+  try {
+    return { baselines: { file, data: readJsonFile(baselineFileSchema, file) } };
+  } catch (e) {
+    return { problem: (e as Error).message };
+  }
 }

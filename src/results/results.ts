@@ -108,6 +108,11 @@ const caseResultSchema = z.object({
   status: z.enum(['measured', 'skipped', 'failed', 'errored']),
   reason: z.string().optional(),
   traffic: z.object({ unfused: traffic, fused: traffic, theoreticalSpeedup: z.number() }),
+  /**
+   * Useful flops of one call at this shape, from the case's flop model: both variants are credited the
+   * same work. Absent for cases without a flop model and in files written before it was recorded.
+   */
+  flops: z.number().positive().optional(),
   numerics: z
     .object({
       seed: z.number(),

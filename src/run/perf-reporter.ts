@@ -19,6 +19,7 @@ import { type ActionsSink, reportToActions } from '../github/actions-report.ts';
 import { renderBenchmarkMarkdown } from '../report/benchmark-markdown.ts';
 import { colorEnabled } from '../report/color.ts';
 import { renderRunConsole } from '../report/console-summary.ts';
+import { CHARTS_DIR, renderRooflineFiles } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
 import type { PerfMeta } from './perf-meta.ts';
 import type { PerfOptions } from './perf-options.ts';
@@ -89,7 +90,7 @@ export class PerfReporter implements Reporter {
     (log.type === 'stderr' ? process.stderr : process.stdout).write(log.content);
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: RunErrors = []): void {
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: RunErrors = []): Promise<void> {
     // Errors outside any case's result (a suite that failed to load, an error between tests): their
     // message once, without Vitest's code frame (--verbose adds Vitest's own report).
     for (const e of [...testModules.flatMap((m) => m.errors()), ...unhandledErrors]) {
@@ -102,14 +103,14 @@ export class PerfReporter implements Reporter {
         if (meta) this.#metas.push(meta);
       }
     try {
-      this.#finish();
+      await this.#finish();
     } catch (e) {
       // A bug in rendering must not turn a finished measurement into a crashed run.
       console.warn(`fusebench: reporting failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     }
   }
 
-  #finish(): void {
+  async #finish(): Promise<void> {
     const results = collectResults(
       this.#metas,
       this.#options,
@@ -130,7 +131,7 @@ export class PerfReporter implements Reporter {
     const out = (name: string) => join(this.#options.outDir, name);
     for (const [file, render] of [
       [json, () => `${JSON.stringify(results, null, 1)}\n`],
-      [md, () => renderBenchmarkMarkdown(results)],
+      [md, () => renderBenchmarkMarkdown([results])],
       [out(BENCHER_JSON), () => `${JSON.stringify(renderBencherJson(results), null, 1)}\n`],
       [out(BENCHMARK_ACTION_JSON), () => `${JSON.stringify(renderBenchmarkActionJson(results), null, 1)}\n`],
     ] as const) {
@@ -140,6 +141,20 @@ export class PerfReporter implements Reporter {
       } catch (e) {
         this.writeFailures.push({ file, message: (e as Error).message });
       }
+    }
+    // The roofline charts BENCHMARK_RESULTS.md shows, beside it (drawn with Vega: asynchronous).
+    try {
+      for (const chart of await renderRooflineFiles([results])) {
+        const file = out(chart.path);
+        try {
+          writeFileAtomic(file, chart.svg);
+          written.push(file);
+        } catch (e) {
+          this.writeFailures.push({ file, message: (e as Error).message });
+        }
+      }
+    } catch (e) {
+      this.writeFailures.push({ file: out(CHARTS_DIR), message: `drawing the charts failed: ${(e as Error).message}` });
     }
     console.log(
       `\nfusebench on ${logText(results.device.name)} (${results.device.backend}; ${logText(results.backendReason)})`,

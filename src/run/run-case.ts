@@ -256,7 +256,7 @@ function measureShape(
     efficiency: m.speedup.estimate / skeleton.traffic.theoreticalSpeedup,
     fusedGBs,
     fusedPctOfCopy: (100 * fusedGBs) / device.description.copyBandwidthGBs,
-    ...(flops ? { tflops: { unfused: tflops(unfused.median), fused: tflops(fused.median) } } : {}),
+    ...(flops ? { flops, tflops: { unfused: tflops(unfused.median), fused: tflops(fused.median) } } : {}),
     ...(flops && peak ? { fusedPctOfMatrixPeak: (100 * tflops(fused.median)) / peak } : {}),
     clocks: m.clocks,
     ...(batched ? { batched, gatedOn: 'batched' as const } : {}),

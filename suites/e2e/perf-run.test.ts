@@ -64,8 +64,18 @@ describe('a short CPU perf run', () => {
       const printedSpeedup = Number.parseFloat((sp as string).replace(/\*/g, ''));
       expect(Math.abs(printedRatio - printedSpeedup)).toBeLessThan(0.01 + printedSpeedup * 1e-3);
     }
-    expect(markdown).toMatch(/## Hardware configuration/);
-    expect(markdown).toMatch(/npm run perf -- --backend cpu --case gelu_scale/);
+    expect(markdown).toMatch(/\*\*Hardware configuration\*\*/);
+    // The command that regenerates it: the run's options, its output folder replaced by the working tree.
+    expect(markdown).toMatch(/^npm run perf -- --backend cpu --case gelu_scale .*--out-dir \. {3}# on an /m);
+    expect(markdown).not.toContain(out);
+  });
+
+  test('the roofline the report shows is written beside it', () => {
+    const linked = /\]\((benchmark-charts\/roofline-[\w-]+-fp32\.svg)\)/.exec(markdown)?.[1];
+    if (!linked) throw new Error('BENCHMARK_RESULTS.md shows no fp32 roofline');
+    const chart = join(out, linked);
+    expect(readFileSync(chart, 'utf8')).toMatch(/^<svg /);
+    expect(stdout).toContain(chart);
   });
 
   test('each measured shape records where its time went, the run its wall time, and both are printed', () => {

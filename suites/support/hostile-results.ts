@@ -79,7 +79,7 @@ export function codeBlocks(md: string): { open: string; closed: boolean; body: s
 /**
  * What a hostile field managed to inject into rendered Markdown, outside code blocks and spans: raw HTML tags,
  * links or images, live mentions or references, or a line that starts with text from the file. Our own
- * link (`allowedLink`), the comment marker and `<sub>` are ours and allowed.
+ * link (`allowedLink`), the comment marker, `<sub>`, our `<details>` blocks and our chart images are allowed.
  */
 export function injections(md: string, allowedLink?: string): string[] {
   const problems: string[] = [];
@@ -88,6 +88,9 @@ export function injections(md: string, allowedLink?: string): string[] {
     .filter((_, i, lines) => !insideBlock(lines, i))
     .join('\n')
     .replace(allowedLink ?? '\u0000', '')
+    // Our chart images (paths we make from safe characters; the alt text is escaped) and our collapsed blocks.
+    .replace(/!\[(?:\\.|[^\]\\])*\]\([\w-]+\/[A-Za-z0-9_./-]+\.svg\)/g, '')
+    .replace(/^<\/?details>$|^<summary>|<\/summary>$/gm, '')
     // Inline code spans show their text literally; a backslash-escaped backtick opens none.
     .replace(/(?<![`\\])(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g, '');
   for (const [what, re] of [

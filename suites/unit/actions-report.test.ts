@@ -168,7 +168,7 @@ describe('the job summary', () => {
 });
 
 describe('the perf reporter', () => {
-  test('at the end of the run writes the results and reports them to Actions through the sink it was given', () => {
+  test('at the end of the run writes the results and reports them to Actions through the sink it was given', async () => {
     vi.spyOn(console, 'log').mockImplementation(() => {});
     const out = tmp();
     const options = {
@@ -181,16 +181,20 @@ describe('the perf reporter', () => {
       const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
       return { meta: () => ({ fusebench: meta }) };
     });
-    reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
+    await reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
     expect(readResults(join(out, 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
-    expect(readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8')).toContain('**🔴 SLOWER**');
+    const md = readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8');
+    expect(md).toContain('**🔴 SLOWER**');
+    // The roofline the report shows is written beside it.
+    expect(md).toContain('](benchmark-charts/roofline-nvidia-h200-fp32.svg)');
+    expect(readFileSync(join(out, 'benchmark-charts', 'roofline-nvidia-h200-fp32.svg'), 'utf8')).toMatch(/^<svg /);
     expect(calls.error).toHaveLength(3);
     expect(calls.outputs.slower).toBe(1);
     expect(readFileSync(summary, 'utf8')).toContain('## fusebench on NVIDIA H200');
     vi.restoreAllMocks();
   });
 
-  test('writes the Bencher and github-action-benchmark exports beside the results, which name the commit and branch', () => {
+  test('writes the Bencher and github-action-benchmark exports beside the results, which name the commit and branch', async () => {
     vi.spyOn(console, 'log').mockImplementation(() => {});
     const out = tmp();
     const options = parsePerfArgs(['--out-dir', out], { seed: 1 }) as NonNullable<ReturnType<typeof parsePerfArgs>>;
@@ -200,7 +204,7 @@ describe('the perf reporter', () => {
       const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
       return { meta: () => ({ fusebench: meta }) };
     });
-    reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
+    await reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
     const measured = mixed.cases.filter((c) => c.status === 'measured').map((c) => c.key);
     expect(Object.keys(JSON.parse(readFileSync(join(out, 'bencher.json'), 'utf8')))).toEqual(measured);
     const action = JSON.parse(readFileSync(join(out, 'benchmark-action.json'), 'utf8')) as { name: string }[];

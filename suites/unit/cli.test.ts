@@ -11,7 +11,7 @@ import { RESULTS_JSON_SCHEMA_FILE } from '../../src/results/results-json-schema.
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
-const COMMANDS = ['perf', 'compare', 'comment', 'merge', 'history', 'schema', 'lint-workflows'];
+const COMMANDS = ['perf', 'compare', 'comment', 'merge', 'history', 'site', 'schema', 'lint-workflows'];
 
 function fusebench(args: string[]) {
   const r = spawnSync(process.execPath, ['bin/fusebench.mjs', ...args], {
@@ -135,6 +135,7 @@ describe('exit codes', () => {
       ['merge', '--out-dir', out, missing],
       ['history', missing],
       ['history', 'append', '--dir', out, missing],
+      ['site', '--history', out, '--results', missing, '--out', join(out, 'site')],
       ['lint-workflows', missing],
     ];
     for (const args of runs) {

@@ -3,10 +3,11 @@
 
 import { describe, expect, test } from 'vitest';
 import { collectAnnotations } from '../../src/github/actions-report.ts';
-import { renderBenchmarkMarkdown, renderMultiGpuMarkdown } from '../../src/report/benchmark-markdown.ts';
+import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
 import {
   codeBlock,
   codeSpan,
+  htmlText,
   link,
   markdownTable,
   md,
@@ -23,6 +24,30 @@ import { codeBlocks, hostile, hostileResults, injections, TAIL } from '../suppor
 import { markdownTables, tableProblems } from '../support/markdown-check.ts';
 
 const ZWSP = '\u200b';
+
+describe('htmlText: text inside our raw HTML (a <summary> line), where Markdown escapes would show', () => {
+  test.each([
+    [
+      'an HTML tag and its attribute',
+      '<img src=x onerror="alert(1)">',
+      '&lt;img src=x onerror=&quot;alert&#x28;1&#x29;&quot;&gt;',
+    ],
+    ['a closing summary', '</summary><script>', '&lt;/summary&gt;&lt;script&gt;'],
+    ['an entity', '&lt; &#x41;', `&amp;lt; &amp;#${ZWSP}x41;`],
+    ['a link and an image', '![x](https://e.example/)', `&#x21;&#x5b;x&#x5d;&#x28;https:${ZWSP}//e.example/&#x29;`],
+    ['a mention and a reference', "@everyone #1 it's", `@${ZWSP}everyone #${ZWSP}1 it&#x27;s`],
+    ['emphasis, code and a backslash', '*a* _b_ `c` \\', '&#x2a;a&#x2a; &#x5f;b&#x5f; &#x60;c&#x60; &#x5c;'],
+    ['newlines and a bidirectional override', 'a\n<b>\u202ec', 'a &lt;b&gt; c'],
+  ])('escapes %s', (_, input, expected) => {
+    expect(htmlText(input).markdown).toBe(expected);
+  });
+
+  test('a hostile string leaves no tag, link, live mention or reference', () => {
+    const out = htmlText(hostile('summary'), 10_000).markdown;
+    expect(out).not.toMatch(/[<>"'`[\]()]/);
+    expect(injections(out)).toEqual([]);
+  });
+});
 
 describe('text: inline Markdown and HTML-safe', () => {
   test.each([
@@ -130,8 +155,8 @@ describe('every renderer, given hostile strings in every text field of a results
       `[Workflow run](${runUrl})`,
     ],
     ['the job summary', renderJobSummary(a), undefined],
-    ['BENCHMARK_RESULTS.md', renderBenchmarkMarkdown(a), undefined],
-    ['the merged BENCHMARK_RESULTS.md', renderMultiGpuMarkdown([a, b]), undefined],
+    ['BENCHMARK_RESULTS.md', renderBenchmarkMarkdown([a]), undefined],
+    ['the merged BENCHMARK_RESULTS.md', renderBenchmarkMarkdown([a, b]), undefined],
   ];
 
   test.each(outputs)('%s carries no HTML, link, image, mention, heading or long field from the file', (_, out, ok) => {

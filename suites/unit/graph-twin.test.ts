@@ -119,7 +119,7 @@ describe('the graph twin in the reports', () => {
   });
 
   test('BENCHMARK_RESULTS.md has a row for it, reported and not gated', () => {
-    const md = renderBenchmarkMarkdown(withTwin);
+    const md = renderBenchmarkMarkdown([withTwin]);
     expect(md).toMatch(
       /\| Median time, unfused twin from a CUDA graph \(per call\) \| 0\.006100 ms \| 0\.004200 ms \| 1\.45x \[1\.43, 1\.47\] \(95% CI\) over the graph; reported, not gated \|/,
     );

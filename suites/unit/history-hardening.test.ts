@@ -1,6 +1,6 @@
 // History that survives any record: a record with a value no run produces (1.5e308, 0, negative, an
-// interval that does not hold its estimate) is named and skipped like a broken line; the chart's axis
-// ends for any finite input; concurrent appends, from processes and from one process, lose no record.
+// interval that does not hold its estimate) is named and skipped like a broken line; the chart draws any
+// record that is read; concurrent appends, from processes and from one process, lose no record.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,9 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { appendHistory, parseHistory, readHistory } from '../../src/history/history-file.ts';
 import { HISTORY_RECORD_VERSION, type HistoryRecord } from '../../src/history/history-record.ts';
-import type { CaseHistory } from '../../src/history/history-series.ts';
-import { renderHistorySvg, yAxisOf } from '../../src/report/history-svg.ts';
+import { historyCharts, historySpec } from '../../src/report/charts/history-chart.ts';
+import { renderSvg } from '../../src/report/charts/render-svg.ts';
+import { markCount } from '../support/chart-check.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const NODE_ARGS = ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'];
@@ -83,7 +84,7 @@ describe('the record boundary', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`${file}:2: not a history record`);
     expect(readFileSync(out, 'utf8')).toContain('gelu\\_scale');
-    expect(readdirSync(join(dir, 'h-charts'))).toEqual(['gelu_scale-fp32.svg']);
+    expect(readdirSync(join(dir, 'h-charts'))).toEqual(['gelu_scale-1M-fp32.svg']);
     const merged = join(dir, 'merged');
     const m = cli([
       'src/cli/merge.ts',
@@ -95,7 +96,7 @@ describe('the record boundary', () => {
     ]);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stderr).toContain(`${file}:2: not a history record`);
-    expect(existsSync(join(merged, 'benchmark-history', 'nvidia-h200', 'gelu_scale-fp32.svg'))).toBe(true);
+    expect(existsSync(join(merged, 'benchmark-history', 'nvidia-h200', 'gelu_scale-1M-fp32.svg'))).toBe(true);
   });
 
   test('a missing history file is an input error, exit 2, naming it', () => {
@@ -106,54 +107,28 @@ describe('the record boundary', () => {
   });
 });
 
-describe('the chart axis', () => {
-  const chart = (points: [number, number, number][]): CaseHistory => ({
-    case: 'gelu_scale',
-    dtype: 'fp32',
-    commits: points.map((_, i) => `c${i}`),
-    dates: points.map(() => '2026-11-25'),
-    series: [
-      {
-        shape: '1M',
-        points: points.map(([estimate, lo, hi], index) => ({ index, estimate, lo, hi, verdict: 'SAME' })),
-      },
-    ],
-  });
+describe('the chart of any record that is read', () => {
+  // What a record may hold (history-record.ts): speedups in [1e-6, 1e6] with lo <= estimate <= hi, fused times in (0, 1 h].
+  const speedup = fc.double({ min: 1e-6, max: 1e6, noNaN: true });
+  const point = fc.tuple(speedup, speedup, speedup, fc.double({ min: 1e-9, max: 3_600_000, noNaN: true }));
 
-  test('the issue’s values give a finite axis of a few ticks', () => {
-    const axis = yAxisOf(chart([[1.5e308, 0, 1.5e308]]));
-    expect(axis.ticks.length).toBeLessThanOrEqual(21);
-    expect(axis.ticks.every(Number.isFinite)).toBe(true);
-    expect(
-      renderHistorySvg(
-        chart([
-          [1.5e308, 0, 1.5e308],
-          [-1.7e308, -Number.MAX_VALUE, 5e-324],
-        ]),
-        'Test CPU',
-      ),
-    ).toMatch(/^<svg /);
-  });
-
-  test.prop(
-    [
-      fc.array(
-        fc.tuple(
-          fc.double({ noNaN: true, noDefaultInfinity: true }),
-          fc.double({ noNaN: true, noDefaultInfinity: true }),
-          fc.double({ noNaN: true, noDefaultInfinity: true }),
-        ),
-        { minLength: 1, maxLength: 6 },
-      ),
-    ],
-    { numRuns: 300 },
-  )('for any finite values the axis ends: at most 21 finite, increasing ticks', (points) => {
-    const axis = yAxisOf(chart(points));
-    expect(axis.ticks.length).toBeGreaterThan(0);
-    expect(axis.ticks.length).toBeLessThanOrEqual(21);
-    expect(axis.ticks.every(Number.isFinite)).toBe(true);
-    expect(Number.isFinite(axis.min) && Number.isFinite(axis.max)).toBe(true);
-  });
+  test.prop([fc.array(point, { minLength: 1, maxLength: 5 })], { numRuns: 20 })(
+    'draws one finite point per commit, whatever the values',
+    async (points) => {
+      const lines = points.map(([a, b, c, fusedMs], i) => {
+        const [lo, estimate, hi] = [a, b, c].sort((x, y) => x - y);
+        return record(`c${i}`, [estimate, lo, hi], { fusedMs });
+      });
+      const { records, problems } = parseHistory(lines.join('\n'), 'h.jsonl');
+      expect(problems).toEqual([]);
+      const [chart] = historyCharts(records.map((r) => r.record));
+      if (!chart) throw new Error('a measured record gives a chart');
+      const svg = await renderSvg(historySpec(chart));
+      expect(markCount(svg, 'speedup_points')).toBe(points.length);
+      expect(markCount(svg, 'fusedMs_points')).toBe(points.length);
+      expect(svg).not.toMatch(/NaN|Infinity/);
+    },
+  );
 });
 
 describe('appends under the lock', () => {

@@ -1,5 +1,6 @@
-// The per-device history: records made from real runs, JSON Lines that survive broken lines, the charts
-// drawn from the right points, and the CLIs that append, render and merge it.
+// The per-device history: records made from real runs, JSON Lines that survive broken lines, the series
+// charted, the Markdown section (the charts themselves: history-chart.test.ts), and the CLIs that append,
+// render and merge it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +11,8 @@ import { appendHistory, historyFileFor, parseHistory, readHistory } from '../../
 import { type HistoryRecord, historyRecord } from '../../src/history/history-record.ts';
 import { caseHistories, lastCommits, shortCommit } from '../../src/history/history-series.ts';
 import { renderHistorySection } from '../../src/report/history-markdown.ts';
-import { chartScales, renderHistorySvg, yAxisOf } from '../../src/report/history-svg.ts';
 import { type ResultsFile, readResults } from '../../src/results/results.ts';
-import { hostile } from '../support/hostile-results.ts';
+import { hostile, injections } from '../support/hostile-results.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
@@ -145,107 +145,58 @@ describe('the charted series', () => {
   });
 });
 
-/** The circles of an SVG: their attributes. */
-function circles(svg: string): { commit: string; speedup: number; cx: number; cy: number }[] {
-  return [...svg.matchAll(/<circle data-commit="([^"]*)" data-speedup="([^"]*)" cx="([^"]*)" cy="([^"]*)"/g)].map(
-    (m) => ({ commit: m[1] ?? '', speedup: Number(m[2]), cx: Number(m[3]), cy: Number(m[4]) }),
-  );
-}
-
-describe('the history chart (SVG)', () => {
-  const records = [at('c1aaaaaa'), at('c2aaaaaa', 0.9, ['1M']), at('c3aaaaaa', 1.1)];
-  const gelu = caseHistories(records).find((h) => h.case === 'gelu_scale');
-  if (!gelu) throw new Error('gelu_scale is in the gate run');
-  const svg = renderHistorySvg(gelu, 'NVIDIA H200');
-
-  test('draws a point at each measured commit, where the scales put its speedup', () => {
-    const { x, y } = chartScales(gelu);
-    const drawn = circles(svg);
-    const expected = gelu.series.flatMap((s) => s.points);
-    expect(drawn).toHaveLength(expected.length);
-    for (const [i, p] of expected.entries()) {
-      const c = drawn[i];
-      expect(c?.commit).toBe(shortCommit(gelu.commits[p.index] ?? ''));
-      expect(c?.speedup).toBeCloseTo(p.estimate, 3);
-      expect(c?.cx).toBeCloseTo(x(p.index), 1);
-      expect(c?.cy).toBeCloseTo(y(p.estimate), 1);
-    }
-    // A bigger speedup is drawn higher: 1K at c3 (×1.1) above 1K at c2 (×0.9).
-    const oneK = circles(svg.split('<g class="series"').find((s) => s.startsWith(' data-shape="1K"')) ?? '');
-    const cy = (commit: string) => oneK.find((c) => c.commit === commit)?.cy ?? Number.NaN;
-    expect(cy('c3aaaaa')).toBeLessThan(cy('c2aaaaa'));
-  });
-
-  test('breaks a line where a shape was not measured, and names each shape in a legend', () => {
-    const series = svg.split('<g class="series"').slice(1);
-    const oneM = series.find((s) => s.startsWith(' data-shape="1M"')) ?? '';
-    expect(oneM).not.toContain('<polyline'); // points at commits 0 and 2 only: no segment joins them
-    expect(circles(oneM)).toHaveLength(2);
-    const sixteenM = series.find((s) => s.startsWith(' data-shape="16M"')) ?? '';
-    expect(sixteenM.match(/<polyline/g)).toHaveLength(1);
-    for (const s of gelu.series) expect(svg).toContain(`<g class="legend" data-shape="${s.shape}">`);
-  });
-
-  test('labels the x axis with the short commit ids in order', () => {
-    const labels = [...svg.matchAll(/<text class="x-tick"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
-    expect(labels).toEqual(['c1aaaaa', 'c2aaaaa', 'c3aaaaa']);
-  });
-
-  test('scales the y axis to the data: its ticks span every interval and no more than a step beyond', () => {
-    const values = gelu.series.flatMap((s) => s.points.flatMap((p) => [p.lo, p.hi]));
-    const axis = yAxisOf(gelu);
-    expect(axis.min).toBeLessThanOrEqual(Math.min(...values));
-    expect(axis.max).toBeGreaterThanOrEqual(Math.max(...values));
-    expect(axis.max).toBeLessThan(Math.max(...values) * 1.5);
-    const ticks = [...svg.matchAll(/<text class="y-tick"[^>]*>([\d.]+)x<\/text>/g)].map((m) => Number(m[1]));
-    expect(ticks).toEqual(axis.ticks);
-  });
-
-  test('one commit: one visible point in the middle, on an axis around it', () => {
-    const one = caseHistories([at('c1aaaaaa')]).find((h) => h.case === 'bias_gelu');
-    if (!one) throw new Error('bias_gelu is in the gate run');
-    const s = renderHistorySvg(one, 'NVIDIA H200');
-    const [only] = circles(s);
-    expect(circles(s)).toHaveLength(1);
-    expect(s).not.toContain('<polyline');
-    expect(only?.cx).toBeCloseTo(chartScales(one).x(0), 1);
-    const axis = yAxisOf(one);
-    expect(axis.min).toBeLessThan(only?.speedup ?? 0);
-    expect(axis.max).toBeGreaterThan(only?.speedup ?? 0);
-    // A flat history stays flat: the axis spans at least 10% of the value, not the noise.
-    expect(axis.max - axis.min).toBeGreaterThanOrEqual(0.1 * (only?.speedup ?? 0));
-  });
-
-  test('escapes every string from the history file', () => {
-    const evil = at('c1aaaaaa');
-    for (const c of Object.values(evil.cases)) c.shape = hostile('shape');
-    const [h] = caseHistories([evil]);
-    const s = renderHistorySvg(h ?? gelu, hostile('device'));
-    expect(s).not.toMatch(/<img|<details|<script|<summary|<!--/);
-  });
-});
-
 describe('the history section', () => {
-  test('links one chart per case from the image folder, with escaped alt text and a line per shape', () => {
-    const { markdown, images } = renderHistorySection([at('c1aaaaaa'), at('c2aaaaaa', 0.5)], {
+  test('a collapsed block per case and precision, a line and a linked chart per shape, escaped alt text', async () => {
+    const { markdown, images } = await renderHistorySection([at('c1aaaaaa'), at('c2aaaaaa', 0.5)], {
       imageDir: 'benchmark-history/nvidia-h200',
     });
-    expect(images.map((i) => i.path)).toEqual([
-      'benchmark-history/nvidia-h200/bias_gelu-fp32.svg',
-      'benchmark-history/nvidia-h200/scale_mask_softmax-fp32.svg',
-      'benchmark-history/nvidia-h200/gelu_scale-fp32.svg',
-      'benchmark-history/nvidia-h200/residual_layernorm-fp32.svg',
-    ]);
+    expect(images.map((i) => i.path).sort()).toEqual(
+      run.cases.map((c) => `benchmark-history/nvidia-h200/${c.case}-${c.shape.label}-fp32.svg`).sort(),
+    );
+    for (const i of images) expect(i.svg).toMatch(/^<svg /);
+    expect(markdown).toContain('<summary>gelu&#x5f;scale · fp32: 4 shapes</summary>');
     expect(markdown).toContain(
-      '![gelu\\_scale (fp32) speedup over the last 2 commits](benchmark-history/nvidia-h200/gelu_scale-fp32.svg)',
+      '![gelu\\_scale 1K (fp32) over the last 2 commits](benchmark-history/nvidia-h200/gelu_scale-1K-fp32.svg)',
     );
     expect(markdown).toMatch(/\*\*1K\*\*: 2 of 2 commits, 0\.84x to 1\.67x; latest 0\.84x at c2aaaaa/);
+    expect(markdown.match(/^<details>$/gm)).toHaveLength(4);
   });
 
-  test('nothing measured: no section and no image', () => {
+  test('skipped lines are named in the section, and the rest is charted', async () => {
+    const { markdown, images } = await renderHistorySection([at('c1aaaaaa')], {
+      imageDir: 'x',
+      problems: ['history/nvidia-h200.jsonl:7: not valid JSON (Unexpected end of JSON input); skipped'],
+    });
+    expect(markdown).toContain('> **1 line of the history skipped** (not a history record; the rest is charted):');
+    expect(markdown).toContain(
+      '> - history/nvidia-h200.jsonl:7: not valid JSON \\(Unexpected end of JSON input\\); skipped',
+    );
+    expect(images).toHaveLength(run.cases.length);
+  });
+
+  test('a history with no measured run says so, names its file, and draws no empty chart', async () => {
     const none = structuredClone(run);
     none.cases = [];
-    expect(renderHistorySection([historyRecord(none)], { imageDir: 'x' })).toEqual({ markdown: '', images: [] });
+    for (const records of [[historyRecord(none)], []]) {
+      const { markdown, images } = await renderHistorySection(records, {
+        imageDir: 'x',
+        device: 'NVIDIA H200',
+        files: ['history/nvidia-h200.jsonl'],
+      });
+      expect(markdown).toBe('No measured run of NVIDIA H200 in `history/nvidia-h200.jsonl` yet: nothing to chart.\n');
+      expect(images).toEqual([]);
+    }
+  });
+
+  test('strings from a history file reach the section escaped', async () => {
+    const evil = at('c1aaaaaa');
+    for (const c of Object.values(evil.cases)) {
+      c.case = hostile('case');
+      c.shape = hostile('shape');
+    }
+    const { markdown } = await renderHistorySection([evil], { imageDir: 'x', device: hostile('device') });
+    expect(markdown).toContain('img src=x');
+    expect(injections(markdown)).toEqual([]);
   });
 });
 
@@ -276,8 +227,8 @@ describe('npm run history and npm run merge --history', () => {
     const out = join(dir, 'report', 'history.md');
     const md = cli(['src/cli/history.ts', file, '--out', out]);
     expect(md.code, md.stderr).toBe(0);
-    expect(readFileSync(out, 'utf8')).toContain('](history-charts/gelu_scale-fp32.svg)');
-    expect(readFileSync(join(dir, 'report', 'history-charts', 'gelu_scale-fp32.svg'), 'utf8')).toMatch(/^<svg /);
+    expect(readFileSync(out, 'utf8')).toContain('](history-charts/gelu_scale-1M-fp32.svg)');
+    expect(readFileSync(join(dir, 'report', 'history-charts', 'gelu_scale-1M-fp32.svg'), 'utf8')).toMatch(/^<svg /);
     expect(readFileSync(file, 'utf8')).toContain('not json\n'); // reading never rewrites the file
     expect(cli(['src/cli/history.ts', file, '--last', '0']).stderr).toContain(
       "Expected a positive integer up to 1000 for --last but received '0'",
@@ -292,8 +243,14 @@ describe('npm run history and npm run merge --history', () => {
     expect(r.code, r.stderr).toBe(0);
     const md = readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8');
     expect(md).toMatch(/^## History$/m);
-    expect(md).toContain('](benchmark-history/nvidia-h200/gelu_scale-fp32.svg)');
-    expect(existsSync(join(out, 'benchmark-history', 'nvidia-h200', 'gelu_scale-fp32.svg'))).toBe(true);
+    expect(md).toContain('](benchmark-history/nvidia-h200/gelu_scale-1M-fp32.svg)');
+    expect(existsSync(join(out, 'benchmark-history', 'nvidia-h200', 'gelu_scale-1M-fp32.svg'))).toBe(true);
+    // The band: the repository's baseline of the H200 (baselines/nvidia-h200.json, read from the working folder).
+    const band = readFileSync(join(out, 'benchmark-history', 'nvidia-h200', 'gelu_scale-16M-fp32.svg'), 'utf8');
+    expect(band).toContain('where the gate says SAME (baselines/nvidia-h200.json).');
+    // The 1M baseline is of batched timing, the recorded run's 1M was per call: no band, and the chart says why.
+    const none = readFileSync(join(out, 'benchmark-history', 'nvidia-h200', 'gelu_scale-1M-fp32.svg'), 'utf8');
+    expect(none).toContain('No baseline band: the baseline in baselines/nvidia-h200.json is of batched timing');
   });
 });
 

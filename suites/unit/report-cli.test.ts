@@ -1,6 +1,6 @@
 // `npm run comment` and `npm run merge` as a workflow runs them: files in, Markdown out, exit codes.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -86,7 +86,7 @@ describe('npm run comment', () => {
 });
 
 describe('npm run merge', () => {
-  test('writes one BENCHMARK_RESULTS.md with a section per GPU and one comment covering all of them', () => {
+  test('writes one BENCHMARK_RESULTS.md for the GPUs, their roofline charts, and one comment covering all of them', () => {
     const dir = tmp();
     const v100 = JSON.parse(readFileSync(h200, 'utf8'));
     v100.device.name = 'Tesla V100-SXM2-32GB';
@@ -96,8 +96,12 @@ describe('npm run merge', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('merged 2 GPUs (NVIDIA H200, Tesla V100-SXM2-32GB)');
     const md = readFileSync(join(dir, 'merged', 'BENCHMARK_RESULTS.md'), 'utf8');
-    expect(md).toMatch(/^## NVIDIA H200$/m);
-    expect(md).toMatch(/^## Tesla V100-SXM2-32GB$/m);
+    expect(md).toMatch(/^### NVIDIA H200$/m);
+    expect(md).toMatch(/^### Tesla V100-SXM2-32GB$/m);
+    expect(readdirSync(join(dir, 'merged', 'benchmark-charts'))).toEqual([
+      'roofline-nvidia-h200-fp32.svg',
+      'roofline-tesla-v100-sxm2-32gb-fp32.svg',
+    ]);
     const comment = readFileSync(join(dir, 'merged', 'pr-comment.md'), 'utf8');
     expect(comment.split('\n')[0]).toBe(PR_COMMENT_MARKER);
     expect(comment).toContain('2 GPUs: NVIDIA H200, Tesla V100-SXM2-32GB.');
@@ -107,12 +111,35 @@ describe('npm run merge', () => {
     expect(tableProblems(comment)).toEqual([]);
   });
 
-  test('a broken results file stops the merge (exit 2), naming the file', () => {
+  test('a results file that fails its schema is named and left out; the rest is merged and written (exit 2)', () => {
+    const dir = tmp();
+    const cut = join(dir, 'cut.json');
+    writeFileSync(cut, readFileSync(h200, 'utf8').slice(0, 1000));
+    const bad = join(dir, 'bad.json');
+    const json = JSON.parse(readFileSync(h200, 'utf8'));
+    json.cases[1].speedup.estimate = 'quick';
+    writeFileSync(bad, JSON.stringify(json));
+    const r = run('merge', ['--out-dir', join(dir, 'merged'), mixed, cut, bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`fusebench: leaving out ${cut}: is not valid JSON`);
+    expect(r.stderr).toContain(`fusebench: leaving out ${bad}: is not valid:`);
+    expect(r.stderr).toContain('cases[1].speedup.estimate: ');
+    const md = readFileSync(join(dir, 'merged', 'BENCHMARK_RESULTS.md'), 'utf8');
+    expect(md).toContain('**GPU** NVIDIA H200');
+    expect(md).toMatch(/^> \*\*Left out:\*\* `.*cut\.json` could not be read: is not valid JSON/m);
+    expect(md).toMatch(
+      /^> \*\*Left out:\*\* `.*bad\.json` could not be read: is not valid: cases\\\[1\\\]\.speedup\.estimate: /m,
+    );
+    expect(readFileSync(join(dir, 'merged', 'pr-comment.md'), 'utf8')).toContain(PR_COMMENT_MARKER);
+  });
+
+  test('no readable results file: nothing is written (exit 2)', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'cut.json'), readFileSync(h200, 'utf8').slice(0, 1000));
-    const r = run('merge', ['--out-dir', join(dir, 'merged'), h200, join(dir, 'cut.json')]);
+    const r = run('merge', ['--out-dir', join(dir, 'merged'), join(dir, 'cut.json')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${join(dir, 'cut.json')} is not valid JSON`);
+    expect(r.stderr).toContain('none of the results files could be read; nothing to merge');
+    expect(existsSync(join(dir, 'merged'))).toBe(false);
   });
 
   // writeFileAtomic makes folders one level at a time: Node's recursive mkdir spins forever on ENOENT

@@ -77,6 +77,14 @@ describe('reading a results file', () => {
   test('two results of the same GPU cannot be merged', () => {
     expect(() => readGpuResults([fixture, fixture])).toThrow(/are both results of NVIDIA H200; pass one per GPU/);
   });
+
+  test('of several GPUs’ files, one that cannot be read is set aside with why, and the others are read', () => {
+    const file = join(dir, 'cut-for-merge.json');
+    writeFileSync(file, text.slice(0, 100));
+    const { runs, unreadable } = readGpuResults([file, fixture]);
+    expect(runs.map((r) => r.device.name)).toEqual(['NVIDIA H200']);
+    expect(unreadable).toEqual([{ file, why: expect.stringMatching(/^is not valid JSON: /) }]);
+  });
 });
 
 describe('reading the base run', () => {

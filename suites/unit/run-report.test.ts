@@ -6,7 +6,6 @@ import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts'
 import { colorEnabled } from '../../src/report/color.ts';
 import { consoleCountsLine, consoleNotes, noBaselineHint, renderRunConsole } from '../../src/report/console-summary.ts';
 import { renderConsoleTable } from '../../src/report/console-table.ts';
-import { renderSpeedupCharts } from '../../src/report/speedup-chart.ts';
 import { type CaseResult, type ResultsFile, readResults } from '../../src/results/results.ts';
 import { tableProblems } from '../support/markdown-check.ts';
 
@@ -126,7 +125,7 @@ describe('BENCHMARK_RESULTS.md per case', () => {
     md.split(/^#### /m).find((s) => s.startsWith(`GELU + scale — ${label} (`)) ?? '';
 
   test('the batched timing sits beside the per-call time, with its method and the one the gate judged', () => {
-    const md = renderBenchmarkMarkdown(batchedAndInjected());
+    const md = renderBenchmarkMarkdown([batchedAndInjected()]);
     const s = section(md, '1K');
     expect(s).toContain('| **Median time**, one call per sample |');
     expect(s).toContain(
@@ -141,7 +140,7 @@ describe('BENCHMARK_RESULTS.md per case', () => {
     const r = structuredClone(mixed);
     const c = r.cases.find((x) => x.key === 'gelu_scale/16M/fp32') as CaseResult;
     Object.assign(c.timing as object, { wallMs: 11_300, budgetMs: 1000, pairsTaken: 30, stopReason: 'budget' });
-    const s = section(renderBenchmarkMarkdown(r), '16M');
+    const s = section(renderBenchmarkMarkdown([r]), '16M');
     expect(s).toContain(
       '| Samples | 30 pairs kept of 30 | the 30-pair minimum outran the 1.0 s budget | took 11.3 s |',
     );
@@ -149,36 +148,7 @@ describe('BENCHMARK_RESULTS.md per case', () => {
   });
 
   test('a run past its budget with more than the minimum says by how much', () => {
-    const s = section(renderBenchmarkMarkdown(mixed), '1K');
+    const s = section(renderBenchmarkMarkdown([mixed]), '1K');
     expect(s).toContain('| Samples | 16946 pairs kept of 16946 | stop: budget | 3.3 s: 10% past the 3.0 s budget |');
-  });
-});
-
-describe('the speedup chart', () => {
-  /** One attention-like case: one shape, 2.9x measured, a 2.95x baseline, a theoretical 17x. */
-  function oneShape(): ResultsFile {
-    const r = structuredClone(mixed);
-    const c = structuredClone(r.cases.find((x) => x.key === 'gelu_scale/32x512x768/fp32')) as CaseResult;
-    c.case = 'attention';
-    c.title = 'Attention';
-    c.speedup = { estimate: 2.9, lo: 2.88, hi: 2.92, confidence: 0.95 };
-    c.traffic = { ...c.traffic, theoreticalSpeedup: 17 };
-    if (c.gate?.speedup) c.gate.speedup = { ...c.gate.speedup, baseline: 2.95 };
-    r.cases = [c];
-    return r;
-  }
-
-  test('with one shape, draws the baseline as a line across the chart, around the one bar', () => {
-    const chart = renderSpeedupCharts(oneShape());
-    expect(chart).toContain('    x-axis ["\u200b", "32x512x768", "\u200b\u200b"]');
-    expect(chart).toContain('    bar [0, 2.9, 0]');
-    expect(chart).toContain('    line [2.95, 2.95, 2.95]');
-    expect(chart).toContain('Line: the stored baseline, 2.95x.');
-  });
-
-  test('scales the y axis to the measured and baseline speedups, not to the theoretical one', () => {
-    const chart = renderSpeedupCharts(oneShape());
-    expect(chart).toContain('    y-axis "Speedup (x)" 0 --> 3.5');
-    expect(chart).toContain('Theoretical speedup from memory traffic: 17.00x.');
   });
 });

@@ -27,6 +27,8 @@ const labels = configuredLabels(readFileSync(join(root, '.github', 'actionlint.y
 const withShellcheck = hasShellcheck();
 /** A workflow expression, `${{ … }}`, written so that it does not read as a mistaken template string. */
 const expr = (inner: string) => `\${{ ${inner} }}`;
+/** A bash array expanded whole, `"${name[@]}"`. */
+const all = (name: string) => `"\${${name}[@]}"`;
 
 describe('the workflow linter', () => {
   test('finds the five workflows', () => {
@@ -88,14 +90,17 @@ describe('the workflows', () => {
     expect(w.concurrency !== undefined || jobs.some((j) => j.concurrency !== undefined)).toBe(true);
   });
 
-  test.each(files)('%s grants write access only to the jobs that propose, comment, unlabel or append history', (f) => {
-    const w = workflow(f);
-    expect(JSON.stringify(w.permissions ?? {})).not.toContain('write');
-    for (const [name, job] of Object.entries(w.jobs) as [string, { permissions?: unknown }][]) {
-      if (JSON.stringify(job.permissions ?? {}).includes('write'))
-        expect(['propose', 'comment', 'unlabel', 'history']).toContain(name);
-    }
-  });
+  test.each(files)(
+    '%s grants write access only to the jobs that propose, comment, unlabel, append history or deploy Pages',
+    (f) => {
+      const w = workflow(f);
+      expect(JSON.stringify(w.permissions ?? {})).not.toContain('write');
+      for (const [name, job] of Object.entries(w.jobs) as [string, { permissions?: unknown }][]) {
+        if (JSON.stringify(job.permissions ?? {}).includes('write'))
+          expect(['propose', 'comment', 'unlabel', 'history', 'pages']).toContain(name);
+      }
+    },
+  );
 
   test('perf.yml runs one job per GPU model, each GPU in its own concurrency group shared with baselines.yml', () => {
     const job = workflow('perf.yml').jobs.measure;
@@ -174,8 +179,6 @@ describe('the perf-history branch', () => {
   const job = w.jobs.history;
   const steps = job.steps as Job[];
   const onDefaultBranch = "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)";
-  /** A bash array expanded whole, `"${name[@]}"`. */
-  const all = (name: string) => `"\${${name}[@]}"`;
 
   test('the history job runs only for pushes to the default branch, never for pull_request_target, on a hosted runner', () => {
     expect(job.if).toContain("github.event_name == 'push'");
@@ -190,8 +193,7 @@ describe('the perf-history branch', () => {
   test('only it may write contents, and only contents; it checks out the pushed commit without credentials', () => {
     expect(job.permissions).toEqual({ contents: 'write' });
     for (const [name, other] of Object.entries(w.jobs) as [string, Job][]) {
-      if (name !== 'history' && name !== 'propose')
-        expect(JSON.stringify(other.permissions ?? {})).not.toContain('write');
+      if (name !== 'history' && name !== 'propose') expect(other.permissions?.contents).not.toBe('write');
     }
     const checkouts = steps.filter((s) => String(s.uses).startsWith('actions/checkout@'));
     expect(checkouts).toHaveLength(1);
@@ -228,7 +230,55 @@ describe('the perf-history branch', () => {
       `npm run merge -- --out-dir merged --run-url "$RUN_URL" ${all('history')} ${all('files')}`,
     );
     expect(JSON.stringify(merge.permissions ?? {})).not.toContain('write');
-    expect(JSON.stringify(w.jobs.propose.steps)).toContain('cp -r merged/benchmark-history benchmark-history');
+    const propose = (w.jobs.propose.steps as Job[]).map((s) => String(s.run ?? '')).join('\n');
+    expect(propose).toContain('for charts in benchmark-charts benchmark-history; do');
+    expect(propose).toContain('cp -r "merged/$charts" "$charts"');
+    expect(propose).toContain('git add -A -- BENCHMARK_RESULTS.md benchmark-charts benchmark-history');
+  });
+});
+
+describe('the dashboard on GitHub Pages', () => {
+  const w = workflow('perf.yml');
+  const site = w.jobs.site;
+  const pages = w.jobs.pages;
+  const onDefaultBranch = "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)";
+
+  test('is built only for pushes to the default branch, after the history job, on a hosted runner with a read-only token', () => {
+    expect(site.if).toContain("github.event_name == 'push'");
+    expect(site.if).toContain(onDefaultBranch);
+    expect(site.if).toContain("needs.history.result == 'success'");
+    expect(site.if).not.toContain('pull_request');
+    expect(site.needs).toEqual(['measure', 'history']);
+    expect(site['runs-on']).toBe('ubuntu-latest');
+    expect(selfHosted(site)).toBe(false);
+    expect(site.permissions).toEqual({ contents: 'read' });
+    const checkouts = (site.steps as Job[]).filter((s) => String(s.uses).startsWith('actions/checkout@'));
+    expect(checkouts.map((c) => c.with)).toEqual([{ 'persist-credentials': false }]);
+  });
+
+  test('builds the page from the perf-history branch and every GPU’s results, and uploads it as the Pages artifact', () => {
+    const script = (site.steps as Job[]).map((s) => String(s.run ?? '')).join('\n');
+    expect(script).toContain('git archive FETCH_HEAD history | tar -x -C perf-history');
+    expect(script).toContain('for f in artifacts/*/fusebench-results.json; do results+=(--results "$f"); done');
+    expect(script).toContain(
+      `npm run site -- --history perf-history/history ${all('results')} --baselines baselines --out site --repo-url "$REPO_URL"`,
+    );
+    const upload = (site.steps as Job[]).find((s) => String(s.uses).startsWith('actions/upload-pages-artifact@'));
+    expect(upload.with).toEqual({ path: 'site/' });
+  });
+
+  test('only the pages job holds the Pages token, and its one step is the deploy action: no checkout, no npm', () => {
+    expect(pages.needs).toBe('site');
+    expect(pages.permissions).toEqual({ pages: 'write', 'id-token': 'write' });
+    expect(pages['runs-on']).toBe('ubuntu-latest');
+    expect(pages.environment).toEqual({ name: 'github-pages', url: expr('steps.deploy.outputs.page_url') });
+    expect(pages.steps).toHaveLength(1);
+    expect(String(pages.steps[0].uses)).toMatch(/^actions\/deploy-pages@[0-9a-f]{40}$/);
+    expect(pages.steps[0].run).toBeUndefined();
+    expect(pages.concurrency).toEqual({ group: 'pages', 'cancel-in-progress': false });
+    expect(JSON.stringify(pages)).not.toMatch(/secrets\./);
+    for (const [name, job] of Object.entries(w.jobs) as [string, Job][])
+      if (name !== 'pages') expect(JSON.stringify(job.permissions ?? {}), name).not.toMatch(/pages|id-token/);
   });
 });
 

@@ -1,0 +1,85 @@
+/**
+ * `fusebench site --history <dir> --results <files...> --out <dir>`: builds the dashboard, one
+ * self-contained HTML page (src/site/, docs/site.md): per GPU the latest run's table, the roofline per
+ * precision, and each case's speedup and fused time over commits. A history line, results file or baseline
+ * file that fails its schema is named on the page and on stderr and left out; the rest is rendered.
+ */
+import { positiveArg, UsageError } from '../base/cli-args.ts';
+import { logLines, logText } from '../base/log-text.ts';
+import { buildSite, SITE_PAGE } from '../site/build-site.ts';
+import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
+
+/** How many commits the dashboard's history charts show unless told otherwise. */
+const SITE_COMMITS = 50;
+/** The most commits --last takes (as `fusebench history`). */
+const MAX_LAST = 1000;
+
+const HELP = renderHelp({
+  usage: `Usage: fusebench site --history <dir> [--results <results.json>...] --out <dir>
+                      [--baselines <dir>] [--repo-url <url>] [--last N]
+Builds the dashboard: one self-contained ${SITE_PAGE} (Vega inlined; no server, no network at view time).
+  --history <dir>     a folder of history files, <device-slug>.jsonl (perf.yml keeps them on the perf-history
+                      branch, under history/); an empty folder gives a page that says the history is empty
+  --results <file>... each GPU's latest fusebench-results.json (one per GPU): its table and its roofline
+  --out <dir>         where ${SITE_PAGE} is written
+  --baselines <dir>   the baseline files (baselines/ of this repository): the SAME band of each history chart
+  --repo-url <url>    https://github.com/<owner>/<repo>: a click on a point opens its commit there
+  --last N            commits per history chart (default ${SITE_COMMITS})
+  -h, --help          this text
+A history line, results file or baseline file that fails its schema is named on the page and on stderr, and
+left out; the rest is rendered.`,
+  examples: [
+    'fusebench site --history perf-history/history --results perf-out/fusebench-results.json --out site',
+    'fusebench site --history history --results h100.json h200.json --baselines baselines --out site \\\n' +
+      '    --repo-url https://github.com/<owner>/<repo>',
+  ],
+  exits: {
+    ok: `${SITE_PAGE} was written from every file given (broken history lines are named and skipped, as \`history\` does)`,
+    usage: `a bad flag, a missing history folder, two results files of one GPU, an --out that cannot be written; or a results or baseline file that cannot be read or fails its schema (${SITE_PAGE} is still written without it)`,
+  },
+});
+
+const OPTIONS = {
+  history: { type: 'string' },
+  results: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  baselines: { type: 'string' },
+  'repo-url': { type: 'string' },
+  last: { type: 'string' },
+} as const;
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+export async function main(argv: string[]): Promise<ExitCode> {
+  const parsed = parseCommandLine(argv, OPTIONS, HELP);
+  if (!parsed) return EXIT.ok;
+  const { values, positionals } = parsed;
+  // `--results a.json b.json`: the files after the first are positionals.
+  const resultsFiles = [...(values.results ?? []), ...positionals];
+  if (!values.history || !values.out) throw new UsageError(`Expected --history and --out\n\n${HELP}`);
+  const repoUrl = values['repo-url'];
+  if (repoUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(repoUrl))
+    throw new UsageError(`Expected an http(s) URL for --repo-url but received '${logText(repoUrl)}'`);
+  const last = positiveArg('last', values.last, true, MAX_LAST) ?? SITE_COMMITS;
+  const built = buildSite(
+    {
+      historyDir: values.history,
+      resultsFiles,
+      ...(values.baselines !== undefined ? { baselinesDir: values.baselines } : {}),
+    },
+    values.out,
+    { last, ...(repoUrl ? { repositoryUrl: repoUrl } : {}) },
+  );
+  for (const p of [...built.fileProblems, ...built.historyProblems]) console.warn(`fusebench: ${logLines(p)}`);
+  if (!built.hasHistory)
+    console.warn(`fusebench: ${logText(values.history)} holds no run: the page says the history is empty`);
+  const left = built.fileProblems.length + built.historyProblems.length;
+  console.log(
+    `wrote ${logText(built.file)}: ${plural(built.devices.length, 'GPU')}${built.devices.length > 0 ? ` (${built.devices.map((d) => logText(d)).join(', ')})` : ''}${left > 0 ? `; ${plural(left, 'file or line')} left out, named above and on the page` : ''}`,
+  );
+  // Broken history lines are skipped and named, as `fusebench history` does; a results or baseline file
+  // passed by the user that cannot be used is an input error, though the page is written without it.
+  return built.fileProblems.length > 0 ? EXIT.usage : EXIT.ok;
+}
+
+runIfEntry(import.meta.url, main);

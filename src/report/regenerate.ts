@@ -1,0 +1,69 @@
+/**
+ * The commands that regenerate a report from a clean clone: the commit measured, `npm ci`, the perf run
+ * with the options it was run with (its machine-local `--out-dir` replaced), and for several GPUs the merge
+ * of their results. Text from the results files (the command, the commit, device names) is cut to one
+ * line; the caller puts it in a code block (escape.ts `codeBlock`), whose fence no line can close. Pure.
+ */
+import type { ResultsFile } from '../results/results.ts';
+import { plain } from './escape.ts';
+import { fileSafe } from './report-files.ts';
+
+/** The longest command line kept from a results file. */
+const COMMAND_CHARS = 600;
+
+/** The perf run's own options, without `npm run perf --` and without `--out-dir`. */
+function perfOptions(command: string): string {
+  const one = plain(command, COMMAND_CHARS);
+  const m = /^npm run perf(?:\s+--(?:\s+(.*))?)?$/.exec(one);
+  const options = m ? (m[1] ?? '') : one;
+  return options
+    .replace(/(^|\s)--out-dir(?:=|\s+)\S+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** `npm run perf -- <the run's options>`, writing into `outDir` (the perf default, perf-out/, when absent). */
+export function perfCommand(results: ResultsFile, outDir?: string): string {
+  const options = [perfOptions(results.command), ...(outDir ? [`--out-dir ${outDir}`] : [])].join(' ').trim();
+  return `npm run perf${options ? ` -- ${options}` : ''}`;
+}
+
+/** The commit a run measured, for `git checkout`, or undefined when unknown. */
+function checkoutOf(results: ResultsFile): string | undefined {
+  const commit = results.source?.commit;
+  if (!commit || commit === 'unknown') return undefined;
+  const sha = commit.endsWith('+dirty') ? commit.slice(0, -'+dirty'.length) : commit;
+  return /^[0-9a-f]{4,40}$/i.test(sha) ? sha : undefined;
+}
+
+/**
+ * The lines of a shell session that regenerate BENCHMARK_RESULTS.md (and its charts) in the working tree
+ * of a clean clone: one GPU's run writes it in place; several GPUs' runs each write a folder, then merge.
+ */
+export function regenerateLines(runs: ResultsFile[]): string[] {
+  const commits = [...new Set(runs.map(checkoutOf))];
+  const [only] = commits;
+  const dirty = runs.some((r) => r.source?.commit?.endsWith('+dirty'));
+  const checkout =
+    commits.length === 1 && only
+      ? [`git checkout ${only}${dirty ? '   # measured with uncommitted changes on top of it' : ''}`]
+      : [];
+  const [single] = runs;
+  if (runs.length === 1 && single) {
+    return [...checkout, 'npm ci', `${perfCommand(single, '.')}   # on an ${plain(single.device.name, 80)}`];
+  }
+  const dirs = runs.map((r) => `perf-${fileSafe(r.device.slug)}`);
+  return [
+    ...checkout,
+    'npm ci',
+    ...runs.flatMap((r, i) => {
+      const own = commits.length > 1 ? checkoutOf(r) : undefined;
+      return [
+        `# on the ${plain(r.device.name, 80)}${own ? `, at ${own}` : ''}:`,
+        `${own ? `git checkout ${own} && ` : ''}${perfCommand(r, dirs[i])}`,
+      ];
+    }),
+    '# then, with every folder in one place:',
+    `npx fusebench merge --out-dir . ${dirs.map((d) => `${d}/fusebench-results.json`).join(' ')}`,
+  ];
+}
