@@ -4,27 +4,13 @@
  * ceiling and the gate's verdict; then a line per GPU with its verdict counts and geometric-mean speedup.
  * Every string from a results file is escaped (escape.ts). Pure.
  */
-import { pct, speedup, times } from '../base/format.ts';
+import { speedup, times } from '../base/format.ts';
 import { gatedTiming } from '../gate/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
-import { type FusedShare, fusedShare } from './charts/roofline.ts';
+import { fusedShare } from './charts/roofline.ts';
 import { type Inline, markdownTable, md, name, ours, trusted } from './escape.ts';
-
-/** "97% of copy bandwidth (no flop model)", "84% of bf16 matrix peak"; a share above 100% is shown and said so. */
-function shareLabel(s: FusedShare | undefined, dtype: string): string {
-  if (!s) return '—';
-  const of =
-    s.ceiling === 'matrix peak'
-      ? `of ${dtype} matrix peak`
-      : s.ceiling === 'bandwidth'
-        ? 'of copy bandwidth (memory-bound)'
-        : 'of copy bandwidth (no flop model)';
-  if (s.share <= 1) return `${pct(s.share)} ${of}`;
-  // Above 100%, as many decimals as it takes (up to 3) not to read as a rounded 100%.
-  const digits = [1, 2, 3].find((d) => Number((100 * s.share).toFixed(d)) > 100) ?? 3;
-  return `${pct(s.share, digits)} ${of}, above the measured ceiling`;
-}
+import { shareLabel } from './share-label.ts';
 
 /** The three cells of one GPU for one key: speedup, share of the roofline ceiling, verdict. */
 function gpuCells(c: CaseResult | undefined, run: ResultsFile): Inline[] {

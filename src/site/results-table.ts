@@ -7,24 +7,10 @@
 import { ms, speedup } from '../base/format.ts';
 import { gatedTiming } from '../gate/judged-timing.ts';
 import { fusedShare } from '../report/charts/roofline.ts';
+import { shareLabel } from '../report/share-label.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, verdictRank } from '../results/verdict.ts';
 import { type Html, html, name, note } from './html.ts';
-
-/** How the table names each ceiling. */
-const CEILING_NAMES = { bandwidth: 'the bandwidth ceiling', 'matrix peak': 'the matrix peak', copy: 'copy bandwidth' };
-
-/** The fused kernel's share of its roofline ceiling (roofline.ts, as the roofline chart places it): "81% of the matrix peak". */
-function ceilingShare(c: CaseResult, device: ResultsFile['device']): string {
-  const s = fusedShare(c, device);
-  if (!s) return '—';
-  const pct = 100 * s.share;
-  // Above 100% (a traffic model can count bytes the caches save), never rounded down to read as 100%.
-  if (pct > 100)
-    return `${pct.toFixed(Number(pct.toFixed(1)) > 100 ? 1 : 2)}% of ${CEILING_NAMES[s.ceiling]}, above it`;
-  const shown = pct < 0.1 ? '<0.1' : pct.toFixed(pct < 10 ? 1 : 0);
-  return `${shown}% of ${CEILING_NAMES[s.ceiling]}`;
-}
 
 function row(c: CaseResult, device: ResultsFile['device']): Html {
   const t = gatedTiming(c);
@@ -35,7 +21,7 @@ function row(c: CaseResult, device: ResultsFile['device']): Html {
 <td>${c.dtype}</td>
 <td class="num">${t ? speedup(t.speedup) : '—'}</td>
 <td class="num">${t ? ms(t.fused.median) : '—'}</td>
-<td class="num">${ceilingShare(c, device)}</td>
+<td class="num">${shareLabel(fusedShare(c, device), c.dtype)}</td>
 <td><span class="verdict">${verdict.replace('_', ' ')}</span>${c.status !== 'measured' && c.reason ? html`<div class="reason">${note(c.reason)}</div>` : ''}</td>
 </tr>`;
 }
