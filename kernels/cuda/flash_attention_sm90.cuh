@@ -55,14 +55,15 @@ constexpr int kFlash90Threads = 384;
 template <int D>
 struct Flash90Config {
   static_assert(D == 64 || D == 128, "head dimension 64 or 128");
-  static constexpr int kStages = D == 64 ? 4 : 2;
+  static constexpr int kStages = D == 64 ? 4 : 2;  // K/V ring slots (D = 128: what fits beside two Q buffers)
   static constexpr int kQBytes = kFlash90Rows * D * 2, kKvBytes = kFlash90Keys * D * 2;
-  // Shared memory from a 1024-byte aligned base: Q, K slots, V slots, O staging, then the barriers.
-  static constexpr int kQ = 0, kK = kQBytes, kV = kK + kStages * kKvBytes, kO = kV + kStages * kKvBytes;
+  // Shared memory from a 1024-byte aligned base: two Q buffers (the next tile's Q loads during this
+  // one), K slots, V slots, O staging, then the barriers and the two buffers' tile indices.
+  static constexpr int kQ = 0, kK = 2 * kQBytes, kV = kK + kStages * kKvBytes, kO = kV + kStages * kKvBytes;
   static constexpr int kBars = kO + kQBytes;
-  // q_full, q_empty, k_full[S], v_full[S], empty[S] (8 bytes each), then the tile index (4 bytes).
-  static constexpr int kTileSlot = kBars + 8 * (2 + 3 * kStages);
-  static constexpr size_t kSmemBytes = kTileSlot + 16 + 1024;  // + slack to align the base
+  // q_full[2], q_empty[2], k_full[S], v_full[S], k_empty[S], v_empty[S]: 8 bytes each.
+  static constexpr int kTileSlot = kBars + 8 * (4 + 4 * kStages);
+  static constexpr size_t kSmemBytes = kTileSlot + 8 + 1024;  // + slack to align the base
 };
 
 #ifdef FB_FLASH90_HOST
@@ -91,7 +92,10 @@ __device__ __forceinline__ void flash90_tile(const Flash90Params& p, int t, int&
   bh = gi * p.group + r % gsize;
 }
 
-template <class T, int D>
+// kPingPong: the two consumer warpgroups take turns issuing their GEMMs (named barriers), so that one
+// warpgroup's softmax runs while the other's GEMMs occupy the tensor cores (FlashAttention-3's
+// inter-warpgroup schedule).
+template <class T, int D, bool kPingPong>
 __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __grid_constant__ Flash90Params p) {
   static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "fp16 or bf16");
 #ifdef FB_SM90A_DEVICE
@@ -103,18 +107,22 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
   const uint32_t raw = smem_addr(flash90_smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;
   unsigned char* const base_ptr = flash90_smem_raw + (base - raw);
-  const uint32_t q_full = base + C::kBars, q_empty = q_full + 8;
-  const uint32_t k_full0 = q_empty + 8, v_full0 = k_full0 + 8 * S, empty0 = v_full0 + 8 * S;
+  const uint32_t q_full0 = base + C::kBars, q_empty0 = q_full0 + 16;
+  const uint32_t k_full0 = q_empty0 + 16, v_full0 = k_full0 + 8 * S, k_empty0 = v_full0 + 8 * S,
+                 v_empty0 = k_empty0 + 8 * S;
   volatile int* const tile_slot = reinterpret_cast<volatile int*>(base_ptr + C::kTileSlot);
   const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
 
   if (threadIdx.x == 0) {
-    mbar_init(q_full, 1);
-    mbar_init(q_empty, 8);  // lane 0 of each consumer warp
+    for (int i = 0; i < 2; ++i) {
+      mbar_init(q_full0 + 8 * i, 1);
+      mbar_init(q_empty0 + 8 * i, 8);  // lane 0 of each consumer warp
+    }
     for (int s = 0; s < S; ++s) {
       mbar_init(k_full0 + 8 * s, 1);
       mbar_init(v_full0 + 8 * s, 1);
-      mbar_init(empty0 + 8 * s, 8);
+      mbar_init(k_empty0 + 8 * s, 8);
+      mbar_init(v_empty0 + 8 * s, 8);
     }
     mbar_init_fence();
   }
@@ -130,28 +138,31 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
     int tile = blockIdx.x;
     uint32_t stage = 0, phase = 0;
     for (int iter = 0;; ++iter) {
-      if (iter > 0) mbar_wait(q_empty, (iter - 1) & 1);  // the consumers are done with Q (and the slot)
+      const int qb = iter & 1;
+      mbar_wait(q_empty0 + 8 * qb, ((iter >> 1) & 1) ^ 1);  // the consumers are done with this Q buffer
       if (tile >= p.total) {
-        *tile_slot = -1;
-        mbar_arrive(q_full);
+        tile_slot[qb] = -1;
+        mbar_arrive(q_full0 + 8 * qb);
         break;
       }
       int bh, qt;
       flash90_tile(p, tile, bh, qt);
       const int h = bh % p.heads, b = bh / p.heads;
-      *tile_slot = tile;
-      mbar_arrive_expect_tx(q_full, C::kQBytes);
+      tile_slot[qb] = tile;
+      mbar_arrive_expect_tx(q_full0 + 8 * qb, C::kQBytes);
 #pragma unroll
       for (int cb = 0; cb < D / 64; ++cb)
-        tma_load_4d(base + C::kQ + cb * kFlash90Rows * 128, &p.q, q_full, 64 * cb, qt * kFlash90Rows, h, b);
+        tma_load_4d(base + C::kQ + qb * C::kQBytes + cb * kFlash90Rows * 128, &p.q, q_full0 + 8 * qb, 64 * cb,
+                    qt * kFlash90Rows, h, b);
       const int next = static_cast<int>(atomicAdd(&flash90_sched[0], 1u)) + static_cast<int>(gridDim.x);
       for (int kt = qt; kt >= 0; --kt) {
-        mbar_wait(empty0 + 8 * stage, phase ^ 1);
+        mbar_wait(k_empty0 + 8 * stage, phase ^ 1);
         mbar_arrive_expect_tx(k_full0 + 8 * stage, C::kKvBytes);
 #pragma unroll
         for (int cb = 0; cb < D / 64; ++cb)
           tma_load_4d(base + C::kK + stage * C::kKvBytes + cb * kFlash90Keys * 128, &p.k, k_full0 + 8 * stage, 64 * cb,
                       kt * kFlash90Keys, h, b);
+        mbar_wait(v_empty0 + 8 * stage, phase ^ 1);
         mbar_arrive_expect_tx(v_full0 + 8 * stage, C::kKvBytes);
 #pragma unroll
         for (int cb = 0; cb < D / 64; ++cb)
@@ -170,16 +181,24 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
 
   // -------------------------------------------------------------------------------------- consumers
   regs_alloc<240>();
-  const int cw = wg - 1;                             // consumer warpgroup: query rows 64·cw .. 64·cw + 63
-  const int g = lane / 4, t = lane % 4;              // accumulator rows g, g + 8 of the warp's 16
-  const int row0 = 64 * cw + 16 * warp + g;          // tile row of the lane's first row
+  const int cw = wg - 1;                                // consumer warpgroup: query rows 64·cw .. 64·cw + 63
+  const int g = lane / 4, t = lane % 4;                 // accumulator rows g, g + 8 of the warp's 16
+  const int row0 = 64 * cw + 16 * warp + g;             // tile row of the lane's first row
   const uint32_t o_s = base + C::kO + cw * 64 * D * 2;  // this warpgroup's O staging (D/64 blocks of 64×128 B)
   const float sl = p.scale_log2;
   uint32_t stage = 0, phase = 0;
+  // Ping-pong: named barrier 3 + w is warpgroup w's turn to issue; warpgroup 0 goes first.
+  auto turn_wait = [&] {
+    if constexpr (kPingPong) named_barrier_sync<256>(3 + cw);
+  };
+  auto turn_pass = [&] {
+    if constexpr (kPingPong) asm volatile("bar.arrive %0, 256;\n" ::"r"(3 + (1 - cw)) : "memory");
+  };
+  if (cw == 1) turn_pass();
 
   // S = Q·Kᵀ of the key tile in slot `s` (issued, committed; not waited for).
-  auto issue_qk = [&](float (&sacc)[64], uint32_t s) {
-    const uint32_t q_at = base + C::kQ + cw * 64 * 128, k_at = base + C::kK + s * C::kKvBytes;
+  auto issue_qk = [&](float (&sacc)[64], uint32_t q_at, uint32_t s) {
+    const uint32_t k_at = base + C::kK + s * C::kKvBytes;
     fence_regs(sacc);
     wgmma_fence();
 #pragma unroll
@@ -204,27 +223,35 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
   // P = exp2(S·sl − m·sl) in place, after updating the row maxima m; returns the factor each row's
   // previous O and l are scaled by in alpha, and adds P's row sums (this lane's part) to l.
   auto softmax = [&](float (&sacc)[64], float (&m)[2], float (&l)[2], float (&alpha)[2]) {
+    // Reductions as trees of independent partials: with two consumer warps per scheduler, a serial
+    // chain of 32 dependent FMNMX or FADD would leave the issue slots idle for its latency.
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float mx = m[r];
+      float mx[8];
 #pragma unroll
-      for (int i = 0; i < 16; ++i) mx = fmaxf(mx, fmaxf(sacc[4 * i + 2 * r], sacc[4 * i + 2 * r + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      alpha[r] = flash_mma_detail::exp2_approx((m[r] - mx) * sl);  // m = −∞ on the first tile: 0
-      m[r] = mx;
-      const float ms = mx * sl;
-      float sum = 0.0f;
+      for (int j = 0; j < 8; ++j)
+        mx[j] = fmaxf(fmaxf(sacc[8 * j + 2 * r], sacc[8 * j + 2 * r + 1]), fmaxf(sacc[8 * j + 4 + 2 * r], sacc[8 * j + 5 + 2 * r]));
+#pragma unroll
+      for (int w = 4; w >= 1; w /= 2)
+#pragma unroll
+        for (int j = 0; j < w; ++j) mx[j] = fmaxf(mx[j], mx[j + w]);
+      float mrow = fmaxf(m[r], mx[0]);
+      mrow = fmaxf(mrow, __shfl_xor_sync(0xffffffffu, mrow, 1));
+      mrow = fmaxf(mrow, __shfl_xor_sync(0xffffffffu, mrow, 2));
+      alpha[r] = flash_mma_detail::exp2_approx((m[r] - mrow) * sl);  // m = −∞ on the first tile: 0
+      m[r] = mrow;
+      const float ms = mrow * sl;
+      float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
           float& x = sacc[4 * i + 2 * r + c];
           x = flash_mma_detail::exp2_approx(fmaf(x, sl, -ms));
-          sum += x;
+          sum[(2 * i + c) % 4] += x;
         }
       }
-      l[r] = l[r] * alpha[r] + sum;
+      l[r] = l[r] * alpha[r] + ((sum[0] + sum[1]) + (sum[2] + sum[3]));
     }
   };
   auto pack_p = [&](const float (&sacc)[64], uint32_t (&pa)[8][4]) {
@@ -241,12 +268,14 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
   };
 
   for (int iter = 0;; ++iter) {
-    mbar_wait(q_full, iter & 1);
-    const int tile = *tile_slot;
+    const int qb = iter & 1;
+    mbar_wait(q_full0 + 8 * qb, (iter >> 1) & 1);
+    const int tile = tile_slot[qb];
     if (tile < 0) break;
     int bh, qt;
     flash90_tile(p, tile, bh, qt);
     const int h = bh % p.heads, b = bh / p.heads, q0 = qt * kFlash90Rows;
+    const uint32_t q_at = base + C::kQ + qb * C::kQBytes + cw * 64 * 128;
 
     float o[D / 2], sacc[64], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
     uint32_t pa[8][4];
@@ -255,10 +284,13 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
 
     // The diagonal key tile (k0 = q0), masked: key > min(row, seq − 1).
     mbar_wait(k_full0 + 8 * stage, phase);
-    issue_qk(sacc, stage);
+    turn_wait();
+    issue_qk(sacc, q_at, stage);
+    turn_pass();
     wgmma_wait<0>();
     fence_regs(sacc);
-    if (qt == 0) release(q_empty);
+    release(k_empty0 + 8 * stage);
+    if (qt == 0) release(q_empty0 + 8 * qb);
     {
       const int lim0 = min(row0, p.seq - 1 - q0), lim1 = min(row0 + 8, p.seq - 1 - q0);
 #pragma unroll
@@ -274,26 +306,31 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
       const uint32_t prev = stage, prev_phase = phase;
       if (++stage == S) stage = 0, phase ^= 1;
       mbar_wait(k_full0 + 8 * stage, phase);
-      issue_qk(sacc, stage);  // S of key tile kt ...
       mbar_wait(v_full0 + 8 * prev, prev_phase);
-      issue_pv(o, pa, prev);  // ... then P·V of key tile kt + 1
-      wgmma_wait<1>();        // S is in
+      turn_wait();
+      issue_qk(sacc, q_at, stage);  // S of key tile kt ...
+      issue_pv(o, pa, prev);        // ... then P·V of key tile kt + 1
+      turn_pass();
+      wgmma_wait<1>();              // S is in
       fence_regs(sacc);
-      if (kt == 0) release(q_empty);
+      release(k_empty0 + 8 * stage);
+      if (kt == 0) release(q_empty0 + 8 * qb);
       softmax(sacc, m, l, alpha);  // overlaps the P·V on the tensor cores
       wgmma_wait<0>();
       fence_regs(o);
       fence_regs(pa);
-      release(empty0 + 8 * prev);
+      release(v_empty0 + 8 * prev);
 #pragma unroll
       for (int i = 0; i < D / 2; ++i) o[i] *= alpha[(i / 2) % 2];
       pack_p(sacc, pa);
     }
     mbar_wait(v_full0 + 8 * stage, phase);
+    turn_wait();
     issue_pv(o, pa, stage);
+    turn_pass();
     wgmma_wait<0>();
     fence_regs(o);
-    release(empty0 + 8 * stage);
+    release(v_empty0 + 8 * stage);
     if (++stage == S) stage = 0, phase ^= 1;
 
     // Epilogue: O / l, rounded to T, into the staging tile (the previous tile's store must have read it).
@@ -324,6 +361,7 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
       tma_store_commit();
     }
   }
+  if (cw == 0) turn_wait();  // consumes warpgroup 1's last pass
   if (threadIdx.x % 128 == 0) tma_store_wait_all();
 #else
   (void)p;
@@ -428,18 +466,18 @@ Flash90Params flash90_params(const FlashMmaArgs<T>& a) {
 }
 
 // Launches the sm_90 kernel; flash90_refusal(a, D) must be "".
-template <class T, int D>
+template <class T, int D, bool kPingPong = true>
 void launch_flash90(const FlashMmaArgs<T>& a, const LaunchContext& ctx, const char* name) {
   constexpr size_t smem = Flash90Config<D>::kSmemBytes;
   static const bool opted_in = [] {
-    FB_CUDA_CHECK(cudaFuncSetAttribute(flash90_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    FB_CUDA_CHECK(cudaFuncSetAttribute(flash90_kernel<T, D, kPingPong>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(smem)));
     return true;
   }();
   (void)opted_in;
   const Flash90Params p = flash90_params<T, D>(a);
   const int grid = std::min(p.total, std::max(1, ctx.sm_count));
-  flash90_kernel<T, D><<<grid, kFlash90Threads, smem, static_cast<cudaStream_t>(ctx.stream)>>>(p);
+  flash90_kernel<T, D, kPingPong><<<grid, kFlash90Threads, smem, static_cast<cudaStream_t>(ctx.stream)>>>(p);
   FB_CUDA_CHECK_LAUNCH(name);
 }
 #endif  // FB_FLASH90_HOST
