@@ -17,7 +17,8 @@
 // max and sum of a row live in the 4 lanes of a quad), and O += P·V with wgmma taking P from registers
 // (the accumulator layout of S, rounded to T, is the A-fragment layout) and V from shared memory
 // (MN-major: V's rows are d-contiguous). Intra-warpgroup overlap: S of key tile j − 1 is issued before
-// P·V of tile j, so the softmax of the next tile runs while the tensor cores do this tile's P·V.
+// P·V of tile j, so the softmax of the next tile runs while the tensor cores do this tile's P·V; and
+// the diagonal S of a warpgroup's next query tile is issued before the epilogue of the current one.
 // A consumer releases a slot (mbarrier, one arrival per warp) once its P·V has completed, and Q once
 // its last S of the tile has. Epilogue: O / l through shared memory (128-byte swizzle, no bank
 // conflicts) and a TMA store, which clips the rows past the sequence.
@@ -209,15 +210,17 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
     }
     wgmma_commit();
   };
-  // O += P·V of the key tile in slot `s`, P as A fragments (pa[kk]: keys 16kk .. 16kk + 15).
-  auto issue_pv = [&](float (&oacc)[D / 2], uint32_t (&pa)[8][4], uint32_t s) {
+  // O += P·V of the key tile in slot `s`, P as A fragments (pa[kk]: keys 16kk .. 16kk + 15); O = P·V for
+  // a tile's first (`first`): O is never zeroed by ordinary instructions, which would have to wait for
+  // the wgmma in flight then (the next tile's S runs during the epilogue).
+  auto issue_pv = [&](float (&oacc)[D / 2], uint32_t (&pa)[8][4], uint32_t s, bool first) {
     const uint32_t v_at = base + C::kV + s * C::kKvBytes;
     fence_regs(oacc);
     fence_regs(pa);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk)
-      wgmma_rs_tb<kBf16>(oacc, pa[kk], wgmma_desc(v_at + kk * 16 * 128, kFlash90Keys * 128, 1024));
+      wgmma_rs_tb<kBf16>(oacc, pa[kk], wgmma_desc(v_at + kk * 16 * 128, kFlash90Keys * 128, 1024), kk > 0 || !first);
     wgmma_commit();
   };
   // P = exp2(S·sl − m·sl) in place, after updating the row maxima m; returns the factor each row's
@@ -267,30 +270,47 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
     if (lane == 0) mbar_arrive(bar);
   };
 
-  for (int iter = 0;; ++iter) {
-    const int qb = iter & 1;
-    mbar_wait(q_full0 + 8 * qb, (iter >> 1) & 1);
-    const int tile = tile_slot[qb];
-    if (tile < 0) break;
-    int bh, qt;
-    flash90_tile(p, tile, bh, qt);
-    const int h = bh % p.heads, b = bh / p.heads, q0 = qt * kFlash90Rows;
-    const uint32_t q_at = base + C::kQ + qb * C::kQBytes + cw * 64 * 128;
+  // The tile this warpgroup works on: from the buffer `qb` of its Q.
+  struct Tile {
+    int qb, qt, h, b;
+  };
+  // Waits for the Q of tile number `iter` (its buffer iter % 2); false at the end of the work.
+  auto next_tile = [&](int iter, Tile& tl) {
+    tl.qb = iter & 1;
+    mbar_wait(q_full0 + 8 * tl.qb, (iter >> 1) & 1);
+    const int tile = tile_slot[tl.qb];
+    if (tile < 0) return false;
+    int bh;
+    flash90_tile(p, tile, bh, tl.qt);
+    tl.h = bh % p.heads;
+    tl.b = bh / p.heads;
+    return true;
+  };
+  auto q_of = [&](const Tile& tl) { return base + C::kQ + tl.qb * C::kQBytes + cw * 64 * 128; };
 
-    float o[D / 2], sacc[64], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
-    uint32_t pa[8][4];
-#pragma unroll
-    for (int i = 0; i < D / 2; ++i) o[i] = 0.0f;
-
-    // The diagonal key tile (k0 = q0), masked: key > min(row, seq − 1).
+  float o[D / 2], sacc[64];
+  uint32_t pa[8][4];
+  Tile cur;
+  int iter = 0;
+  bool more = next_tile(iter, cur);
+  if (more) {  // the first tile's diagonal S
     mbar_wait(k_full0 + 8 * stage, phase);
     turn_wait();
-    issue_qk(sacc, q_at, stage);
+    issue_qk(sacc, q_of(cur), stage);
     turn_pass();
+  }
+  // Each pass: S of the current tile's diagonal key tile is in flight (issued at the end of the previous
+  // pass, so that it overlaps that tile's epilogue).
+  while (more) {
+    const int q0 = cur.qt * kFlash90Rows;
+    const uint32_t q_at = q_of(cur);
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+
+    // The diagonal key tile (k0 = q0), masked: key > min(row, seq − 1).
     wgmma_wait<0>();
     fence_regs(sacc);
     release(k_empty0 + 8 * stage);
-    if (qt == 0) release(q_empty0 + 8 * qb);
+    if (cur.qt == 0) release(q_empty0 + 8 * cur.qb);
     {
       const int lim0 = min(row0, p.seq - 1 - q0), lim1 = min(row0 + 8, p.seq - 1 - q0);
 #pragma unroll
@@ -302,19 +322,19 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
     softmax(sacc, m, l, alpha);
     pack_p(sacc, pa);
 
-    for (int kt = qt - 1; kt >= 0; --kt) {
+    for (int kt = cur.qt - 1; kt >= 0; --kt) {
       const uint32_t prev = stage, prev_phase = phase;
       if (++stage == S) stage = 0, phase ^= 1;
       mbar_wait(k_full0 + 8 * stage, phase);
       mbar_wait(v_full0 + 8 * prev, prev_phase);
       turn_wait();
       issue_qk(sacc, q_at, stage);  // S of key tile kt ...
-      issue_pv(o, pa, prev);        // ... then P·V of key tile kt + 1
+      issue_pv(o, pa, prev, kt == cur.qt - 1);  // ... then P·V of key tile kt + 1
       turn_pass();
       wgmma_wait<1>();              // S is in
       fence_regs(sacc);
       release(k_empty0 + 8 * stage);
-      if (kt == 0) release(q_empty0 + 8 * qb);
+      if (kt == 0) release(q_empty0 + 8 * cur.qb);
       softmax(sacc, m, l, alpha);  // overlaps the P·V on the tensor cores
       wgmma_wait<0>();
       fence_regs(o);
@@ -326,12 +346,23 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
     }
     mbar_wait(v_full0 + 8 * stage, phase);
     turn_wait();
-    issue_pv(o, pa, stage);
+    issue_pv(o, pa, stage, cur.qt == 0);  // the last P·V of this tile ...
     turn_pass();
-    wgmma_wait<0>();
-    fence_regs(o);
-    release(v_empty0 + 8 * stage);
+    const uint32_t last = stage;
     if (++stage == S) stage = 0, phase ^= 1;
+    Tile nxt;
+    more = next_tile(++iter, nxt);
+    // ... then the next tile's diagonal S, which runs during this tile's epilogue. After the last tile an
+    // S of nothing in particular (Q and a slot nobody writes any more) keeps the wgmma sequence free of
+    // branches, which ptxas would otherwise serialize; its result is never read.
+    if (more) mbar_wait(k_full0 + 8 * stage, phase);
+    turn_wait();
+    issue_qk(sacc, more ? q_of(nxt) : q_at, stage);
+    turn_pass();
+    wgmma_wait<1>();  // the P·V is in
+    fence_regs(o);
+    fence_regs(pa);
+    release(v_empty0 + 8 * last);
 
     // Epilogue: O / l, rounded to T, into the staging tile (the previous tile's store must have read it).
     float inv[2];
@@ -357,10 +388,13 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
     named_barrier_sync<128>(1 + cw);
     if (threadIdx.x % 128 == 0) {
 #pragma unroll
-      for (int cb = 0; cb < D / 64; ++cb) tma_store_4d(&p.o, o_s + cb * 64 * 128, 64 * cb, q0 + 64 * cw, h, b);
+      for (int cb = 0; cb < D / 64; ++cb)
+        tma_store_4d(&p.o, o_s + cb * 64 * 128, 64 * cb, q0 + 64 * cw, cur.h, cur.b);
       tma_store_commit();
     }
+    cur = nxt;
   }
+  wgmma_wait<0>();
   if (cw == 0) turn_wait();  // consumes warpgroup 1's last pass
   if (threadIdx.x % 128 == 0) tma_store_wait_all();
 #else

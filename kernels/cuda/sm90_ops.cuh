@@ -150,12 +150,12 @@ __device__ __forceinline__ void fence_regs(uint32_t (&r)[N][M]) {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                                          \
                "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " " FB_WGMMA_D32 ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n" \
                : FB_WGMMA_ACC32(d)                                                                                   \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1))
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d))
 #define FB_WGMMA_RS_N128_TB(TY)                                                                                      \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                                          \
                "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " " FB_WGMMA_D64 ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n" \
                : FB_WGMMA_ACC64(d)                                                                                   \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1))
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d))
 
 // d (64×128, fp32) = (scale_d ? d : 0) + A·Bᵀ, A and B K-major in shared memory; kBf16: bf16 operands, else fp16.
 template <bool kBf16>
@@ -163,9 +163,10 @@ __device__ __forceinline__ void wgmma_ss_n128(float (&d)[64], uint64_t da, uint6
   if constexpr (kBf16) FB_WGMMA_SS_N128("bf16");
   else FB_WGMMA_SS_N128("f16");
 }
-// d (64×N, fp32) += A·B, A from registers, B MN-major (transposed) in shared memory; N = 2·(size of d).
+// d (64×N, fp32) = (scale_d ? d : 0) + A·B, A from registers, B MN-major (transposed) in shared memory;
+// N = 2·(size of d).
 template <bool kBf16, int NR>
-__device__ __forceinline__ void wgmma_rs_tb(float (&d)[NR], const uint32_t (&a)[4], uint64_t db) {
+__device__ __forceinline__ void wgmma_rs_tb(float (&d)[NR], const uint32_t (&a)[4], uint64_t db, int scale_d) {
   static_assert(NR == 32 || NR == 64, "n = 64 or 128");
   if constexpr (NR == 32) {
     if constexpr (kBf16) FB_WGMMA_RS_N64_TB("bf16");
