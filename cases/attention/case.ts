@@ -30,7 +30,8 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
       GPT2_ATTENTION_SHAPE,
       {
         dims: { batch: 8, heads: 16, seq: 4096, d: 128 },
-        description: 'batch 8 × 16 heads × seq 4096 × head 128 (long attention, as Hopper kernels are usually measured)',
+        description:
+          'batch 8 × 16 heads × seq 4096 × head 128 (long attention, as Hopper kernels are usually measured)',
         dtypes: HALF,
       },
     ],
