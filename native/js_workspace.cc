@@ -97,8 +97,8 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     return info.Env().Undefined();
   }
   Napi::Value Run(const Napi::CallbackInfo& info) {
-    ws(info.Env()).run(variant_arg(info));
-    return info.Env().Undefined();
+    const std::string kernel = ws(info.Env()).run(variant_arg(info));
+    return kernel.empty() ? info.Env().Undefined() : Napi::String::New(info.Env(), kernel);
   }
   Napi::Value Time(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), ws(info.Env()).time(variant_arg(info)));

@@ -105,6 +105,8 @@ void Workspace::launch(int variant) {
     throw std::invalid_argument(spec_.name + ": no variant " + std::to_string(variant));
   LaunchContext ctx = backend_->launch_context();
   ctx.max_blocks = options_.max_blocks;
+  kernel_ = nullptr;
+  ctx.kernel = &kernel_;
   bound_(backend_->kind(), static_cast<size_t>(variant), ctx);
   if (variant != injection_.variant) return;
   const bool cpu = backend_->kind() == BackendKind::Cpu;
@@ -127,9 +129,10 @@ void Workspace::launch(int variant) {
   }
 }
 
-void Workspace::run(int variant) {
+std::string Workspace::run(int variant) {
   launch(variant);
   backend_->synchronize();
+  return kernel_ != nullptr ? kernel_ : "";
 }
 
 double Workspace::time_batch(int variant, int calls) {

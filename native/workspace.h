@@ -38,8 +38,9 @@ class Workspace {
   // Reads the buffer back as floats (bf16/fp16 widened exactly).
   void download(const std::string& name, float* data, size_t count);
   void poison(const std::string& name);
-  // Runs a variant once and waits for it.
-  void run(int variant);
+  // Runs a variant once and waits for it; returns the kernel it reports having launched (a variant that
+  // picks its kernel at run time: LaunchContext::kernel), or "" when it reports none.
+  std::string run(int variant);
   // Flushes the caches, then times one call of the variant; milliseconds.
   double time(int variant);
   // Flushes the caches once, then times `calls` back-to-back calls of the variant (later calls find
@@ -60,6 +61,7 @@ class Workspace {
   std::vector<MemoryRegion> regions() const;
   void launch(int variant);
 
+  const char* kernel_ = nullptr;  // what the last launch reported (LaunchContext::kernel)
   std::shared_ptr<Backend> backend_;
   const CaseSpec& spec_;
   std::vector<int64_t> dims_;

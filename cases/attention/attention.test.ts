@@ -90,6 +90,48 @@ describe("the tensor-core flash kernel's grid is a limit of the half precisions 
   });
 });
 
+describe('head dimension 128: the half precisions take it, fp32 refuses it before launch', () => {
+  test('the limits', async () => {
+    const [fp32, bf16, fp16] = await findCaseInEveryDtype('attention');
+    expect(() => fp32?.validate([1, 1, 17, 128])).toThrow(
+      /^attention: shape \[1, 1, 17, 128\] \(batch 1, heads 1, seq 17, d 128\) breaks the limit d == 64: the flash kernel's tiles are one head of 64 wide$/,
+    );
+    for (const half of [bf16, fp16]) {
+      expect(() => half?.validate([1, 1, 17, 128])).not.toThrow();
+      expect(() => half?.validate([1, 1, 17, 96])).toThrow(
+        /breaks the limit d == 64 or d == 128: the tensor-core flash kernels have tiles for head dimensions 64 and 128$/,
+      );
+    }
+  });
+
+  test('the shapes: d = 128 is measured and checked in bf16 and fp16 only', async () => {
+    const [fp32, bf16, fp16] = await findCaseInEveryDtype('attention');
+    const has128 = (shapes: readonly (readonly number[])[]) => shapes.some((s) => s[3] === 128);
+    expect(fp32?.shapes('cuda').map((s) => s.label)).toEqual(['32x12x512x64']);
+    expect(has128(fp32?.testShapes ?? [])).toBe(false);
+    for (const half of [bf16, fp16]) {
+      expect(half?.shapes('cuda').map((s) => s.label)).toEqual(['32x12x512x64', '8x16x4096x128']);
+      expect(half?.testShapes.filter((s) => s[3] === 128)).toEqual([
+        [1, 1, 1, 128],
+        [2, 2, 128, 128],
+        [1, 3, 129, 128],
+        [2, 1, 257, 128],
+      ]);
+    }
+  });
+
+  test('flops and traffic follow d', async () => {
+    const [, bf16] = await findCaseInEveryDtype('attention');
+    expect(bf16?.flops?.([8, 16, 4096, 128])).toBe(8 * 16 * 4 * 128 * ((4096 * 4097) / 2));
+    const qkv = 8 * 16 * 4096 * 128;
+    const scores = 8 * 16 * 4096 * 4096;
+    expect(bf16?.traffic([8, 16, 4096, 128])).toEqual({
+      unfused: { bytes: 2 * (4 * qkv + 8 * scores), launches: 5 },
+      fused: { bytes: 2 * 4 * qkv, launches: 1 },
+    });
+  });
+});
+
 describe('attention traffic', () => {
   test('at the CUDA shape', () => {
     const [b, h, s] = [32, 12, 512];

@@ -11,15 +11,15 @@ namespace fusebench::kernels {
 
 template <class T>
 void attention_unfused_cpu(const AttentionArgs<T>& a) {
-  cpu::attention_unfused(a);
+  cpu::attention_unfused(a, a.d);
 }
 
 template <class T>
 void attention_fused_cpu(const AttentionArgs<T>& a) {
   if constexpr (std::is_same_v<T, float>) {
-    cpu::flash_attention(cpu::contiguous_operands(a), a.o, cpu::contiguous_heads(a.heads, a.seq));
+    cpu::flash_attention(cpu::contiguous_operands(a, a.d), a.o, cpu::contiguous_heads(a.heads, a.seq, a.d));
   } else {
-    cpu::flash_attention_half<T>(a, a.o, cpu::contiguous_heads(a.heads, a.seq));
+    cpu::flash_attention_half<T>(a, a.o, cpu::contiguous_heads(a.heads, a.seq, a.d), a.d);
   }
 }
 

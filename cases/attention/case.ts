@@ -1,7 +1,9 @@
 /**
- * Causal self-attention, O = softmax(Q·Kᵀ/√64 + causal mask)·V, Q/K/V/O [batch, heads, seq, 64]. The
- * unfused twin materializes the seq×seq scores (a batched GEMM, the unfused scale, mask and softmax
- * kernels, a batched GEMM); the fused variant is a flash-style kernel whose scores never leave the block.
+ * Causal self-attention, O = softmax(Q·Kᵀ/√d + causal mask)·V, Q/K/V/O [batch, heads, seq, d], d = 64 in
+ * every precision and 128 in bf16/fp16. The unfused twin materializes the seq×seq scores (a batched
+ * GEMM, the unfused scale, mask and softmax kernels, a batched GEMM); the fused variant is a flash-style
+ * kernel whose scores never leave the block (in bf16/fp16 the sm_90 wgmma/TMA kernel on Hopper, the
+ * mma.sync kernel elsewhere: results record which as fusedKernel).
  */
 
 import { seedStream } from '../../src/base/rng.ts';
@@ -18,11 +20,21 @@ import { referenceSample, rowsReference } from '../../src/reference/sampling.ts'
 
 /** Output rows of O the reference computes, (batch, head, position) flattened. */
 const SAMPLED_ROWS = 64;
+/** The precisions that take head dimension 128 (the tensor-core kernels' tiles). */
+const HALF = ['bf16', 'fp16'] as const;
 
 export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
   title: 'Causal attention (flash)',
   shapes: {
-    cuda: [GPT2_ATTENTION_SHAPE],
+    cuda: [
+      GPT2_ATTENTION_SHAPE,
+      {
+        dims: { batch: 8, heads: 16, seq: 4096, d: 128 },
+        description:
+          'batch 8 × 16 heads × seq 4096 × head 128 (long attention, as Hopper kernels are usually measured)',
+        dtypes: HALF,
+      },
+    ],
     cpu: [
       {
         dims: { batch: 1, heads: 2, seq: 128, d: 64 },
@@ -30,8 +42,10 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
       },
     ],
   },
-  // Sequence lengths around the 64-row tiles (1, 17, 64, 65, 130: one key, a partial tile, a full tile,
-  // one past it, three tiles with a ragged end) with 1 to 3 heads and 1 or 2 batch elements.
+  // Sequence lengths around the 64-row tiles of the fp32 and mma.sync kernels and the 128-row tiles of
+  // the sm_90 kernel (1, 17, 64, 65, 130: one key, a partial tile, a full tile, one past it, three tiles
+  // with a ragged end; 128, 129, 257 at d = 128) with 1 to 3 heads and 1 or 2 batch elements; d = 128 in
+  // the half precisions only (the fp32 kernel's tiles are 64 wide).
   testShapes: [
     { batch: 1, heads: 1, seq: 1, d: 64 },
     { batch: 1, heads: 2, seq: 17, d: 64 },
@@ -39,8 +53,12 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
     { batch: 1, heads: 1, seq: 65, d: 64 },
     { batch: 2, heads: 2, seq: 130, d: 64 },
     { batch: 1, heads: 3, seq: 130, d: 64 },
+    { dims: { batch: 1, heads: 1, seq: 1, d: 128 }, dtypes: HALF },
+    { dims: { batch: 2, heads: 2, seq: 128, d: 128 }, dtypes: HALF },
+    { dims: { batch: 1, heads: 3, seq: 129, d: 128 }, dtypes: HALF },
+    { dims: { batch: 2, heads: 1, seq: 257, d: 128 }, dtypes: HALF },
   ],
-  // Q, K, V ~ N(0, 1): q·k over 64 dims has sd 8, so after the 1/√64 scale the logits have sd 1.
+  // Q, K, V ~ N(0, 1): q·k over d dims has sd √d, so after the 1/√d scale the logits have sd 1.
   inputs: ({ batch, heads, seq, d }, seed) => ({
     q: normalArray(batch * heads * seq * d, 1, seedStream(seed, 0)),
     k: normalArray(batch * heads * seq * d, 1, seedStream(seed, 1)),
@@ -55,10 +73,11 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
       const bh = (row - s) / seq;
       const [b, h] = [Math.floor(bh / heads), bh % heads];
       return causalAttentionRow(
-        headRows(q, heads, seq, b, h),
-        headRows(k, heads, seq, b, h),
-        headRows(v, heads, seq, b, h),
+        headRows(q, heads, seq, b, h, d),
+        headRows(k, heads, seq, b, h, d),
+        headRows(v, heads, seq, b, h, d),
         s,
+        d,
       );
     });
     return { o };
@@ -83,13 +102,13 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
     fp16: { atol: 2.5e-3, rtol: 2e-3 },
   },
   traffic: ({ batch, heads, seq, d }, e) => ({
-    unfused: { bytes: e * unfusedAttentionFloats(batch, heads, seq), launches: 5 },
+    unfused: { bytes: e * unfusedAttentionFloats(batch, heads, seq, d), launches: 5 },
     // read q, k, v; write o (the K/V tiles each query tile re-reads come from L2).
     fused: { bytes: e * 4 * batch * heads * seq * d, launches: 1 },
   }),
-  // Useful work of causal attention: 2·64 flops for q_i·k_j and 2·64 for p_ij·v_j over the unmasked
-  // pairs j ≤ i only, 4·64·seq(seq + 1)/2 per (batch, head). The unfused twin's dense GEMMs compute
+  // Useful work of causal attention: 2·d flops for q_i·k_j and 2·d for p_ij·v_j over the unmasked
+  // pairs j ≤ i only, 4·d·seq(seq + 1)/2 per (batch, head). The unfused twin's dense GEMMs compute
   // every seq×seq pair (about twice that); both variants are credited the same useful flops, so the
   // TFLOP/s figures compare like with like and a kernel is not rewarded for computing masked pairs.
-  flops: ({ batch, heads, seq }) => batch * heads * causalAttentionFlops(seq),
+  flops: ({ batch, heads, seq, d }) => batch * heads * causalAttentionFlops(seq, d),
 });

@@ -9,11 +9,13 @@ namespace fusebench {
 constexpr double kGeluSqrt2OverPi = 0.7978845608028654;
 constexpr double kGeluCubic = 0.044715;
 
-// Attention: every attention kernel's tiles are 64 wide, so the head dimension is 64 and the score
-// scale 1/√64 = 1/8 (exact in float32).
+// Attention: every attention kernel takes head dimension 64, so the GPT-2 cases use 64 and the score
+// scale 1/√64 = 1/8 (exact in float32). The attention case also takes kWideHeadDim in bf16/fp16, where
+// the tensor-core kernels have tiles for it (scale 1/√128).
 constexpr size_t kHeadDim = 64;
 constexpr double kAttentionScale = 0.125;
 static_assert(kAttentionScale * kAttentionScale * kHeadDim == 1.0, "the attention scale is 1/sqrt(kHeadDim)");
+constexpr size_t kWideHeadDim = 128;
 // Longest sequence the attention cases take: the unfused twins materialize seq×seq scores per head
 // (1 GiB per head at 16,384).
 constexpr size_t kMaxSeq = 16384;

@@ -11,7 +11,14 @@ struct LaunchContext {
   // Tests only: a cap on the blocks of every grid-stride launch (0: none), so that small inputs
   // still take the paths where threads loop (the unrolled body, stride carry-overs, row strides).
   size_t max_blocks = 0;
+  // Where a variant that picks its kernel at run time (by device, shape or build) names the kernel it
+  // launched, for the results (null: nobody asks). report_kernel writes it.
+  const char** kernel = nullptr;
 };
+
+inline void report_kernel(const LaunchContext& ctx, const char* name) {
+  if (ctx.kernel != nullptr) *ctx.kernel = name;
+}
 
 }  // namespace fusebench
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "cpu/attention_cpu.h"
@@ -23,12 +24,11 @@ namespace {
 constexpr size_t kKeyBlock = 64;  // keys per block: 4×64 scores, 64 rows of V (16 KiB)
 constexpr size_t kSumLanes = 8;   // partial sums of a block's exponentials
 
-// o[i, :] = Σ_j p[i, j]·v[j, :] for one head: p [seq, seq], v and o [seq, 64]. Every key enters, as in a
-// dense GEMM; the sum over j runs in order, vectorized across the 64 outputs.
-void probs_times_values(const float* p, const float* v, float* o, size_t seq) {
-  constexpr size_t d = kHeadDim;
+// o[i, :] = Σ_j p[i, j]·v[j, :] for one head: p [seq, seq], v and o [seq, d]. Every key enters, as in a
+// dense GEMM; the sum over j runs in order, vectorized across the d outputs.
+void probs_times_values(const float* p, const float* v, float* o, size_t seq, size_t d) {
   for (size_t i = 0; i < seq; ++i) {
-    float acc[d] = {};
+    float acc[kWideHeadDim] = {};
     const float* pi = p + i * seq;
     for (size_t j = 0; j < seq; ++j) {
       const float w = pi[j];
@@ -41,52 +41,52 @@ void probs_times_values(const float* p, const float* v, float* o, size_t seq) {
 
 // The same on bf16/fp16 p and v: widened per head, the sum in float, o rounded to T.
 template <class T>
-void probs_times_values(const T* p, const T* v, T* o, size_t seq) {
-  const std::vector<float> pf = widen(p, seq * seq), vf = widen(v, seq * kHeadDim);
-  std::vector<float> of(seq * kHeadDim);
-  probs_times_values(pf.data(), vf.data(), of.data(), seq);
-  narrow(of.data(), o, seq * kHeadDim);
+void probs_times_values(const T* p, const T* v, T* o, size_t seq, size_t d) {
+  const std::vector<float> pf = widen(p, seq * seq), vf = widen(v, seq * d);
+  std::vector<float> of(seq * d);
+  probs_times_values(pf.data(), vf.data(), of.data(), seq, d);
+  narrow(of.data(), o, seq * d);
 }
 
 }  // namespace
 
 template <class T>
-void attention_unfused(const AttentionTensorsOf<T>& a) {
-  const size_t d = kHeadDim;
+void attention_unfused(const AttentionTensorsOf<T>& a, size_t d) {
   const size_t n = a.seq;
   const size_t heads = a.batch * a.heads;
   for (size_t bh = 0; bh < heads; ++bh) gemm_any(a.q + bh * n * d, a.k + bh * n * d, a.scores + bh * n * n, n, n, d);
-  scale_mask_softmax_passes(a.scores, a.scaled, a.masked, a.p, heads * n, n, n, attention_scale());
-  for (size_t bh = 0; bh < heads; ++bh) probs_times_values(a.p + bh * n * n, a.v + bh * n * d, a.o + bh * n * d, n);
+  scale_mask_softmax_passes(a.scores, a.scaled, a.masked, a.p, heads * n, n, n, attention_scale(d));
+  for (size_t bh = 0; bh < heads; ++bh) probs_times_values(a.p + bh * n * n, a.v + bh * n * d, a.o + bh * n * d, n, d);
 }
 
 template <class T>
-void flash_attention_half(const AttentionTensorsOf<T>& a, T* o, const HeadStrides& os) {
-  const size_t count = a.batch * a.heads * a.seq * kHeadDim;
+void flash_attention_half(const AttentionTensorsOf<T>& a, T* o, const HeadStrides& os, size_t d) {
+  const size_t count = a.batch * a.heads * a.seq * d;
   const std::vector<float> q = widen(a.q, count), k = widen(a.k, count), v = widen(a.v, count);
   std::vector<float> wide_o(count);
-  const HeadStrides s = contiguous_heads(a.heads, a.seq);
-  flash_attention({q.data(), s, k.data(), s, v.data(), s, a.batch, a.heads, a.seq}, wide_o.data(), os);
+  const HeadStrides s = contiguous_heads(a.heads, a.seq, d);
+  flash_attention({q.data(), s, k.data(), s, v.data(), s, a.batch, a.heads, a.seq, d}, wide_o.data(), os);
   narrow(wide_o.data(), o, count);
 }
 
-#define FB_INSTANTIATE(T) template void attention_unfused<T>(const AttentionTensorsOf<T>&);
+#define FB_INSTANTIATE(T) template void attention_unfused<T>(const AttentionTensorsOf<T>&, size_t);
 FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
 #undef FB_INSTANTIATE
-template void flash_attention_half<bf16>(const AttentionTensorsOf<bf16>&, bf16*, const HeadStrides&);
-template void flash_attention_half<fp16>(const AttentionTensorsOf<fp16>&, fp16*, const HeadStrides&);
+template void flash_attention_half<bf16>(const AttentionTensorsOf<bf16>&, bf16*, const HeadStrides&, size_t);
+template void flash_attention_half<fp16>(const AttentionTensorsOf<fp16>&, fp16*, const HeadStrides&, size_t);
 
 void flash_attention_rows(const AttentionOperands& a, size_t b, size_t h, size_t i0, size_t rows, float* out,
                           size_t ldo) {
-  constexpr size_t d = kHeadDim;
-  const float scale = attention_scale();
+  const size_t d = a.d;
+  if (d == 0 || d > kWideHeadDim) throw std::invalid_argument("flash_attention_rows: head dimension above 128");
+  const float scale = attention_scale(d);
   const float* q = a.q + a.qs.at(b, h, i0);
   const float* k = a.k + a.ks.at(b, h, 0);
   const float* v = a.v + a.vs.at(b, h, 0);
 
   float run_max[kFlashQueryRows];
   float run_sum[kFlashQueryRows] = {};
-  float acc[kFlashQueryRows][d] = {};
+  float acc[kFlashQueryRows][kWideHeadDim] = {};
   for (float& m : run_max) m = kNegInf;
   float s[kFlashQueryRows][kKeyBlock];
 

@@ -2,7 +2,8 @@
 // description of where Q, K, V live, the flash-style causal attention that reads them in place
 // (attention_cpu.cc), the unfused attention, and the head split/merge copies of the unfused variants.
 //
-// Strides let one routine serve every layout: the attention cases' [batch, heads, seq, 64] tensors,
+// Strides let one routine serve every layout: the attention cases' [batch, heads, seq, d] tensors (d = 64,
+// or kWideHeadDim in the attention case),
 // and the transformer block's qkv [batch·seq, 3c] (Q, K, V at column offsets 0, c, 2c, head h at
 // +h·64, row stride 3c), with the output written either as [batch, heads, seq, 64] or straight into
 // merged heads [batch·seq, c].
@@ -16,18 +17,20 @@
 
 namespace fusebench::kernels::cpu {
 
-// The score scale 1/√64 (exactly 0.125), shared by both variants.
-inline float attention_scale() { return static_cast<float>(kAttentionScale); }
+// The score scale 1/√d (1/√64 = 0.125 exactly), shared by both variants.
+inline float attention_scale(size_t d = kHeadDim) {
+  return d == kHeadDim ? static_cast<float>(kAttentionScale) : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+}
 
-// Element (b, h, s, d) of an operand is at base[b·batch + h·head + s·seq + d]; the 64 d are contiguous.
+// Element (b, h, s, d) of an operand is at base[b·batch + h·head + s·seq + d]; the d are contiguous.
 struct HeadStrides {
   size_t batch, head, seq;
   size_t at(size_t b, size_t h, size_t s) const { return b * batch + h * head + s * seq; }
 };
 
-// [batch, heads, seq, 64], contiguous.
-inline HeadStrides contiguous_heads(size_t heads, size_t seq) {
-  return {heads * seq * kHeadDim, seq * kHeadDim, kHeadDim};
+// [batch, heads, seq, d], contiguous.
+inline HeadStrides contiguous_heads(size_t heads, size_t seq, size_t d = kHeadDim) {
+  return {heads * seq * d, seq * d, d};
 }
 
 // Heads side by side in rows of `row_len` floats, row b·seq + s, head h at column offset h·64: the
@@ -45,19 +48,20 @@ struct AttentionOperands {
   const float* v;
   HeadStrides vs;
   size_t batch, heads, seq;
+  size_t d = kHeadDim;  // the head dimension, at most kWideHeadDim
 };
 
-// The operands of contiguous [batch, heads, seq, 64] Q, K, V.
-inline AttentionOperands contiguous_operands(const AttentionTensors& a) {
-  const HeadStrides s = contiguous_heads(a.heads, a.seq);
-  return {a.q, s, a.k, s, a.v, s, a.batch, a.heads, a.seq};
+// The operands of contiguous [batch, heads, seq, d] Q, K, V.
+inline AttentionOperands contiguous_operands(const AttentionTensors& a, size_t d = kHeadDim) {
+  const HeadStrides s = contiguous_heads(a.heads, a.seq, d);
+  return {a.q, s, a.k, s, a.v, s, a.batch, a.heads, a.seq, d};
 }
 
 // Query rows handled together by flash_attention_rows: one GEMM register tile high.
 constexpr size_t kFlashQueryRows = 4;
 
-// Causal attention, softmax(q_i·Kᵀ/8 + mask)·V, of the query rows i0 .. i0 + rows − 1 (rows ≤ 4) of
-// head (b, h): row r's 64 outputs go to out[r·ldo, +64). One online-softmax pass over the keys 0 .. i
+// Causal attention, softmax(q_i·Kᵀ/√d + mask)·V, of the query rows i0 .. i0 + rows − 1 (rows ≤ 4) of
+// head (b, h): row r's d outputs go to out[r·ldo, +d). One online-softmax pass over the keys 0 .. i
 // of each row (running max, running sum, a rescaled accumulator), never forming a seq×seq matrix.
 void flash_attention_rows(const AttentionOperands& a, size_t b, size_t h, size_t i0, size_t rows, float* out,
                           size_t ldo);
@@ -97,14 +101,14 @@ void split_heads(const T* qkv, size_t offset, T* dst, size_t batch, size_t seq, 
 // The unfused causal attention, one full pass per op as the GPU twin launches them: the GEMM writes
 // the raw scores Q·Kᵀ of every (query, key) pair, the scale, mask and softmax passes (softmax_cpu.h)
 // write scaled, masked and p, and O = p·V over every key, masked ones included (a dense GEMM). T is
-// float, bf16 or fp16: the arithmetic in float, every stored tensor rounded to T.
+// float, bf16 or fp16: the arithmetic in float, every stored tensor rounded to T. d: the head dimension.
 template <class T>
-void attention_unfused(const AttentionTensorsOf<T>& a);
+void attention_unfused(const AttentionTensorsOf<T>& a, size_t d = kHeadDim);
 
 // flash_attention on contiguous bf16 or fp16 Q, K, V: the operands widened to float, O rounded to T
-// and written at o with the strides os (a.o is not used; os spans batch·heads·seq·64 elements).
+// and written at o with the strides os (a.o is not used; os spans batch·heads·seq·d elements).
 // Instantiated for bf16 and fp16.
 template <class T>
-void flash_attention_half(const AttentionTensorsOf<T>& a, T* o, const HeadStrides& os);
+void flash_attention_half(const AttentionTensorsOf<T>& a, T* o, const HeadStrides& os, size_t d = kHeadDim);
 
 }  // namespace fusebench::kernels::cpu

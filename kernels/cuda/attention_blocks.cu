@@ -1,6 +1,7 @@
 // The attention building blocks of the unfused twins (building_blocks.h): the head split/merge copies
 // an eager framework makes around the attention, and the unfused attention itself (batched cuBLAS
 // GEMMs around the scale, mask and softmax kernels).
+#include <cmath>
 #include <stdexcept>
 
 #include "common/constants.h"
@@ -56,19 +57,21 @@ void merge_heads(const T* src, T* dst, size_t batch, size_t seq, size_t heads, c
 }
 
 template <class T>
-void attention_unfused(const kernels::AttentionTensorsOf<T>& a, const LaunchContext& ctx) {
+void attention_unfused(const kernels::AttentionTensorsOf<T>& a, const LaunchContext& ctx, size_t d) {
   const size_t bh = a.batch * a.heads, rows = bh * a.seq;
-  cublas_gemm_batched(a.q, a.k, a.scores, bh, a.seq, a.seq, kHeadDim, true, ctx);
-  scale(a.scores, a.scaled, rows * a.seq, static_cast<float>(kAttentionScale), ctx);
+  const float scale_d = d == kHeadDim ? static_cast<float>(kAttentionScale)
+                                      : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  cublas_gemm_batched(a.q, a.k, a.scores, bh, a.seq, a.seq, d, true, ctx);
+  scale(a.scores, a.scaled, rows * a.seq, scale_d, ctx);
   causal_mask(a.scaled, a.masked, rows, a.seq, a.seq, ctx);
   softmax(a.masked, a.p, rows, a.seq, a.seq, ctx);
-  cublas_gemm_batched(a.p, a.v, a.o, bh, a.seq, kHeadDim, a.seq, false, ctx);
+  cublas_gemm_batched(a.p, a.v, a.o, bh, a.seq, d, a.seq, false, ctx);
 }
 
 #define FB_INSTANTIATE(T)                                                                                   \
   template void split_heads<T>(const T*, size_t, size_t, T*, size_t, size_t, size_t, const LaunchContext&); \
   template void merge_heads<T>(const T*, T*, size_t, size_t, size_t, const LaunchContext&);                 \
-  template void attention_unfused<T>(const kernels::AttentionTensorsOf<T>&, const LaunchContext&);
+  template void attention_unfused<T>(const kernels::AttentionTensorsOf<T>&, const LaunchContext&, size_t);
 FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
 #undef FB_INSTANTIATE
 

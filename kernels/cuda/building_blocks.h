@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "common/attention_tensors.h"
+#include "common/constants.h"
 #include "common/dtype.h"
 #include "common/launch.h"
 
@@ -54,9 +55,10 @@ void split_heads(const T* src, size_t ld, size_t col0, T* dst, size_t batch, siz
                  const LaunchContext& ctx);
 template <class T>
 void merge_heads(const T* src, T* dst, size_t batch, size_t seq, size_t heads, const LaunchContext& ctx);
-// The unfused causal attention: batched cuBLAS GEMM → scores, scale, mask, softmax, batched GEMM → O, every
-// intermediate stored in T (float, or bf16/fp16 with tensor-core GEMMs accumulating in fp32).
+// The unfused causal attention: batched cuBLAS GEMM → scores, scale (1/√d), mask, softmax, batched GEMM → O,
+// every intermediate stored in T (float, or bf16/fp16 with tensor-core GEMMs accumulating in fp32); d is
+// the head dimension of Q, K, V, O [batch, heads, seq, d].
 template <class T>
-void attention_unfused(const kernels::AttentionTensorsOf<T>& a, const LaunchContext& ctx);
+void attention_unfused(const kernels::AttentionTensorsOf<T>& a, const LaunchContext& ctx, size_t d = kHeadDim);
 
 }  // namespace fusebench::cuda

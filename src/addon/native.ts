@@ -13,7 +13,7 @@ interface RawWorkspace {
   upload(name: string, data: Float32Array): void;
   download(name: string): Float32Array;
   poison(name: string): void;
-  run(variant: number): void;
+  run(variant: number): string | undefined;
   time(variant: number): number;
   timeBatch(variant: number, calls: number): number;
   timeGraph(variant: number, calls: number): number;
@@ -313,9 +313,12 @@ export class Workspace {
   poison(name: string): void {
     this.#raw.poison(name);
   }
-  /** Runs a variant once and waits for it. */
-  run(variant: string): void {
-    this.#raw.run(this.#index(variant));
+  /**
+   * Runs a variant once and waits for it. Returns the kernel the variant reports having launched where
+   * it picks its kernel at run time (by device, shape or build), else undefined.
+   */
+  run(variant: string): string | undefined {
+    return this.#raw.run(this.#index(variant));
   }
   /** Device time of one call of a variant in milliseconds, the caches flushed first. */
   time(variant: string): number {

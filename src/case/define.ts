@@ -23,6 +23,14 @@ interface ShapeDecl<D extends string> {
   timing?: 'batched';
   /** Also time the unfused twin replayed from a CUDA graph, a third timing beside unfused and fused (CUDA only). */
   graphTwin?: true;
+  /** Measured only in these precisions (default: every one the addon registers), for dims a precision's limits refuse. */
+  dtypes?: readonly Dtype[];
+}
+
+/** A test shape checked only in some precisions (dims another precision's registration refuses). */
+interface DtypeTestShape<D extends string> {
+  dims: Dims<D>;
+  dtypes: readonly Dtype[];
 }
 
 /** A fused variant compared with the unfused twin, under a name of its own when it is not the case's first. */
@@ -43,8 +51,8 @@ export interface CaseDescriptor<D extends string, P extends string = never> {
   title: string;
   /** Measured shapes per backend. */
   shapes: Record<BackendName, ShapeDecl<D>[]>;
-  /** Small awkward shapes whose numerics every backend checks. */
-  testShapes: Dims<D>[];
+  /** Small awkward shapes whose numerics every backend checks (in every precision, or in those named). */
+  testShapes: (Dims<D> | DtypeTestShape<D>)[];
   /** Shapes checked on CUDA with every grid-stride launch capped at 1 and 3 blocks. */
   cappedGridShapes?: Dims<D>[];
   /** Seeded random inputs in float32; the loader rounds them to each precision the case runs in. */

@@ -120,23 +120,39 @@ function shapeLabel(dims: readonly number[], given?: string): string {
 }
 
 /** The measured shapes of each backend, dims in native order and every shape labelled. */
-function measuredShapes(folder: string, d: AnyDescriptor, native: NativeCase): Record<BackendName, Shape[]> {
+/** A declared shape and the precisions it is checked or measured in (every one when `dtypes` is absent). */
+interface InPrecisions<S> {
+  value: S;
+  dtypes?: readonly Dtype[];
+}
+
+/** The values of `list` that apply to `dtype`. */
+function inPrecision<S>(list: readonly InPrecisions<S>[], dtype: Dtype): S[] {
+  return list.filter((x) => !x.dtypes || x.dtypes.includes(dtype)).map((x) => x.value);
+}
+
+function measuredShapes(
+  folder: string,
+  d: AnyDescriptor,
+  native: NativeCase,
+): Record<BackendName, InPrecisions<Shape>[]> {
   const entries = Object.entries(d.shapes) as [BackendName, AnyDescriptor['shapes'][BackendName]][];
   return Object.fromEntries(
     entries.map(([backend, list]) => [
       backend,
       list.map((s) => {
         const dims = inNativeOrder(folder, native, `shape '${s.label ?? JSON.stringify(s.dims)}'`, s.dims);
-        return {
+        const value: Shape = {
           label: shapeLabel(dims, s.label),
           description: s.description,
           dims,
           ...(s.timing ? { timing: s.timing } : {}),
           ...(s.graphTwin ? { graphTwin: s.graphTwin } : {}),
         };
+        return { value, ...(s.dtypes ? { dtypes: s.dtypes } : {}) };
       }),
     ]),
-  ) as Record<BackendName, Shape[]>;
+  ) as Record<BackendName, InPrecisions<Shape>[]>;
 }
 
 /** Throws unless the descriptor states a tolerance for every precision the addon registers. */
@@ -177,8 +193,8 @@ interface Folder {
   native: NativeCase;
   params: Readonly<Record<string, number>>;
   dimsOf: (dims: readonly number[]) => Readonly<Record<string, number>>;
-  shapes: Record<BackendName, Shape[]>;
-  testShapes: number[][];
+  shapes: Record<BackendName, InPrecisions<Shape>[]>;
+  testShapes: InPrecisions<number[]>[];
   cappedGridShapes: number[][];
   sources: string[];
 }
@@ -201,8 +217,8 @@ function comparisonDef(f: Folder, reg: NativeCase, cmp: Comparison): CaseDef {
     variants,
     params: native.params.map((p) => p.value),
     dimNames: native.dims,
-    shapes: (backend) => f.shapes[backend] ?? [],
-    testShapes: f.testShapes,
+    shapes: (backend) => inPrecision(f.shapes[backend] ?? [], dtype),
+    testShapes: inPrecision(f.testShapes, dtype),
     cappedGridShapes: f.cappedGridShapes,
     validate: (dims) => validateShape(name, folder, dtype, native, dims),
     unavailableReason: (backend, on = {}) => unavailableReason(dtype, used, backend, on),
@@ -250,7 +266,11 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
     ),
     dimsOf: (dims) => named(folder, 'dim', native.dims, dims),
     shapes: measuredShapes(folder, d, native),
-    testShapes: d.testShapes.map(ordered('test shape')),
+    testShapes: d.testShapes.map((t) =>
+      'dims' in t && typeof t.dims === 'object'
+        ? { value: ordered('test shape')(t.dims), dtypes: t.dtypes as readonly Dtype[] }
+        : { value: ordered('test shape')(t as Readonly<Record<string, number>>) },
+    ),
     cappedGridShapes: (d.cappedGridShapes ?? []).map(ordered('capped-grid shape')),
     sources: caseSources(folder),
   };

@@ -2,7 +2,7 @@
 import { nativeConstants } from '../addon/native.ts';
 import { dot, type Floats } from './linear.ts';
 
-/** Where one head's 64-wide rows lie in a buffer: position s starts at data[base + s·stride]. */
+/** Where one head's rows (d values each) lie in a buffer: position s starts at data[base + s·stride]. */
 export interface HeadRows {
   data: Floats;
   base: number;
@@ -10,11 +10,18 @@ export interface HeadRows {
 }
 
 /**
- * One causal attention output row: softmax_j(q_i·k_j/√64) over keys j ≤ i, then Σ_j p_j·v_j (64 values).
- * Strided views serve both the [batch, heads, seq, 64] tensors and Q/K/V inside a projection's rows.
+ * One causal attention output row: softmax_j(q_i·k_j/√d) over keys j ≤ i, then Σ_j p_j·v_j (d values;
+ * d the native head dimension 64 unless given). Strided views serve both the [batch, heads, seq, d]
+ * tensors and Q/K/V inside a projection's rows.
  */
-export function causalAttentionRow(q: HeadRows, k: HeadRows, v: HeadRows, i: number): Float64Array {
-  const { headDim, attentionScale } = nativeConstants();
+export function causalAttentionRow(
+  q: HeadRows,
+  k: HeadRows,
+  v: HeadRows,
+  i: number,
+  headDim = nativeConstants().headDim,
+): Float64Array {
+  const attentionScale = 1 / Math.sqrt(headDim);
   const qOff = q.base + i * q.stride;
   const scores = new Float64Array(i + 1);
   let max = Number.NEGATIVE_INFINITY;
@@ -38,14 +45,20 @@ export function causalAttentionRow(q: HeadRows, k: HeadRows, v: HeadRows, i: num
   return out;
 }
 
-/** Useful flops of causal attention per (batch, head): Q·Kᵀ and P·V over the unmasked pairs j ≤ i, 2·64 each. */
-export function causalAttentionFlops(seq: number): number {
-  return 4 * nativeConstants().headDim * ((seq * (seq + 1)) / 2);
+/** Useful flops of causal attention per (batch, head): Q·Kᵀ and P·V over the unmasked pairs j ≤ i, 2·d each. */
+export function causalAttentionFlops(seq: number, headDim = nativeConstants().headDim): number {
+  return 4 * headDim * ((seq * (seq + 1)) / 2);
 }
 
-/** The [seq, 64] rows of head (b, h) of a contiguous [batch, heads, seq, 64] tensor. */
-export function headRows(data: Floats, heads: number, seq: number, b: number, h: number): HeadRows {
-  const headDim = nativeConstants().headDim;
+/** The [seq, d] rows of head (b, h) of a contiguous [batch, heads, seq, d] tensor. */
+export function headRows(
+  data: Floats,
+  heads: number,
+  seq: number,
+  b: number,
+  h: number,
+  headDim = nativeConstants().headDim,
+): HeadRows {
   return { data, base: (b * heads + h) * seq * headDim, stride: headDim };
 }
 
@@ -54,8 +67,13 @@ export function headRows(data: Floats, heads: number, seq: number, b: number, h:
  * read once and outputs written once: the Q·Kᵀ GEMM (read q, k; write scores), the scale, mask and
  * softmax passes (read and write [seq, seq] each), the P·V GEMM (read p, v; write o). Five launches.
  */
-export function unfusedAttentionFloats(batch: number, heads: number, seq: number): number {
-  const qkv = batch * heads * seq * nativeConstants().headDim;
+export function unfusedAttentionFloats(
+  batch: number,
+  heads: number,
+  seq: number,
+  headDim = nativeConstants().headDim,
+): number {
+  const qkv = batch * heads * seq * headDim;
   const scores = batch * heads * seq * seq;
   return 2 * qkv + scores + 3 * (2 * scores) + (scores + qkv + qkv);
 }

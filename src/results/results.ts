@@ -122,6 +122,8 @@ const caseResultSchema = z.object({
       extra: z.record(z.string(), z.number()),
     })
     .optional(),
+  /** The kernel the fused variant launched, where it picks one at run time (e.g. flash attention by GPU and shape). */
+  fusedKernel: z.string().optional(),
   timing: z
     .object({
       unfused: summary,

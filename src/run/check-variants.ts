@@ -22,6 +22,8 @@ export interface VariantCheck {
   report: NumericsReport;
   inputs: Inputs;
   outputs: Record<string, Float32Array>;
+  /** The kernel the variant reported having launched (variants that pick theirs at run time). */
+  kernel?: string;
 }
 
 /** Makes the seeded inputs, uploads them and computes their reference (phases `inputs` and `reference`). */
@@ -67,9 +69,9 @@ export function checkVariant(
   prepared: PreparedInputs,
   clock = new PhaseClock(),
 ): VariantCheck {
-  clock.time('runs', () => {
+  const kernel = clock.time('runs', () => {
     for (const b of ws.buffers()) if (b.role !== 'input') ws.poison(b.name);
-    ws.run(variant);
+    return ws.run(variant);
   });
   const outputs = clock.time('download', () =>
     Object.fromEntries(Object.keys(prepared.reference).map((name) => [name, ws.download(name)])),
@@ -94,7 +96,7 @@ export function checkVariant(
   const first = reports[0] as NumericsReport;
   const report =
     reports.find((r) => r.failure) ?? reports.reduce((a, b) => (b.maxAbsError > a.maxAbsError ? b : a), first);
-  return { report, inputs: prepared.inputs, outputs };
+  return { report, inputs: prepared.inputs, outputs, ...(kernel ? { kernel } : {}) };
 }
 
 /** Both variants checked on one set of inputs and one reference: the unfused twin first, then the fused kernel. */

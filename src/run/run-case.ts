@@ -129,7 +129,7 @@ function checkNumerics(def: CaseDef, shape: Shape, ws: Workspace, s: RunSettings
       ? clock.time('comparison', () => def.extraNumerics?.(f.inputs, f.outputs, shape.dims) ?? {})
       : {},
   };
-  return { numerics, failure: u.report.failure ?? f.report.failure };
+  return { numerics, failure: u.report.failure ?? f.report.failure, fusedKernel: f.kernel };
 }
 
 /** The injected regression as the result records it (a percentage is calibrated on the fused kernel first). */
@@ -168,17 +168,18 @@ export function runCase(
   const ws = openWorkspace(def, shape, device, s);
   if (typeof ws === 'string') return { ...result, reason: ws };
   try {
-    const { numerics, failure } = checkNumerics(def, shape, ws, s, clock);
+    const { numerics, failure, fusedKernel } = checkNumerics(def, shape, ws, s, clock);
+    const kernel = fusedKernel ? { fusedKernel } : {};
     if (failure) {
       const reason = `numerics: ${failure} (seed ${s.seed})`;
-      return { ...result, status: 'failed', reason, numerics, phases: clock.phases() };
+      return { ...result, status: 'failed', reason, numerics, ...kernel, phases: clock.phases() };
     }
     const injection = injectionOf(def, ws, device, s, clock);
     const measured = (more: MoreSampling, previous?: CaseResult) =>
       clock.time('sampling', () => measureShape(def, shape, ws, device, s, more, result, previous));
     let current = measured({ budgetMs: s.budgetMs, targetHalfWidth: s.targetHalfWidth });
     for (let more = remeasure?.(current); more; more = remeasure?.(current)) current = measured(more, current);
-    return { ...current, numerics, ...(injection ? { injection } : {}), phases: clock.phases() };
+    return { ...current, numerics, ...kernel, ...(injection ? { injection } : {}), phases: clock.phases() };
   } finally {
     ws.dispose();
   }

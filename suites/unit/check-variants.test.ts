@@ -47,6 +47,8 @@ describe('checkVariants', () => {
       expect(fused.report.failure).toBeUndefined();
       expect(fused.inputs).toBe(unfused.inputs);
       expect(references).toBe(1);
+      // The CPU variants pick no kernel at run time, so they report none.
+      expect(fused.kernel).toBeUndefined();
     } finally {
       ws.dispose();
     }
@@ -69,6 +71,9 @@ describe('checkVariants', () => {
       };
       const report = checkVariant(def, lazy as unknown as Workspace, 'fused', prepared).report;
       expect(report.failure).toMatch(/^fused y\[0\] is NaN \(unwritten/);
+      // A variant that names the kernel it picked (as the CUDA attention variants do): the check keeps the name.
+      const named = { ...lazy, run: () => 'flash_attention_sm90' };
+      expect(checkVariant(def, named as unknown as Workspace, 'fused', prepared).kernel).toBe('flash_attention_sm90');
       // Rows 0 and 8 written, the middle ones not: the NaN of row 1 is found although no reference covers it.
       const partial = {
         ...lazy,
