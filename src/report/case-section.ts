@@ -20,7 +20,7 @@ import {
 import { gatedOnBatched, methodLabel, timingOf } from '../gate/judged-timing.ts';
 import type { CaseResult, GateResult, MeasuredCase } from '../results/results.ts';
 import { verdictLabel } from '../results/verdict.ts';
-import { type Inline, markdownTable, md, NOTE_CHARS, name, note, ours, text, trusted } from './escape.ts';
+import { codeSpan, type Inline, markdownTable, md, NOTE_CHARS, name, note, ours, text, trusted } from './escape.ts';
 
 type Measured = MeasuredCase;
 
@@ -190,5 +190,9 @@ export function renderCaseSection(c: CaseResult, level: number, options: CaseSec
   const notes = c.gate ? [c.gate.message, ...c.gate.fingerprintNotes].filter((s) => s.length > 0) : [];
   // The gate's message and the fingerprint notes together, cut as one (there may be any number of notes).
   const gateNote = notes.length > 0 ? `\n${md`> Gate: ${text(notes.join(' · '), 2 * NOTE_CHARS)}`}\n` : '';
-  return `${title}\n\n${markdownTable(header, measuredRows(c as Measured, options))}\n${gateNote}`;
+  // The kernel the fused variant picked at run time, where it chooses one by device (attention: sm_90 or mma.sync).
+  const kernel = c.fusedKernel
+    ? `\n${md`Fused kernel run: ${codeSpan(c.fusedKernel)} (picked at run time for this GPU).`}\n`
+    : '';
+  return `${title}\n\n${markdownTable(header, measuredRows(c as Measured, options))}\n${kernel}${gateNote}`;
 }

@@ -25,7 +25,7 @@ const longHostile = (tag: string) => `${hostile(tag)} ${'x'.repeat(10_000)} ${TA
 
 /**
  * The mixed-verdicts H200 fixture with a hostile string in device.name, the fingerprint, device.details,
- * every case's title, shape label and description, reasons (a graph twin's too), gate messages, fingerprint notes and baseline
+ * every case's title, shape label and description, the fused kernel's name, reasons (a graph twin's too), gate messages, fingerprint notes and baseline
  * file names, numerics labels, the command and the backend reason.
  */
 export function hostileResults(gpu = 'gpu'): ResultsFile {
@@ -44,7 +44,10 @@ export function hostileResults(gpu = 'gpu'): ResultsFile {
     c.key = `${c.case}/${c.shape.label}/fp32`;
     c.sources = ['../../../etc/passwd\nx'];
     if (c.status !== 'measured') c.reason = longHostile(`reason-${i}`);
-    else c.graphTwin = { status: 'unavailable', reason: longHostile(`graph-twin-${i}`) };
+    else {
+      c.graphTwin = { status: 'unavailable', reason: longHostile(`graph-twin-${i}`) };
+      c.fusedKernel = hostile(`kernel-${i}`);
+    }
     if (c.gate) {
       c.gate.message = longHostile(`gate-message-${i}`);
       c.gate.fingerprintNotes = [hostile(`fingerprint-note-${i}`)];

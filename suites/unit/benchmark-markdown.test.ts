@@ -296,6 +296,13 @@ describe('BENCHMARK_RESULTS.md of a results file with hostile text in every fiel
     expect(injections(md)).toEqual([]);
   });
 
+  test('the fused kernel a case picked at run time is named in its section, as code', () => {
+    const lines = md.split('\n').filter((l) => l.startsWith('Fused kernel run: '));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines)
+      expect(l).toMatch(/^Fused kernel run: (`+) ?.*kernel-\d+.*? ?\1 \(picked at run time for this GPU\)\.$/);
+  });
+
   test('the table keeps its columns with two hostile GPU names', () => {
     const merged = renderBenchmarkMarkdown([hostile, hostileResults('other')]);
     const [table] = markdownTables(merged);
