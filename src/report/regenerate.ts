@@ -11,13 +11,18 @@ import { fileSafe } from './report-files.ts';
 /** The longest command line kept from a results file. */
 const COMMAND_CHARS = 600;
 
-/** The perf run's own options, without `npm run perf --` and without `--out-dir`. */
+/**
+ * The perf run's own options, without `npm run perf --`, without `--out-dir` and without the options that
+ * write the baseline file (`--update-baselines`, `--add-baseline-run`): regenerating a report must not
+ * change the baselines.
+ */
 function perfOptions(command: string): string {
   const one = plain(command, COMMAND_CHARS);
   const m = /^npm run perf(?:\s+--(?:\s+(.*))?)?$/.exec(one);
   const options = m ? (m[1] ?? '') : one;
   return options
     .replace(/(^|\s)--out-dir(?:=|\s+)\S+/g, '')
+    .replace(/(^|\s)--(?:update-baselines|add-baseline-run)(?=\s|$)/g, '')
     .replace(/\s+/g, ' ')
     .trim();
 }

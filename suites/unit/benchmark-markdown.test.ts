@@ -109,6 +109,14 @@ describe('BENCHMARK_RESULTS.md of the H100 run: summary first', () => {
     expect(md).not.toContain('/tmp/');
   });
 
+  test('the regenerate command never writes the baselines, whichever baseline option the run had', () => {
+    for (const flag of ['--update-baselines', '--add-baseline-run']) {
+      const run = { ...h100, command: `npm run perf -- --backend cuda ${flag} --out-dir /tmp/x --seed 7` };
+      const block = codeBlocks(renderBenchmarkMarkdown([run])).find((b) => b.open === '```bash');
+      expect(block?.body[2]).toBe('npm run perf -- --backend cuda --seed 7 --out-dir .   # on an NVIDIA H100 80GB HBM3');
+    }
+  });
+
   test('shows the roofline of each precision, as an SVG file beside the report', () => {
     for (const t of ['fp32', 'bf16', 'fp16'])
       expect(md).toContain(
