@@ -3,6 +3,7 @@
 #include "case_decl.h"
 #include "common/constants.h"
 #include "common/gemm_limits.h"
+#include "gpt2_buffers.h"
 #include "gpt2_decode.h"
 
 namespace fusebench {
@@ -10,7 +11,7 @@ namespace {
 
 namespace gpt2 = kernels::gpt2;
 
-// Buffer counts, in checked arithmetic (checked_size.h): C = hidden, L = layers, F = FFN width.
+// Buffer counts beyond the weights' (gpt2_buffers.h), in checked arithmetic: C = hidden, L = layers.
 template <class A>
 Size c(const A& a) { return Size(a.hidden); }
 template <class A>
@@ -18,25 +19,11 @@ Size c3(const A& a) { return c(a) * 3; }
 template <class A>
 Size f(const A& a) { return Size(a.f); }
 template <class A>
-Size lc(const A& a) { return Size(a.layers) * a.hidden; }
-template <class A>
-Size lc3(const A& a) { return lc(a) * 3; }
-template <class A>
-Size lf(const A& a) { return Size(a.layers) * a.f; }
-template <class A>
-Size lcc(const A& a) { return lc(a) * a.hidden; }
-template <class A>
-Size lcc3(const A& a) { return lcc(a) * 3; }
-template <class A>
-Size lfc(const A& a) { return lf(a) * a.hidden; }
-template <class A>
-Size vocab_c(const A& a) { return Size(a.vocab) * a.hidden; }
-template <class A>
 Size vocab(const A& a) { return Size(a.vocab); }
 template <class A>
 Size ctx_c(const A& a) { return Size(a.ctx) * a.hidden; }
 template <class A>
-Size cache(const A& a) { return lc(a) * a.ctx; }
+Size cache(const A& a) { return Size(a.layers) * a.hidden * a.ctx; }
 template <class A>
 Size parts(const A& a) { return Size(a.heads) * gpt2::max_splits(a.ctx) * gpt2::kPartFloats; }
 
@@ -45,27 +32,22 @@ Size parts(const A& a) { return Size(a.heads) * gpt2::max_splits(a.ctx) * gpt2::
 
 FB_CASE(gpt2_decode, Gpt2DecodeArgs) {
   const Role in = Role::Input, out = Role::Output, tmp = Role::Scratch;
+  // Inputs: the weights, stacked over the layers, wpe and the KV cache (row pos is written in place); the
+  // logits; the unfused twin's one buffer per op, the attention partials and the fused kernel's fp32 vectors.
+  std::vector<Buffer<A>> buffers = gpt2_weight_buffers<A>();
+  for (Buffer<A> b : std::vector<Buffer<A>>{
+           {"wpe", &A::wpe, in, ctx_c<A>}, {"k_cache", &A::k_cache, in, cache<A>}, {"v_cache", &A::v_cache, in, cache<A>},
+           {"logits", &A::logits, out, vocab<A>},
+           {"x", &A::x, tmp, c<A>}, {"h", &A::h, tmp, c<A>}, {"a", &A::a, tmp, c<A>}, {"qkv", &A::qkv, tmp, c3<A>},
+           {"att", &A::att, tmp, c<A>}, {"proj", &A::proj, tmp, c<A>}, {"f1", &A::f1, tmp, f<A>},
+           {"g", &A::g, tmp, f<A>}, {"att_part", &A::att_part, tmp, parts<A>}, {"x_f", &A::x_f, tmp, c<A>},
+           {"qkv_f", &A::qkv_f, tmp, c3<A>}, {"g_f", &A::g_f, tmp, f<A>}})
+    buffers.push_back(std::move(b));
   return {case_name,
           {{"layers", &A::layers}, {"hidden", &A::hidden}, {"heads", &A::heads}, {"f", &A::f}, {"vocab", &A::vocab},
            {"ctx", &A::ctx}, {"pos", &A::pos}, {"token", &A::token}},
           {{"eps", &A::eps, kLayerNormEps}},
-          {// Inputs: the weights, stacked over the layers, and the KV cache (row pos is written in place).
-           {"wte", &A::wte, in, vocab_c<A>}, {"wpe", &A::wpe, in, ctx_c<A>},
-           {"ln1_g", &A::ln1_g, in, lc<A>}, {"ln1_b", &A::ln1_b, in, lc<A>},
-           {"w_qkv", &A::w_qkv, in, lcc3<A>}, {"b_qkv", &A::b_qkv, in, lc3<A>},
-           {"w_o", &A::w_o, in, lcc<A>}, {"b_o", &A::b_o, in, lc<A>},
-           {"ln2_g", &A::ln2_g, in, lc<A>}, {"ln2_b", &A::ln2_b, in, lc<A>},
-           {"w1", &A::w1, in, lfc<A>}, {"b1", &A::b1, in, lf<A>},
-           {"w2", &A::w2, in, lfc<A>}, {"b2", &A::b2, in, lc<A>},
-           {"lnf_g", &A::lnf_g, in, c<A>}, {"lnf_b", &A::lnf_b, in, c<A>},
-           {"k_cache", &A::k_cache, in, cache<A>}, {"v_cache", &A::v_cache, in, cache<A>},
-           // Output.
-           {"logits", &A::logits, out, vocab<A>},
-           // Scratch: the unfused twin's one buffer per op; the attention partials; the fused kernel's fp32 vectors.
-           {"x", &A::x, tmp, c<A>}, {"h", &A::h, tmp, c<A>}, {"a", &A::a, tmp, c<A>}, {"qkv", &A::qkv, tmp, c3<A>},
-           {"att", &A::att, tmp, c<A>}, {"proj", &A::proj, tmp, c<A>}, {"f1", &A::f1, tmp, f<A>},
-           {"g", &A::g, tmp, f<A>}, {"att_part", &A::att_part, tmp, parts<A>}, {"x_f", &A::x_f, tmp, c<A>},
-           {"qkv_f", &A::qkv_f, tmp, c3<A>}, {"g_f", &A::g_f, tmp, f<A>}},
+          std::move(buffers),
           {{"unfused", gpt2_decode_unfused_cpu<T>, FB_CUDA(gpt2_decode_unfused_cuda<T>), Needs::Cublas},
            {"fused", gpt2_decode_fused_cpu<T>, FB_CUDA(gpt2_decode_fused_cuda<T>)}},
           {{"heads divides hidden", "attention splits the hidden size into equal heads",

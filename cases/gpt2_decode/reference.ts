@@ -6,6 +6,7 @@
 import { nativeConstants } from '../../src/addon/native.ts';
 import type { Dtype, Inputs } from '../../src/case/types.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
+import { lmHeadRow } from '../../src/reference/gpt2-lm-head.ts';
 import { linearRow } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 
@@ -75,10 +76,7 @@ export function decodeStep(
     const y = linearRow(g, layer('w2', l, c * d.f), layer('b2', l, c), c);
     x = h.map((hi, i) => hi + (y[i] as number));
   }
-  const n = layerNormRow(x, input('lnf_g'), input('lnf_b'), eps);
-  const logits = linearRow(n, wte, undefined, d.vocab);
-  const shift = defect.lmHeadShift ?? 0;
-  return shift === 0 ? logits : logits.map((_, j) => logits[(j + shift) % d.vocab] as number);
+  return lmHeadRow(x, { g: input('lnf_g'), b: input('lnf_b') }, wte, d.vocab, eps, defect.lmHeadShift);
 }
 
 /** Per head, softmax(q·k_j·scale)·v_j over the cache rows first .. last (q: the first c values of qkv). */

@@ -44,7 +44,9 @@ export default defineCase<Dim, 'eps'>({
         description: 'GPT-2 small (12 layers, hidden 768, FFN 3,072, vocab 50,257) over batch 8 × seq 512',
       },
     ],
-    cpu: [{ label: '2x128 1x64', dims: SMALL, description: '2 layers, hidden 128, FFN 512, vocab 1,000, batch 1 × seq 64' }],
+    cpu: [
+      { label: '2x128 1x64', dims: SMALL, description: '2 layers, hidden 128, FFN 512, vocab 1,000, batch 1 × seq 64' },
+    ],
   },
   // The test configuration; one token; two sequences crossing the 64-row attention tiles with a
   // vocabulary the token walk wraps many times; three layers with an FFN width crossing the GEMM's k slices.
@@ -73,7 +75,13 @@ export default defineCase<Dim, 'eps'>({
     const logits = forwardLogits(inputs, d, eps, dtype, b, positions);
     const note = `${positions.length} of the first ${Math.min(PREFIX, d.seq)} positions of batch element ${b}`;
     return {
-      logits: rowsReference(m, d.vocab, positions.map((s) => b * d.seq + s), (r) => logits.get(r - b * d.seq) as Float64Array, note),
+      logits: rowsReference(
+        m,
+        d.vocab,
+        positions.map((s) => b * d.seq + s),
+        (r) => logits.get(r - b * d.seq) as Float64Array,
+        note,
+      ),
     };
   },
   // The logits carry the rounding of every stored tensor of every layer (q|k|v, h and the block's output

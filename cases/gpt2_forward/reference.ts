@@ -9,6 +9,7 @@ import { nativeConstants } from '../../src/addon/native.ts';
 import type { Dtype, Inputs } from '../../src/case/types.ts';
 import { causalAttentionRow } from '../../src/reference/attention.ts';
 import { geluTanh } from '../../src/reference/gelu.ts';
+import { lmHeadRow } from '../../src/reference/gpt2-lm-head.ts';
 import { linearRow } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 
@@ -110,11 +111,8 @@ export function forwardLogits(
       );
     });
   }
-  const shift = defect.lmHeadShift ?? 0;
   const logits = new Map<number, Float64Array>();
-  for (const s of positions) {
-    const row = linearRow(layerNormRow(x[s] as Float64Array, input('lnf_g'), input('lnf_b'), eps), wte, undefined, d.vocab);
-    logits.set(s, shift === 0 ? row : row.map((_, j) => row[(j + shift) % d.vocab] as number));
-  }
+  const lnf = { g: input('lnf_g'), b: input('lnf_b') };
+  for (const s of positions) logits.set(s, lmHeadRow(x[s] as Float64Array, lnf, wte, d.vocab, eps, defect.lmHeadShift));
   return logits;
 }

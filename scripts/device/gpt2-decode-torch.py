@@ -12,6 +12,7 @@ import time
 
 import torch
 import torch.nn.functional as F
+from torch_timing import graphed, timed
 
 dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[sys.argv[1] if len(sys.argv) > 1 else "bf16"]
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 51
@@ -51,38 +52,6 @@ def step(token, position):
     return F.linear(F.layer_norm(x, (C,), lnf_g, lnf_b), wte)
 
 
-flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
-
-
-def timed(fn):
-    for _ in range(3):
-        fn()
-    times = []
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(reps):
-        flush.zero_()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
-
-
-def graphed(fn):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    return graph.replay
-
-
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, {str(dtype)[6:]}")
 with torch.inference_mode():
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
@@ -90,8 +59,8 @@ with torch.inference_mode():
         torch.cuda.synchronize()
     kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
     print(f"eager kernels per step: {kernels}")
-    print(f"time eager           {timed(lambda: step(token, position)):8.1f} us")
-    print(f"time cuda-graph      {timed(graphed(lambda: step(token, position))):8.1f} us")
+    print(f"time eager           {timed(lambda: step(token, position), reps):8.1f} us")
+    print(f"time cuda-graph      {timed(graphed(lambda: step(token, position)), reps):8.1f} us")
     for mode in ["default", "reduce-overhead"]:
         t0 = time.time()
         try:
@@ -99,8 +68,8 @@ with torch.inference_mode():
             compiled(token, position)
             torch.cuda.synchronize()
             fn = (lambda: compiled(token, position))
-            print(f"time compile-{mode:15s} {timed(fn):8.1f} us (compiled in {time.time() - t0:.0f} s)")
+            print(f"time compile-{mode:15s} {timed(fn, reps):8.1f} us (compiled in {time.time() - t0:.0f} s)")
             if mode == "default":
-                print(f"time compile+graph   {timed(graphed(fn)):8.1f} us")
+                print(f"time compile+graph   {timed(graphed(fn), reps):8.1f} us")
         except Exception as e:  # noqa: BLE001 - report and go on
             print(f"compile {mode} failed after {time.time() - t0:.0f} s: {type(e).__name__}: {str(e)[:300]}")

@@ -13,6 +13,7 @@ import time
 
 import torch
 import torch.nn.functional as F
+from torch_timing import graphed, timed
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[sys.argv[1] if len(sys.argv) > 1 else "bf16"]
@@ -49,46 +50,14 @@ def forward(tokens):
     return F.linear(F.layer_norm(x, (C,), lnf_g, lnf_b), wte)
 
 
-flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
-
-
-def timed(fn):
-    for _ in range(3):
-        fn()
-    times = []
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(reps):
-        flush.zero_()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
-
-
-def graphed(fn):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    return graph.replay
-
-
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, {str(dtype)[6:]}, batch {B} x seq {T}")
 with torch.inference_mode():
-    print(f"time eager (SDPA default)   {timed(lambda: forward(tokens)):9.1f} us")
+    print(f"time eager (SDPA default)   {timed(lambda: forward(tokens), reps):9.1f} us")
     with sdpa_kernel(SDPBackend.MATH):
-        print(f"time eager (SDPA math)      {timed(lambda: forward(tokens)):9.1f} us")
-    print(f"time eager in a CUDA graph  {timed(graphed(lambda: forward(tokens))):9.1f} us")
+        print(f"time eager (SDPA math)      {timed(lambda: forward(tokens), reps):9.1f} us")
+    print(f"time eager in a CUDA graph  {timed(graphed(lambda: forward(tokens)), reps):9.1f} us")
     lm_x = torch.randn(B, T, C, device=dev, dtype=dtype)
-    print(f"time LNf + LM head alone    {timed(lambda: F.linear(F.layer_norm(lm_x, (C,), lnf_g, lnf_b), wte)):9.1f} us")
+    print(f"time LNf + LM head alone    {timed(lambda: F.linear(F.layer_norm(lm_x, (C,), lnf_g, lnf_b), wte), reps):9.1f} us")
     for mode in ["default"]:
         t0 = time.time()
         try:
@@ -96,8 +65,8 @@ with torch.inference_mode():
             compiled(tokens)
             torch.cuda.synchronize()
             fn = lambda: compiled(tokens)  # noqa: E731
-            print(f"time compile-{mode:14s} {timed(fn):9.1f} us (compiled in {time.time() - t0:.0f} s)")
+            print(f"time compile-{mode:14s} {timed(fn, reps):9.1f} us (compiled in {time.time() - t0:.0f} s)")
             if mode == "default":
-                print(f"time compile+graph          {timed(graphed(fn)):9.1f} us")
+                print(f"time compile+graph          {timed(graphed(fn), reps):9.1f} us")
         except Exception as e:  # noqa: BLE001 - report and go on
             print(f"compile {mode} failed after {time.time() - t0:.0f} s: {type(e).__name__}: {str(e)[:300]}")

@@ -113,7 +113,9 @@ describe('BENCHMARK_RESULTS.md of the H100 run: summary first', () => {
     for (const flag of ['--update-baselines', '--add-baseline-run']) {
       const run = { ...h100, command: `npm run perf -- --backend cuda ${flag} --out-dir /tmp/x --seed 7` };
       const block = codeBlocks(renderBenchmarkMarkdown([run])).find((b) => b.open === '```bash');
-      expect(block?.body[2]).toBe('npm run perf -- --backend cuda --seed 7 --out-dir .   # on an NVIDIA H100 80GB HBM3');
+      expect(block?.body[2]).toBe(
+        'npm run perf -- --backend cuda --seed 7 --out-dir .   # on an NVIDIA H100 80GB HBM3',
+      );
     }
   });
 

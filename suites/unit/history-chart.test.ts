@@ -3,11 +3,12 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { baselineFileSchema } from '../../src/gate/baseline-file.ts';
-import { type HistoryRecord, historyRecord } from '../../src/history/history-record.ts';
+import type { HistoryRecord, } from '../../src/history/history-record.ts';
 import { type HistoryChart, historyCharts, historySpec } from '../../src/report/charts/history-chart.ts';
 import { renderSvg } from '../../src/report/charts/render-svg.ts';
-import { type ResultsFile, readJsonFile, readResults } from '../../src/results/results.ts';
+import { readJsonFile, readResults } from '../../src/results/results.ts';
 import { layerData, markCount, markGroup, markLinks, svgInjections } from '../support/chart-check.ts';
+import { historyAt } from '../support/history-at.ts';
 import { hostile } from '../support/hostile-results.ts';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
@@ -17,19 +18,7 @@ const baselines = { file: 'baselines/nvidia-h200.json', data: readJsonFile(basel
 const repositoryUrl = 'https://github.com/example/fusebench';
 
 /** The gate run as measured at `commit` on `day`, each speedup scaled by `factor`, without the shapes in `drop`. */
-function at(commit: string, day: number, factor = 1, drop: string[] = []): HistoryRecord {
-  const r: ResultsFile = structuredClone(run);
-  r.source = { commit, branch: 'main' };
-  r.createdAt = `2026-11-${String(day).padStart(2, '0')}T12:00:00.000Z`;
-  r.cases = r.cases.filter((c) => !drop.includes(c.shape.label));
-  for (const c of r.cases) {
-    if (c.speedup) {
-      const s = c.speedup;
-      c.speedup = { ...s, estimate: s.estimate * factor, lo: s.lo * factor, hi: s.hi * factor };
-    }
-  }
-  return historyRecord(r);
-}
+const at = (commit: string, day: number, factor = 1, drop: string[] = []) => historyAt(commit, { day, factor, drop });
 
 const c1 = 'c1aaaaaaaaaa';
 const c2 = 'c2bbbbbbbbbb';

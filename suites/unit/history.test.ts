@@ -12,6 +12,7 @@ import { type HistoryRecord, historyRecord } from '../../src/history/history-rec
 import { caseHistories, lastCommits, shortCommit } from '../../src/history/history-series.ts';
 import { renderHistorySection } from '../../src/report/history-markdown.ts';
 import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { historyAt } from '../support/history-at.ts';
 import { hostile, injections } from '../support/hostile-results.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -21,18 +22,7 @@ const run = readResults(join(fixtures, 'h200-gate-run.json'));
 const tmp = () => mkdtempSync(join(tmpdir(), 'fusebench-history-'));
 
 /** The gate run as measured at `commit`, each speedup (estimate and interval) multiplied by `factor`. */
-function at(commit: string, factor = 1, drop: string[] = []): HistoryRecord {
-  const r: ResultsFile = structuredClone(run);
-  r.source = { commit, branch: 'main' };
-  r.cases = r.cases.filter((c) => !drop.includes(c.shape.label));
-  for (const c of r.cases) {
-    if (c.speedup) {
-      const s = c.speedup;
-      c.speedup = { ...s, estimate: s.estimate * factor, lo: s.lo * factor, hi: s.hi * factor };
-    }
-  }
-  return historyRecord(r);
-}
+const at = (commit: string, factor = 1, drop: string[] = []) => historyAt(commit, { factor, drop });
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', ...args], {
