@@ -5,8 +5,7 @@
 
 import { nativeConstants } from '../../src/addon/native.ts';
 import type { Dtype, Inputs } from '../../src/case/types.ts';
-import { geluTanh } from '../../src/reference/gelu.ts';
-import { lmHeadRow } from '../../src/reference/gpt2-lm-head.ts';
+import { lmHeadRow, mlpResidualRow } from '../../src/reference/gpt2.ts';
 import { linearRow } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 
@@ -52,7 +51,7 @@ export function decodeStep(
   const input = (name: string) => inputs[name] as Float32Array;
   const layer = (name: string, l: number, n: number) => input(name).subarray(l * n, (l + 1) * n);
   const [wte, wpe] = [input('wte'), input('wpe')];
-  let x = new Float64Array(c);
+  let x: Float64Array = new Float64Array(c);
   for (let i = 0; i < c; i++) x[i] = (wte[d.token * c + i] as number) + (wpe[d.pos * c + i] as number);
   for (let l = 0; l < d.layers; l++) {
     if (l === defect.skipLayer) continue;
@@ -67,14 +66,7 @@ export function decodeStep(
     const o = attendCache(qkv, k, v, d.heads, defect.keyFirst ?? 0, defect.keyLast ?? d.pos, headDim, attentionScale);
     const proj = linearRow(o, layer('w_o', l, c * c), layer('b_o', l, c), c);
     const h = x.map((xi, i) => xi + (proj[i] as number));
-    const g = linearRow(
-      layerNormRow(h, layer('ln2_g', l, c), layer('ln2_b', l, c), eps),
-      layer('w1', l, d.f * c),
-      layer('b1', l, d.f),
-      d.f,
-    ).map(geluTanh);
-    const y = linearRow(g, layer('w2', l, c * d.f), layer('b2', l, c), c);
-    x = h.map((hi, i) => hi + (y[i] as number));
+    x = mlpResidualRow(h, layer, l, d.f, eps);
   }
   return lmHeadRow(x, { g: input('lnf_g'), b: input('lnf_b') }, wte, d.vocab, eps, defect.lmHeadShift);
 }

@@ -9,9 +9,9 @@
  */
 
 import { defineCase } from '../../src/case/define.ts';
-import { GPT2_BLOCK_LAUNCHES, gpt2BlockFloats } from '../../src/reference/gpt2-block-traffic.ts';
 import { gpt2Weights } from '../../src/case/gpt2-weights.ts';
 import { causalAttentionFlops } from '../../src/reference/attention.ts';
+import { GPT2_BLOCK_LAUNCHES, gpt2BlockFloats } from '../../src/reference/gpt2-block-traffic.ts';
 import { referenceSample, rowsReference, sampleRows } from '../../src/reference/sampling.ts';
 import { type ForwardDims, forwardLogits, paddedVocab } from './reference.ts';
 

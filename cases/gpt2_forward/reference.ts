@@ -8,8 +8,7 @@
 import { nativeConstants } from '../../src/addon/native.ts';
 import type { Dtype, Inputs } from '../../src/case/types.ts';
 import { causalAttentionRow } from '../../src/reference/attention.ts';
-import { geluTanh } from '../../src/reference/gelu.ts';
-import { lmHeadRow } from '../../src/reference/gpt2-lm-head.ts';
+import { lmHeadRow, mlpResidualRow } from '../../src/reference/gpt2.ts';
 import { linearRow } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 
@@ -98,17 +97,7 @@ export function forwardLogits(
         dtype,
         xs.map((v, j) => v + (proj[j] as number)),
       );
-      const g = linearRow(
-        layerNormRow(h, layer('ln2_g', l, c), layer('ln2_b', l, c), eps),
-        layer('w1', l, d.f * c),
-        layer('b1', l, d.f),
-        d.f,
-      ).map(geluTanh);
-      const y = linearRow(g, layer('w2', l, c * d.f), layer('b2', l, c), c);
-      return storedRow(
-        dtype,
-        h.map((v, j) => v + (y[j] as number)),
-      );
+      return storedRow(dtype, mlpResidualRow(h, layer, l, d.f, eps));
     });
   }
   const logits = new Map<number, Float64Array>();
