@@ -19,9 +19,11 @@ type Dim = keyof ForwardDims;
 
 /**
  * Positions of the last batch element the GPU-size reference runs every layer over (a causal model's
- * position s depends on positions ≤ s only): two rows past the first 64-row attention tile; ~5.6 G
- * multiply-adds at GPT-2 small (about 4 s of float64 on the H100 machine's host), where the whole
- * sequence would take ~44 G.
+ * position s depends on positions ≤ s only): two rows past the first 64-row tile of the mma.sync and fp32
+ * flash kernels, but inside the first 128-row tile of the sm_90 kernel that Hopper runs in bf16/fp16, so on
+ * an H100 this sample checks no off-diagonal key tile (the attention and transformer_block cases check
+ * those at full size, every row sampled across the sequence). ~5.6 G multiply-adds at GPT-2 small (about
+ * 4 s of float64 on the H100 machine's host); the whole sequence would take ~44 G.
  */
 const PREFIX = 66;
 /** Positions of that prefix whose logits are checked (the first, the last, and a spread between). */

@@ -84,16 +84,15 @@ constexpr cudaDataType data_type() {
 }  // namespace
 
 template <class T>
-void cublas_gemm_xwt(const T* x, const T* w, T* y, size_t m, size_t n, size_t k, const LaunchContext& ctx,
-                     size_t ldy) {
+void cublas_gemm_xwt(const T* x, const T* w, T* y, size_t m, size_t n, size_t k, const LaunchContext& ctx) {
   const float one = 1.0f, zero = 0.0f;
-  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k"), LDY = as_int(ldy == 0 ? n : ldy, "ldy");
+  const int M = as_int(m, "m"), N = as_int(n, "n"), K = as_int(k, "k");
   if constexpr (std::is_same_v<T, float>) {
-    FB_CUBLAS_CHECK(cublasSgemm(blas_on(ctx), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, K, x, K, &zero, y, LDY));
+    FB_CUBLAS_CHECK(cublasSgemm(blas_on(ctx), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, K, x, K, &zero, y, N));
   } else {
     constexpr cudaDataType t = data_type<T>();
     FB_CUBLAS_CHECK(cublasGemmEx(blas_on(ctx, true), CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, t, K, x, t, K, &zero, y,
-                                 t, LDY, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                 t, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 }
 
@@ -196,7 +195,7 @@ namespace {
 }
 }  // namespace
 template <class T>
-void cublas_gemm_xwt(const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&, size_t) {
+void cublas_gemm_xwt(const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&) {
   no_cublas();
 }
 template <class T>
@@ -222,7 +221,7 @@ void cublaslt_linear_bias_residual(const T*, const T*, const T*, const T*, T*, s
 namespace fusebench::cuda {
 
 #define FB_INSTANTIATE(T)                                                                                            \
-  template void cublas_gemm_xwt<T>(const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&, size_t);  \
+  template void cublas_gemm_xwt<T>(const T*, const T*, T*, size_t, size_t, size_t, const LaunchContext&);          \
   template void cublas_gemm_batched<T>(const T*, const T*, T*, size_t, size_t, size_t, size_t, bool,               \
                                        const LaunchContext&);                                                      \
   template void cublaslt_linear_gelu<T>(const T*, const T*, const T*, T*, size_t, size_t, size_t,                  \

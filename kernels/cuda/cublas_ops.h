@@ -15,11 +15,9 @@ namespace fusebench::cuda {
 // cuBLAS's SGEMMs pinned to FP32 math; bf16/fp16 run on tensor cores with fp32 accumulation
 // (cublasGemmEx, CUBLAS_COMPUTE_32F), as PyTorch's autocast GEMMs. All operands are row-major.
 
-// y[m, n] = x[m, k]·w[n, k]ᵀ (cublasSgemm; cublasGemmEx in the half types), y's rows ldy elements apart
-// (0: n, contiguous).
+// y[m, n] = x[m, k]·w[n, k]ᵀ (cublasSgemm; cublasGemmEx in the half types).
 template <class T>
-void cublas_gemm_xwt(const T* x, const T* w, T* y, size_t m, size_t n, size_t k, const LaunchContext& ctx,
-                     size_t ldy = 0);
+void cublas_gemm_xwt(const T* x, const T* w, T* y, size_t m, size_t n, size_t k, const LaunchContext& ctx);
 
 // For each of `batch` matrices: c[m, n] = a[m, k]·b[n, k]ᵀ (b_transposed) or a[m, k]·b[k, n], consecutive
 // matrices m·k, n·k and m·n elements apart (cublasSgemmStridedBatched; cublasGemmStridedBatchedEx).

@@ -510,7 +510,10 @@ void launch_flash90(const FlashMmaArgs<T>& a, const LaunchContext& ctx, const ch
   }();
   (void)opted_in;
   const Flash90Params p = flash90_params<T, D>(a);
-  const int grid = std::min(p.total, std::max(1, ctx.sm_count));
+  int grid = std::min(p.total, std::max(1, ctx.sm_count));
+  // Tests cap every grid (LaunchContext::max_blocks) so that blocks loop over several tiles: the persistent
+  // scheduler takes any grid size.
+  if (ctx.max_blocks > 0 && static_cast<size_t>(grid) > ctx.max_blocks) grid = static_cast<int>(ctx.max_blocks);
   flash90_kernel<T, D, kPingPong><<<grid, kFlash90Threads, smem, static_cast<cudaStream_t>(ctx.stream)>>>(p);
   FB_CUDA_CHECK_LAUNCH(name);
 }

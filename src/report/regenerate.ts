@@ -16,21 +16,28 @@ const COMMAND_CHARS = 600;
  * write the baseline file (`--update-baselines`, `--add-baseline-run`): regenerating a report must not
  * change the baselines.
  */
-function perfOptions(command: string): string {
+function perfOptions(command: string): string | undefined {
   const one = plain(command, COMMAND_CHARS);
   const m = /^npm run perf(?:\s+--(?:\s+(.*))?)?$/.exec(one);
-  const options = m ? (m[1] ?? '') : one;
-  return options
+  const options = (m ? (m[1] ?? '') : one)
     .replace(/(^|\s)--out-dir(?:=|\s+)\S+/g, '')
     .replace(/(^|\s)--(?:update-baselines|add-baseline-run)(?=\s|$)/g, '')
     .replace(/\s+/g, ' ')
     .trim();
+  // The line is meant to be pasted into a shell: options and values made of these characters only (no
+  // quote, separator, substitution or redirection), else none of them.
+  return options.split(' ').every((t) => /^[\w.,:%=/+@-]*$/.test(t)) ? options : undefined;
 }
 
-/** `npm run perf -- <the run's options>`, writing into `outDir` (the perf default, perf-out/, when absent). */
+/**
+ * `npm run perf -- <the run's options>`, writing into `outDir` (the perf default, perf-out/, when absent);
+ * a recorded command that is not plain options (a results file can hold anything) is left out and said so.
+ */
 export function perfCommand(results: ResultsFile, outDir?: string): string {
-  const options = [perfOptions(results.command), ...(outDir ? [`--out-dir ${outDir}`] : [])].join(' ').trim();
-  return `npm run perf${options ? ` -- ${options}` : ''}`;
+  const own = perfOptions(results.command);
+  const options = [own ?? '', ...(outDir ? [`--out-dir ${outDir}`] : [])].join(' ').trim();
+  const note = own === undefined ? '   # the recorded options are not plain perf options: left out' : '';
+  return `npm run perf${options ? ` -- ${options}` : ''}${note}`;
 }
 
 /** The commit a run measured, for `git checkout`, or undefined when unknown. */

@@ -209,10 +209,14 @@ const deviceSchema = z.object({
     computeCapability: z.string().optional(),
     uuid: z.string().optional(),
   }),
-  copyBandwidthGBs: z.number(),
+  copyBandwidthGBs: z.number().positive(),
   /** Measured cuBLAS square-GEMM throughput per precision, TFLOP/s (CUDA built with cuBLAS only). */
   matrixPeakTFlops: z
-    .object({ fp32: z.number().optional(), bf16: z.number().optional(), fp16: z.number().optional() })
+    .object({
+      fp32: z.number().positive().optional(),
+      bf16: z.number().positive().optional(),
+      fp16: z.number().positive().optional(),
+    })
     .optional(),
   freeMemoryBytes: z.number(),
   maxSharedMemoryPerBlock: z.number().optional(),

