@@ -10,18 +10,13 @@
 #include "cuda/building_blocks.h"
 #include "cuda/cublas_ops.h"
 #include "cuda/cuda_check.cuh"
+#include "cuda/elementwise.cuh"
 #include "gpt2_forward.h"
 
 namespace fusebench::kernels {
 namespace {
 
 constexpr int kThreads = 256;
-
-unsigned blocks_for(size_t n, const LaunchContext& ctx) {
-  size_t b = (n + kThreads - 1) / kThreads, cap = static_cast<size_t>(ctx.sm_count) * 32;
-  if (ctx.max_blocks > 0 && b > ctx.max_blocks) b = ctx.max_blocks;
-  return static_cast<unsigned>(b < cap ? b : cap);
-}
 
 // dst row r = table row index(r), for r < rows: nn.Embedding's gather (tokens: token_of; positions: r).
 template <class T, bool kTokens>
@@ -92,7 +87,7 @@ void lm_head(const Gpt2ForwardArgs<T>& a, const T* x, bool padded, const LaunchC
     return;
   }
   const size_t vp = gpt2::padded_vocab(a.vocab);
-  pad_rows_kernel<T><<<blocks_for(vp * c * sizeof(T) / 16, ctx), kThreads, 0, stream>>>(a.wte, a.wte_pad, a.vocab, vp, c);
+  pad_rows_kernel<T><<<cuda::grid_for<pad_rows_kernel<T>>(kThreads, vp * c * sizeof(T) / 16, ctx), kThreads, 0, stream>>>(a.wte, a.wte_pad, a.vocab, vp, c);
   FB_CUDA_CHECK_LAUNCH("gpt2_forward LM-head weight padding");
   cuda::cublas_gemm_xwt(a.xn, a.wte_pad, a.logits_pad, m, vp, c, ctx);
   const size_t rows_at_once = static_cast<size_t>(ctx.sm_count) * 8;
@@ -108,11 +103,11 @@ template <class T>
 void gpt2_forward_unfused_cuda(const Gpt2ForwardArgs<T>& a, const LaunchContext& ctx) {
   const size_t m = a.batch * a.seq, c = a.hidden;
   auto stream = static_cast<cudaStream_t>(ctx.stream);
-  gather_kernel<T, true><<<blocks_for(m * c, ctx), kThreads, 0, stream>>>(a.wte, a.te, m, c, a.vocab);
+  gather_kernel<T, true><<<cuda::grid_for<gather_kernel<T, true>>(kThreads, m * c, ctx), kThreads, 0, stream>>>(a.wte, a.te, m, c, a.vocab);
   FB_CUDA_CHECK_LAUNCH("gpt2_forward token gather");
-  gather_kernel<T, false><<<blocks_for(a.seq * c, ctx), kThreads, 0, stream>>>(a.wpe, a.pe, a.seq, c, a.vocab);
+  gather_kernel<T, false><<<cuda::grid_for<gather_kernel<T, false>>(kThreads, a.seq * c, ctx), kThreads, 0, stream>>>(a.wpe, a.pe, a.seq, c, a.vocab);
   FB_CUDA_CHECK_LAUNCH("gpt2_forward position gather");
-  add_positions_kernel<T><<<blocks_for(m * c, ctx), kThreads, 0, stream>>>(a.te, a.pe, a.x0, m, a.seq, c);
+  add_positions_kernel<T><<<cuda::grid_for<add_positions_kernel<T>>(kThreads, m * c, ctx), kThreads, 0, stream>>>(a.te, a.pe, a.x0, m, a.seq, c);
   FB_CUDA_CHECK_LAUNCH("gpt2_forward embedding add");
   T* x = a.x0;
   T* y = a.x1;
@@ -126,7 +121,7 @@ void gpt2_forward_unfused_cuda(const Gpt2ForwardArgs<T>& a, const LaunchContext&
 template <class T>
 void gpt2_forward_fused_cuda(const Gpt2ForwardArgs<T>& a, const LaunchContext& ctx) {
   const size_t m = a.batch * a.seq, c = a.hidden;
-  embedding_kernel<T><<<blocks_for(m * c, ctx), kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+  embedding_kernel<T><<<cuda::grid_for<embedding_kernel<T>>(kThreads, m * c, ctx), kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
       a.wte, a.wpe, a.x0, m, a.seq, c, a.vocab);
   FB_CUDA_CHECK_LAUNCH("gpt2_forward embedding");
   T* x = a.x0;
