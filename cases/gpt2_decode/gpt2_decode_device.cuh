@@ -1,7 +1,8 @@
-// Device pieces both GPT-2 decode variants run: 8-element weight packs (16 B of bf16/fp16, 32 B of
-// fp32), dot products against a float vector in shared memory, block reductions, the LayerNorm of a
-// vector staged in shared memory, and the attention of one query over a chunk of cached keys with its
-// per-head combine (the split-KV "flash decoding" scheme).
+// Device pieces the GPT-2 decode kernels run: 8-element weight packs (16 B of bf16/fp16, 32 B of
+// fp32), dot products against a float vector in shared memory, reductions over a block (or over the
+// consumer warps of a block whose producer warp never joins), the LayerNorm of a vector staged in shared
+// memory, and the attention of one query over a chunk of cached keys with its per-head combine (the
+// split-KV "flash decoding" scheme).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -36,6 +37,28 @@ template <class T>
 __device__ __forceinline__ Pack<T> load_pack_cg(const T* p) {
   return load_pack<T, true>(p);
 }
+// Eight elements from shared memory (16-byte aligned).
+template <class T>
+__device__ __forceinline__ Pack<T> smem_pack(const T* p) {
+  Pack<T> r;
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+  for (int i = 0; i < static_cast<int>(sizeof(r.v) / sizeof(uint4)); ++i) r.v[i] = q[i];
+  return r;
+}
+
+// The threads that share a block's work and its barriers: the whole block, or its first N threads (a
+// kernel whose last warp is a producer that never joins them synchronizes them on named barrier 1).
+struct WholeBlock {
+  __device__ static void sync() { __syncthreads(); }
+  __device__ static int size() { return static_cast<int>(blockDim.x); }
+};
+template <int N>
+struct FirstThreads {
+  static_assert(N % 32 == 0, "whole warps");
+  __device__ static void sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(N) : "memory"); }
+  __device__ static constexpr int size() { return N; }
+};
 
 template <class T>
 __device__ __forceinline__ void unpack(const Pack<T>& p, float (&f)[kPack]) {
@@ -76,19 +99,19 @@ __device__ __forceinline__ float group8_sum(float v) {
   return v;
 }
 
-// Sum (or max) over the block; every thread gets it. `red` holds 32 floats; the block is a multiple of 32
-// threads. Ends with a barrier, so shared memory written before it is visible after it.
-template <bool kMax>
+// Sum (or max) over the group G (a multiple of 32 threads); every thread of it gets it. `red` holds 32
+// floats. Ends with G's barrier, so shared memory written before it is visible after it.
+template <bool kMax, class G = WholeBlock>
 __device__ __forceinline__ float block_reduce(float v, float* red) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = G::size() >> 5;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const float u = __shfl_xor_sync(0xFFFFFFFFu, v, o);
     v = kMax ? fmaxf(v, u) : v + u;
   }
-  __syncthreads();  // red may still be read from the previous reduction
+  G::sync();  // red may still be read from the previous reduction
   if (lane == 0) red[warp] = v;
-  __syncthreads();
+  G::sync();
   v = lane < warps ? red[lane] : (kMax ? -INFINITY : 0.f);
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
@@ -98,21 +121,23 @@ __device__ __forceinline__ float block_reduce(float v, float* red) {
   return v;
 }
 
-// xs[0 .. n) ← LayerNorm(xs)·γ + β in place (two-pass variance; xs, γ and β in shared memory, written by
-// this block before the call).
+// xs[0 .. n) ← LayerNorm(xs)·γ + β in place over the group G (two-pass variance; xs, γ and β in shared
+// memory, written by G's threads before the call).
+template <class G = WholeBlock>
 __device__ inline void layernorm_smem(float* xs, const float* gamma, const float* beta, int n, float eps, float* red) {
-  __syncthreads();
+  G::sync();
+  const int stride = G::size();
   float s = 0.f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) s += xs[i];
-  const float mean = block_reduce<false>(s, red) / static_cast<float>(n);
+  for (int i = threadIdx.x; i < n; i += stride) s += xs[i];
+  const float mean = block_reduce<false, G>(s, red) / static_cast<float>(n);
   float d2 = 0.f;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+  for (int i = threadIdx.x; i < n; i += stride) {
     const float d = xs[i] - mean;
     d2 += d * d;
   }
-  const float rstd = rsqrtf(block_reduce<false>(d2, red) / static_cast<float>(n) + eps);
-  for (int i = threadIdx.x; i < n; i += blockDim.x) xs[i] = (xs[i] - mean) * rstd * gamma[i] + beta[i];
-  __syncthreads();
+  const float rstd = rsqrtf(block_reduce<false, G>(d2, red) / static_cast<float>(n) + eps);
+  for (int i = threadIdx.x; i < n; i += stride) xs[i] = (xs[i] - mean) * rstd * gamma[i] + beta[i];
+  G::sync();
 }
 
 // Attention of one head's query q (64 floats in shared memory, scaled by 1/8) over the cached keys

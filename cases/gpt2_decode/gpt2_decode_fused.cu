@@ -1,8 +1,11 @@
-// The fused GPT-2 decode step: one persistent kernel, one block of 256 threads per multiprocessor,
-// launched once (cooperatively) for every layer, the final LayerNorm and the LM head.
+// The fused GPT-2 decode step: one persistent kernel launched once (cooperatively) for every layer, the
+// final LayerNorm and the LM head. On Hopper it is the ring kernel (gpt2_decode_ring.cuh: a producer warp
+// streams every weight into a shared-memory ring with bulk copies, ahead of the activations); elsewhere,
+// or where the ring refuses the shape, the register-streaming kernel of this file. gpt2_decode_fused_cuda
+// picks and reports which ran.
 //
-// How blocks wait for each other. Four grid-wide barriers per layer, 48 for GPT-2 small (a stage-per-op
-// schedule takes 6 or 7 per layer):
+// The register-streaming kernel: one block of 256 threads per multiprocessor. Four grid-wide barriers per
+// layer, 48 for GPT-2 small (a stage-per-op schedule takes 6 or 7 per layer):
 //   1. QKV: every block normalizes x itself (LN1 where it is consumed, no stage of its own) and each warp
 //      owns a contiguous range of Wqkv's rows, writing q|k|v + bias in fp32.               — barrier —
 //   2. Attention + out-projection: (head, chunk of keys) items over the blocks; the block whose chunk
@@ -23,14 +26,10 @@
 //     and K/V rows (cp.async.bulk.prefetch on sm_90, prefetch.global.L2 lines before), and during the
 //     last layer the first 16 MiB of the LM head: a layer (15.7 MB at GPT-2 small) fits beside the
 //     current one in the H100's 50 MB L2.
-// docs/gpt2-decode.md has the measurements, the per-stage byte budget, and what limits the kernel.
-//
-// The barrier count lives in static device memory, zeroed on the stream before every launch (a 4-byte
-// memset, part of the timed call); the head counters too, back to zero at the end of every launch (block
-// 0 clears a layer's head counters in the next stage), so the harness's poisoned scratch never reaches them. Two fused steps must not run at once (the
-// harness never does). A grid that could not be co-resident is refused before launch with the
-// occupancy it needs; cudaLaunchCooperativeKernel checks it again, and every wait gives up after ~10 s
-// (it traps) so a broken invariant fails instead of hanging.
+// gpt2_decode_sync.cuh has the barrier and counters both kernels use; docs/gpt2-decode.md the
+// measurements, the per-stage byte budget, and what limits each kernel. A grid that could not be
+// co-resident is refused before launch with the occupancy it needs; cudaLaunchCooperativeKernel checks it
+// again.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -40,6 +39,8 @@
 #include "gpt2_decode.h"
 #include "gpt2_decode_device.cuh"
 #include "gpt2_decode_gemv.cuh"
+#include "gpt2_decode_ring.cuh"
+#include "gpt2_decode_sync.cuh"
 
 namespace fusebench::kernels {
 namespace {
@@ -47,52 +48,8 @@ namespace {
 using namespace gpt2;
 
 constexpr size_t kLmHeadPrefetch = size_t{16} << 20;  // LM-head bytes prefetched during the last layer
-constexpr long long kBarrierTimeoutCycles = 20'000'000'000LL;
 
 __device__ __forceinline__ size_t min_size(size_t x, size_t y) { return x < y ? x : y; }
-
-__device__ unsigned g_barrier_count;  // arrivals in this launch: zeroed on the stream before each launch
-__device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
-
-#ifdef GPT2_DECODE_STAGE_TIMES
-// Optional instrumentation (scripts/device/gpt2-decode-bench.cu `stages`): thread 0 of each block stamps the
-// global timer when a stage's work is done (before arriving) and when it is released (after the wait).
-__device__ unsigned long long g_stage_ns[kTimedBlocks * kStamps];
-__device__ __forceinline__ void stamp(int i) {
-  if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps)) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    g_stage_ns[blockIdx.x * kStamps + i] = t;
-  }
-}
-#define FB_STAMP(i) stamp(i)
-#else
-#define FB_STAMP(i)
-#endif
-
-// Arrive: every block's writes before it are published (block barrier, then thread 0's release add:
-// cumulative over what the block wrote). The count only grows within a launch (the launcher zeroes it
-// before each), so the k-th barrier opens when it reaches k·gridDim.x: the last block's one atomic
-// releases everybody, with no reset and no second word to publish (that chain cost ~2 µs a barrier).
-__device__ __forceinline__ void barrier_arrive() {
-  __syncthreads();
-  if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&g_barrier_count) : "memory");
-}
-
-// Waits until every block has arrived at the k-th barrier of this launch (thread 0 polls with acquire
-// loads; the block barrier then orders every thread's reads after it).
-__device__ __forceinline__ void barrier_wait(unsigned k) {
-  if (threadIdx.x == 0) {
-    const unsigned target = k * gridDim.x;
-    const long long start = clock64();
-    unsigned seen;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(&g_barrier_count) : "memory");
-      if (clock64() - start > kBarrierTimeoutCycles) __trap();
-    } while (seen < target);
-  }
-  __syncthreads();
-}
 
 // This block's share of [p, p + bytes) into L2 (a hint: no completion to wait for).
 __device__ __forceinline__ void prefetch_l2(const void* p, size_t bytes) {
@@ -116,18 +73,6 @@ struct FusedParams {
   Gpt2DecodeArgs<T> a;
   size_t chunk, splits;
 };
-
-// Waits (thread 0, then the block) until `counter` reaches `target`; traps after ~10 s.
-__device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
-  if (threadIdx.x == 0) {
-    const long long start = clock64();
-    while (*reinterpret_cast<const volatile unsigned*>(counter) < target) {
-      if (clock64() - start > kBarrierTimeoutCycles) __trap();
-    }
-    __threadfence();
-  }
-  __syncthreads();
-}
 
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const FusedParams<T> p) {
@@ -163,13 +108,13 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
   // and its biases (`handover`); `release` waits for the barrier (callers stage γ/β in between).
   auto handover = [&](int stamp_done, const Items& next, const T* w, int k, const T* b) {
     FB_STAMP(stamp_done);
-    barrier_arrive();
+    grid_arrive<WholeBlock>();
     it = next;
     load_items(buf, w, k, it, it.i0);
     bias = load_bias(b, it);
   };
   auto release = [&](int stamp_released) {
-    barrier_wait(++generation);
+    grid_wait<WholeBlock>(++generation);
     FB_STAMP(stamp_released);
   };
   stage_norm(ng, nb, a.ln1_g, a.ln1_b, c);
@@ -191,7 +136,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     layernorm_smem(xs, ng, nb, c, a.eps, red);
     gemv(buf, a.w_qkv + l * 3 * cc, c, it, xs, a.b_qkv + l * 3 * c, bias, [&](size_t row, float v) { a.qkv_f[row] = v; });
     FB_STAMP(st + 1);
-    barrier_arrive();
+    grid_arrive<WholeBlock>();
     stage_norm(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
     release(st + 2);
 
@@ -235,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
 #pragma unroll
       for (int u = 0; u < kRowsInFlight; ++u)
         if (r_first + u * groups < r_end) w[u] = load_pack(wo + size_t(r_first + u * groups) * c + l8 * kPack);
-      wait_count(done + h, static_cast<unsigned>(p.splits));
+      wait_count<WholeBlock>(done + h, static_cast<unsigned>(p.splits));
       if (threadIdx.x < 64) q[threadIdx.x] = combine_head(a.att_part + h * p.splits * kPartFloats, p.splits, threadIdx.x);
       __syncthreads();
       // Warp-uniform bound: every lane reaches the shuffles.
@@ -294,10 +239,8 @@ size_t fused_smem_bytes(size_t hidden, size_t f) {
   return (((std::max(hidden, f) + 3) & ~size_t{3}) + 2 * hidden + 64 + kMaxChunk + kThreads / 8 * 64) * sizeof(float);
 }
 
-}  // namespace
-
 template <class T>
-void gpt2_decode_fused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx) {
+void launch_streaming(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks) {
   const auto kernel = gpt2_decode_fused_kernel<T>;
   const size_t smem = fused_smem_bytes(a.hidden, a.f);
   // The occupancy query for the last shared-memory size (kept: host time before the launch shows in the
@@ -305,27 +248,40 @@ void gpt2_decode_fused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx
   static size_t occupancy_smem = 0;
   static int per_sm = 0;
   if (occupancy_smem != smem) {
-    if (device_attribute(cudaDevAttrCooperativeLaunch) == 0)
-      throw std::runtime_error("gpt2_decode fused: the device cannot launch cooperative (co-resident) grids");
     FB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
     occupancy_smem = smem;
   }
-  int blocks = ctx.sm_count;
-  if (ctx.max_blocks > 0) blocks = static_cast<int>(std::min<size_t>(blocks, ctx.max_blocks));
   if (per_sm < 1 || static_cast<long long>(per_sm) * ctx.sm_count < blocks)
-    throw std::runtime_error("gpt2_decode fused: the persistent grid needs " + std::to_string(blocks) +
+    throw std::runtime_error("gpt2_decode fused (register streaming): the persistent grid needs " + std::to_string(blocks) +
                              " co-resident blocks of " + std::to_string(kThreads) + " threads and " +
                              std::to_string(smem) + " B of shared memory; the device holds " +
                              std::to_string(per_sm) + " per multiprocessor × " + std::to_string(ctx.sm_count));
   const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
   FusedParams<T> params{a, split.chunk, split.splits};
-  static void* barrier_count = nullptr;
-  if (barrier_count == nullptr) FB_CUDA_CHECK(cudaGetSymbolAddress(&barrier_count, g_barrier_count));
-  FB_CUDA_CHECK(cudaMemsetAsync(barrier_count, 0, sizeof(unsigned), static_cast<cudaStream_t>(ctx.stream)));
+  zero_barrier(static_cast<cudaStream_t>(ctx.stream));
   void* args[] = {&params};
   FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args,
                                             smem, static_cast<cudaStream_t>(ctx.stream)));
+}
+
+}  // namespace
+
+// The ring kernel where the device and build have it (Hopper), else the register-streaming kernel.
+template <class T>
+void gpt2_decode_fused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx) {
+  if (device_attribute(cudaDevAttrCooperativeLaunch) == 0)
+    throw std::runtime_error("gpt2_decode fused: the device cannot launch cooperative (co-resident) grids");
+  int blocks = ctx.sm_count;
+  if (ctx.max_blocks > 0) blocks = static_cast<int>(std::min<size_t>(blocks, ctx.max_blocks));
+  int slots = 0;
+  if (gpt2::ring::refusal(a, static_cast<size_t>(blocks), slots).empty()) {
+    gpt2::ring::launch(a, ctx, blocks, slots);
+    report_kernel(ctx, "gpt2_decode_ring_sm90");
+    return;
+  }
+  launch_streaming(a, ctx, blocks);
+  report_kernel(ctx, "gpt2_decode_streaming");
 }
 
 #ifdef GPT2_DECODE_STAGE_TIMES

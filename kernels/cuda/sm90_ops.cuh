@@ -1,8 +1,9 @@
 // Hopper (sm_90a) building blocks as inline PTX: shared-memory barriers (mbarrier) with transaction
 // counts, the tensor-memory accelerator's 4-D tile copies (TMA, cp.async.bulk.tensor) in both
-// directions, warpgroup matrix multiply-accumulate (wgmma) and per-warpgroup register reallocation
-// (setmaxnreg). Everything is compiled only in the sm_90a pass (FB_SM90A_DEVICE); other passes see
-// the declarations of this header's host-side types only, so sm_70/sm_80 builds are unaffected.
+// directions and its plain bulk copies (cp.async.bulk), warpgroup matrix multiply-accumulate (wgmma)
+// and per-warpgroup register reallocation (setmaxnreg). Everything is compiled only in the sm_90a pass
+// (FB_SM90A_DEVICE); other passes see the declarations of this header's host-side types only, so
+// sm_70/sm_80 builds are unaffected.
 //
 // wgmma operands: the accumulators are float[N/2] per thread (the m64nNk16 layout: warp w of the
 // warpgroup holds rows 16w..16w+15; element 4i + 2r + c is row g + 8r, column 8i + 2t + c, for
@@ -55,7 +56,29 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
       : "memory");
 }
 
+// One test of the phase of this parity (mbar_wait's loop body, for a wait that bounds its time).
+__device__ __forceinline__ bool mbar_test(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
 // --- TMA ------------------------------------------------------------------------------------------
+// Copies `bytes` (a multiple of 16) from global `src` to shared address `dst` (both 16-byte aligned) with
+// the bulk-copy engine; the bytes complete a transaction on `bar`.
+__device__ __forceinline__ void bulk_load(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(bar)
+               : "memory");
+}
 __device__ __forceinline__ void tma_prefetch_map(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }

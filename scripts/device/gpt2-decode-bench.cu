@@ -219,8 +219,12 @@ int run(const Config& k, int reps, size_t max_blocks) {
   FB_CUDA_CHECK(cudaStreamSynchronize(stream));
   const auto logits_u = download(a.logits, k.vocab), k_u = kv_rows(a.k_cache), v_u = kv_rows(a.v_cache);
   FB_CUDA_CHECK(cudaMemsetAsync(a.logits, 0xFF, k.vocab * sizeof(T), stream));
+  const char* kernel = "";
+  ctx.kernel = &kernel;
   kernels::gpt2_decode_fused_cuda(a, ctx);
+  ctx.kernel = nullptr;
   FB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::printf("fused kernel: %s\n", kernel);
   const auto logits_f = download(a.logits, k.vocab), k_f = kv_rows(a.k_cache), v_f = kv_rows(a.v_cache);
   compare("logits", logits_f, logits_u);
   compare("K rows", k_f, k_u);

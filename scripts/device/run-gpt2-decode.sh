@@ -9,27 +9,34 @@ log="$out/gpt2-decode.log"
 exec > >(tee "$log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
 nvcc --version | tail -2
-arch="${ARCH:-90}"
+arch="${ARCH:-90a}"
+# sm_90a: the ring kernel's code (FUSEBENCH_SM90A, as the addon's build defines it for 90).
+flags=(-O3 -std=c++17 -arch=sm_$arch -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -I kernels -I native
+  -I cases/gpt2_decode)
+[ "$arch" = 90a ] && flags+=(-DFUSEBENCH_SM90A)
+sources=(scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu cases/gpt2_decode/gpt2_decode_unfused.cu
+  kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu kernels/cuda/norm_blocks.cu)
 bin=/tmp/gpt2-decode-bench
 t0=$(date +%s)
-nvcc -O3 -std=c++17 -arch=sm_$arch -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -I kernels -I native \
-  -I cases/gpt2_decode scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu \
-  cases/gpt2_decode/gpt2_decode_unfused.cu kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu \
-  kernels/cuda/norm_blocks.cu -lcublas -lcublasLt -o $bin || exit 1
+# Both binaries at once (the stage-stamped one for `stages`).
+nvcc "${flags[@]}" "${sources[@]}" -lcublas -lcublasLt -o $bin &
+nvcc "${flags[@]}" -DGPT2_DECODE_STAGE_TIMES "${sources[@]}" -lcublas -lcublasLt -o $bin-stages &
+wait %1 || exit 1
+wait %2
 echo "build $(($(date +%s) - t0)) s"
 for step in "$@"; do
   echo "=== $step"
   case "$step" in
-    small) for d in bf16 fp16 fp32; do timeout 20 $bin $d small 0; done; timeout 20 $bin bf16 small 0 3 ;;
+    small) for d in bf16 fp16 fp32; do timeout 20 $bin $d small 0; done; timeout 20 $bin bf16 small 0 3
+      timeout 20 $bin fp32 small 0 1; timeout 30 $bin bf16 full 0 7 ;;
     bench-*) timeout 60 $bin "${step#bench-}" full "${REPS:-51}" ;;
     sanitize) for tool in memcheck racecheck synccheck; do
-        timeout 40 compute-sanitizer --tool $tool --error-exitcode 9 $bin bf16 small 0 3 2>&1 | tail -4
-        echo "$tool exit ${PIPESTATUS[0]}"; done ;;
+        timeout 40 compute-sanitizer --tool $tool --error-exitcode 9 $bin bf16 small 0 3 >/tmp/san-$tool.txt 2>&1
+        rc=$?
+        grep -E "^=========" /tmp/san-$tool.txt | head -24
+        echo "$tool exit $rc"; done ;;
     torch-*) timeout 240 python3 scripts/device/gpt2-decode-torch.py "${step#torch-}" "${REPS:-51}" 2>&1 | grep -v Warning ;;
-    stages) nvcc -O3 -std=c++17 -arch=sm_$arch -DGPT2_DECODE_STAGE_TIMES -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS \
-        -I kernels -I native -I cases/gpt2_decode scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu \
-        cases/gpt2_decode/gpt2_decode_unfused.cu kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu \
-        kernels/cuda/norm_blocks.cu -lcublas -lcublasLt -o $bin-stages && timeout 60 $bin-stages bf16 full 0 ;;
-    ncu) timeout 200 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis -k regex:fused $bin bf16 full 0 2>&1 | tail -40 ;;
+    stages) timeout 60 $bin-stages bf16 full 0 ;;
+    ncu) timeout 200 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis -k regex:"fused|ring" $bin bf16 full 0 2>&1 | tail -40 ;;
   esac
 done

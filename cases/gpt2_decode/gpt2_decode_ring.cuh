@@ -1,0 +1,556 @@
+// The fused GPT-2 decode step on Hopper: one persistent kernel whose weights never wait for an
+// activation. Included by gpt2_decode_fused.cu (one translation unit: the grid barrier's device memory).
+//
+// Block: 8 consumer warps and 1 producer warp, one block per multiprocessor, launched cooperatively.
+// The producer walks this block's whole schedule of weight (and cached K/V) rows for the step — per layer
+// its Wqkv rows, its attention items' cached keys and values, their out-projection rows, its W1 rows and
+// W2 rows; then its LM-head rows — and streams them with bulk copies (cp.async.bulk, TMA's 1-D form) into
+// a ring of 16 KiB shared-memory slots, each completing on an mbarrier with its byte count. None of it
+// depends on this step's activations (the cache rows read are those before pos), so the producer runs as
+// far ahead as the ring allows (≈ 190 KiB a block, 25 MB over an H100: more than a layer) and memory
+// keeps streaming while the consumers wait at a grid barrier. The consumers take the pieces in the same
+// order and give each slot back (one arrival per thread) when they are done with it.
+//
+// The consumers' stages and their dependency points are the register-streaming kernel's (four grid
+// barriers a layer): 1. LN1 (every block normalizes x itself) + QKV, rows owned by blocks; 2. attention
+// over the cache, (head, chunk of keys) items with an online softmax over the pieces, the partials
+// published with per-(layer, head) counters, then each item's share of the head's out-projection rows
+// once its head is complete, added into the fp32 residual with atomics (bo by the block owning the row);
+// 3. LN2 + FFN1 + GELU; 4. FFN2 + b2 into the residual, rows owned by blocks. Then LNf and the LM head.
+// A GEMV piece gives each warp two rows at a time, reduced in registers; biases
+// and LayerNorm parameters are staged while the block waits at the barrier before their stage.
+// docs/gpt2-decode.md has the measurements.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/sm90_ops.cuh"
+#include "gpt2_decode.h"
+#include "gpt2_decode_device.cuh"
+#include "gpt2_decode_gemv.cuh"
+#include "gpt2_decode_sync.cuh"
+
+namespace fusebench::kernels::gpt2::ring {
+
+constexpr int kConsumerWarps = 8;
+constexpr int kConsumers = kConsumerWarps * 32;
+constexpr int kThreads = kConsumers + 32;  // and the producer warp
+constexpr unsigned kSlotBytes = 16 << 10;
+constexpr int kMaxSlots = 16;
+constexpr int kMaxPieceRows = 128;  // rows of a GEMV piece
+constexpr int kMaxPieceKeys = 64;   // keys of an attention piece (their scores in shared memory)
+constexpr int kGroups = kConsumers / 8;  // groups of 8 lanes (one key or one 64-wide row each)
+using Consumers = FirstThreads<kConsumers>;
+static_assert(kThreads == gpt2::kThreads + 32, "the consumers are as many as the register kernel's threads");
+
+// Rows a block streams: row i < rows starts at base + i·stride and is `elems` elements long; `base2`, when
+// set, is a second set of rows taken with the first, piece by piece (the values beside the keys).
+template <class T>
+struct Segment {
+  const T* base;
+  const T* base2;
+  size_t stride;
+  int elems;
+  size_t rows;
+};
+template <class T>
+__host__ __device__ constexpr int piece_rows(int elems, bool paired) {
+  const int fit = static_cast<int>(kSlotBytes / (elems * sizeof(T) * (paired ? 2 : 1)));
+  const int cap = paired ? kMaxPieceKeys : kMaxPieceRows;
+  return fit < cap ? fit : cap;
+}
+
+struct Range {
+  size_t begin, end;
+  __device__ size_t size() const { return end - begin; }
+};
+// Block b's share of n rows.
+__device__ __forceinline__ Range share(size_t n) {
+  return {n * blockIdx.x / gridDim.x, n * (blockIdx.x + 1) / gridDim.x};
+}
+
+template <class T>
+struct Params {
+  Gpt2DecodeArgs<T> a;
+  size_t chunk, splits;
+  int slots;
+  size_t bias_floats;
+};
+
+// One attention item: head h, the chunk-th run of keys [k0, k1); the cache holds keys below pos.
+struct Item {
+  int h;
+  size_t chunk, k0, k1, cached_end;
+  bool has_new;
+};
+
+// What this block streams, in order: the same calls make the producer's schedule and the consumers'.
+template <class T>
+struct Plan {
+  const Params<T>& p;
+  __device__ size_t items() const { return p.a.heads * p.splits; }
+  __device__ Item item(size_t i) const {
+    const Gpt2DecodeArgs<T>& a = p.a;
+    const size_t keys = a.pos + 1, chunk = i % p.splits, k0 = chunk * p.chunk;
+    const size_t k1 = k0 + p.chunk < keys ? k0 + p.chunk : keys;
+    return {static_cast<int>(i / p.splits), chunk, k0, k1, k1 < a.pos ? k1 : a.pos, k1 == keys};
+  }
+  __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
+    const Range r = share(n);
+    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size()};
+  }
+  __device__ Segment<T> qkv(size_t l) const { return rows(p.a.w_qkv + l * 3 * p.a.hidden * p.a.hidden, 3 * p.a.hidden, p.a.hidden); }
+  __device__ Segment<T> w1(size_t l) const { return rows(p.a.w1 + l * p.a.f * p.a.hidden, p.a.f, p.a.hidden); }
+  __device__ Segment<T> w2(size_t l) const { return rows(p.a.w2 + l * p.a.f * p.a.hidden, p.a.hidden, p.a.f); }
+  __device__ Segment<T> lm_head() const { return rows(p.a.wte, p.a.vocab, p.a.hidden); }
+  // The item's cached keys and values (64 columns of head h, rows k0 .. cached_end − 1).
+  __device__ Segment<T> kv(size_t l, const Item& it) const {
+    const size_t c = p.a.hidden, off = l * p.a.ctx * c + it.k0 * c + it.h * kHeadDim;
+    return {p.a.k_cache + off, p.a.v_cache + off, c, kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
+  }
+  // The item's out-projection rows: its chunk's share of Wo's rows, head h's 64 columns.
+  __device__ Range wo_rows(const Item& it) const {
+    const size_t c = p.a.hidden;
+    return {c * it.chunk / p.splits, c * (it.chunk + 1) / p.splits};
+  }
+  __device__ Segment<T> wo(size_t l, const Item& it) const {
+    const size_t c = p.a.hidden;
+    const Range r = wo_rows(it);
+    return {p.a.w_o + l * c * c + r.begin * c + it.h * kHeadDim, nullptr, c, kHeadDim, r.size()};
+  }
+  template <class F>
+  __device__ void for_each(F&& f) const {
+    for (size_t l = 0; l < p.a.layers; ++l) {
+      f(qkv(l));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
+      f(w1(l));
+      f(w2(l));
+    }
+    f(lm_head());
+  }
+  static constexpr int kHeadDim = 64;
+};
+
+#ifdef FB_SM90A_DEVICE
+namespace sm90 = ::fusebench::cuda::sm90;
+
+// Waits for a phase of an mbarrier; traps after ~10 s (a schedule mismatch fails instead of hanging).
+__device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity) {
+  if (sm90::mbar_test(bar, parity)) return;
+  const long long start = clock64();
+  while (!sm90::mbar_test(bar, parity)) {
+    if (clock64() - start > kWaitTimeoutCycles) __trap();
+  }
+}
+
+// The ring of slots: `full` completes when a piece has landed, `empty` when every consumer warp is done.
+struct Ring {
+  char* data;
+  uint64_t* full;
+  uint64_t* empty;
+  int slots;
+  int slot = 0;
+  uint32_t phase = 0;
+  __device__ void advance() {
+    if (++slot == slots) slot = 0, phase ^= 1;
+  }
+  __device__ uint32_t full_bar() const { return sm90::smem_addr(full + slot); }
+  __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
+};
+
+// The producer warp: every piece of the plan into the ring, in order, as slots come free.
+template <class T>
+__device__ void produce(const Plan<T>& plan, Ring ring) {
+  const int lane = threadIdx.x & 31;
+  plan.for_each([&](const Segment<T>& s) {
+    const bool paired = s.base2 != nullptr;
+    const int per = piece_rows<T>(s.elems, paired);
+    const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
+    for (size_t r0 = 0; r0 < s.rows; r0 += per) {
+      const int n = static_cast<int>(s.rows - r0 < static_cast<size_t>(per) ? s.rows - r0 : per);
+      wait_phase(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
+      if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
+      __syncwarp();
+      const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
+      if (!paired && s.stride == static_cast<size_t>(s.elems)) {
+        if (lane == 0) sm90::bulk_load(dst, s.base + r0 * s.stride, n * row_bytes, ring.full_bar());
+      } else {
+        for (int i = lane; i < n * (paired ? 2 : 1); i += 32) {
+          const T* src = (i < n ? s.base : s.base2) + (r0 + i % n) * s.stride;
+          sm90::bulk_load(dst + i * row_bytes, src, row_bytes, ring.full_bar());
+        }
+      }
+      ring.advance();
+    }
+  });
+}
+
+// The consumers' side of a segment: fn(piece, first row, rows) for each piece once it has landed; each
+// consumer thread gives the slot back when fn returns.
+template <class T, class F>
+__device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn) {
+  const int per = piece_rows<T>(s.elems, s.base2 != nullptr);
+  for (size_t r0 = 0; r0 < s.rows; r0 += per) {
+    const int n = static_cast<int>(s.rows - r0 < static_cast<size_t>(per) ? s.rows - r0 : per);
+    wait_phase(ring.full_bar(), ring.phase);
+    fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
+    sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
+    ring.advance();
+  }
+}
+
+// One GEMV piece: rows [0, n) of k elements in shared memory against xs, out(first row + r, Σ). Pieces of
+// at least 8 rows: a warp takes two rows at a time (rows r and r + 8: both loads in flight, one reduction
+// tree each), lane j the packs j, j + 32, … of a row, out from lane 0. Fewer rows (the long rows of W2):
+// 8 / n warps share a row by columns and meet in `part` (kConsumerWarps floats) after a group barrier.
+template <class T, class Out>
+__device__ __forceinline__ void gemv_piece(const T* w, size_t r0, int n, int k, const float* xs, float* part, Out out) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (n < kConsumerWarps) {
+    const int per_row = kConsumerWarps / n, r = warp / per_row, slice = warp % per_row;
+    float v = 0.f;
+    if (r < n) {
+      const T* wr = w + size_t(r) * k;
+#pragma unroll 4
+      for (int col = (slice * 32 + lane) * kPack; col < k; col += per_row * kSeg) v += dot_pack(smem_pack(wr + col), xs + col);
+    }
+    v = warp_sum(v);
+    if (lane == 0) part[warp] = v;
+    Consumers::sync();
+    if (threadIdx.x < n) {
+      float sum = 0.f;
+      for (int i = 0; i < per_row; ++i) sum += part[threadIdx.x * per_row + i];
+      out(r0 + threadIdx.x, sum);
+    }
+    Consumers::sync();  // part is written again by the next piece
+    return;
+  }
+  for (int r = warp; r < n; r += 2 * kConsumerWarps) {
+    const int r2 = r + kConsumerWarps;
+    const bool two = r2 < n;
+    const T* wa = w + size_t(r) * k;
+    const T* wb = w + size_t(two ? r2 : r) * k;
+    float sa = 0.f, sb = 0.f;
+#pragma unroll 4
+    for (int col = lane * kPack; col < k; col += kSeg) {
+      const Pack<T> pa = smem_pack(wa + col), pb = smem_pack(wb + col);
+      sa += dot_pack(pa, xs + col);
+      sb += dot_pack(pb, xs + col);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      sa += __shfl_xor_sync(0xFFFFFFFFu, sa, o);
+      sb += __shfl_xor_sync(0xFFFFFFFFu, sb, o);
+    }
+    if (lane == 0) {
+      out(r0 + r, sa);
+      if (two) out(r0 + r2, sb);
+    }
+  }
+}
+
+// dst[0 .. n) ← src[0 .. n) as floats (before a barrier's wait: biases do not depend on it).
+template <class T>
+__device__ __forceinline__ void stage_floats(float* dst, const T* src, size_t n) {
+  for (size_t i = threadIdx.x; i < n; i += kConsumers) dst[i] = to_float(src[i]);
+}
+
+// The online softmax of one item over its pieces: the running max and sum (the same in every thread) and
+// each thread's share of Σ p·v (group g of 8 lanes: keys j ≡ g mod kGroups, lane l8: dims 8·l8 .. 8·l8 + 7).
+struct Online {
+  float m = -INFINITY, l = 0.f;
+  float o[kPack] = {};
+};
+
+// Folds keys [0, n) of a piece (K rows then V rows, 64 elements each, in shared memory) and, if knew is
+// set, one more key (knew, vnew, in shared memory) into st. q: 64 floats, scaled.
+template <class T>
+__device__ void attend_piece(const float* q, const T* K, const T* V, int n, const T* knew, const T* vnew, float* s,
+                             float* red, Online& st) {
+  const int tid = threadIdx.x, l8 = tid & 7, grp = tid >> 3;
+  const int total = n + (knew != nullptr ? 1 : 0);
+  auto key = [&](int j) { return j < n ? K + j * 64 : knew; };
+  auto val = [&](int j) { return j < n ? V + j * 64 : vnew; };
+  // The loop bound is the warp's first group, so all 32 lanes reach the shuffles together.
+  for (int j0 = grp & ~3; j0 < total; j0 += kGroups) {
+    const int j = j0 + (grp & 3);
+    const float d = group8_sum(j < total ? dot_pack(smem_pack(key(j) + l8 * kPack), q + l8 * kPack) : 0.f);
+    if (j < total && l8 == 0) s[j] = d;
+  }
+  Consumers::sync();
+  // The piece's max and Σ exp by warp 0 alone (at most 65 scores), shared through red.
+  if (tid < 32) {
+    float m = -INFINITY;
+    for (int j = tid; j < total; j += 32) m = fmaxf(m, s[j]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+    m = fmaxf(st.m, m);
+    float l = 0.f;
+    for (int j = tid; j < total; j += 32) {
+      const float e = __expf(s[j] - m);
+      s[j] = e;
+      l += e;
+    }
+    l = warp_sum(l);
+    if (tid == 0) red[0] = m, red[1] = l;
+  }
+  Consumers::sync();
+  const float m_new = red[0], scale = __expf(st.m - m_new);
+  st.l = st.l * scale + red[1];
+  st.m = m_new;
+#pragma unroll
+  for (int i = 0; i < kPack; ++i) st.o[i] *= scale;
+  for (int j = grp; j < total; j += kGroups) {
+    float v[kPack];
+    unpack(smem_pack(val(j) + l8 * kPack), v);
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) st.o[i] += s[j] * v[i];
+  }
+  Consumers::sync();  // s is written again by the next piece
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __grid_constant__ Params<T> p) {
+  extern __shared__ __align__(128) char smem_raw[];
+  const Gpt2DecodeArgs<T>& a = p.a;
+  const Plan<T> plan{p};
+  Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
+  ring.empty = ring.full + p.slots;
+  const int c = static_cast<int>(a.hidden), f = static_cast<int>(a.f);
+  float* xs = reinterpret_cast<float*>(ring.empty + p.slots);  // [max(c, f)] the GEMV input
+  float* ng = xs + (((c > f ? c : f) + 3) & ~3);                 // [c] the next LayerNorm's γ
+  float* nb = ng + c;                                            // [c] and β
+  float* bias = nb + c;                                          // [bias_floats] this block's bias rows
+  float* q = bias + p.bias_floats;                               // [64] q, then the head's output
+  float* s = q + 64;                                             // [kMaxPieceKeys + 1] scores
+  T* kv_new = reinterpret_cast<T*>(s + 2 * kMaxPieceKeys);       // [2 · 64] the new key and value, in T
+  float* opart = s + 2 * kMaxPieceKeys + 128;                    // [kGroups · 64]
+  float* red = opart + kGroups * 64;                             // [32]
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < p.slots; ++i) {
+      sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
+      sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
+    }
+    sm90::mbar_init_fence();
+  }
+  __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
+  if (threadIdx.x >= kConsumers) {
+    produce(plan, ring);
+    return;
+  }
+
+  const size_t cache_layer = a.ctx * c;
+  unsigned generation = 0;
+  auto arrive_then = [&](int stamp_done) {
+    FB_STAMP(stamp_done);
+    grid_arrive<Consumers>();
+  };
+  auto wait = [&](int stamp_released) {
+    grid_wait<Consumers>(++generation);
+    FB_STAMP(stamp_released);
+  };
+  const Range qkv_rows = share(3 * size_t(c)), f_rows = share(f), c_rows = share(c);
+  stage_norm(ng, nb, a.ln1_g, a.ln1_b, c);
+  stage_floats(bias, a.b_qkv + qkv_rows.begin, qkv_rows.size());
+  // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.
+  for (int i = threadIdx.x; i < c; i += kConsumers) {
+    const float v = to_float(a.wte[a.token * c + i]) + to_float(a.wpe[a.pos * c + i]);
+    xs[i] = v;
+    if (blockIdx.x == 0) a.x_f[i] = v;
+  }
+  FB_STAMP(0);
+  for (size_t l = 0; l < a.layers; ++l) {
+    const int st = static_cast<int>(8 * l);
+    // 1. LN1 + QKV (+ bias) into qkv_f.
+    if (l > 0) stage_vector(xs, a.x_f, c);
+    layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+    consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
+    });
+    arrive_then(st + 1);
+    stage_norm(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
+    stage_floats(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
+    wait(st + 2);
+
+    // 2. Attention over the cache, then the out-projection; bo by the block owning the row.
+    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(a.x_f + r, bias[r - c_rows.begin]);
+    T* kc = a.k_cache + l * cache_layer;
+    T* vc = a.v_cache + l * cache_layer;
+    unsigned* done = g_head_done + l * kMaxHeads;
+    for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
+      const Item it = plan.item(i);
+      if (threadIdx.x < 64) {
+        const int col = it.h * 64 + threadIdx.x;
+        q[threadIdx.x] = __ldcg(a.qkv_f + col) * kScoreScale;
+        if (it.has_new) {
+          const T k = from_float<T>(__ldcg(a.qkv_f + c + col)), v = from_float<T>(__ldcg(a.qkv_f + 2 * c + col));
+          kv_new[threadIdx.x] = k;
+          kv_new[64 + threadIdx.x] = v;
+          kc[a.pos * c + col] = k;
+          vc[a.pos * c + col] = v;
+        }
+      }
+      Consumers::sync();
+      Online on;
+      const Segment<T> seg = plan.kv(l, it);
+      const T* knew = it.has_new ? kv_new : nullptr;
+      if (seg.rows == 0) {
+        attend_piece<T>(q, nullptr, nullptr, 0, knew, kv_new + 64, s, red, on);
+      } else {
+        consume(seg, ring, [&](const T* kv, size_t r0, int n) {
+          const bool last = r0 + n == seg.rows;
+          attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, kv_new + 64, s, red, on);
+        });
+      }
+      const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
+#pragma unroll
+      for (int d = 0; d < kPack; ++d) opart[grp * 64 + l8 * kPack + d] = on.o[d];
+      Consumers::sync();
+      float* part = a.att_part + i * kPartFloats;
+      if (threadIdx.x < 64) {
+        float sum = 0.f;
+        for (int g = 0; g < kGroups; ++g) sum += opart[g * 64 + threadIdx.x];
+        part[2 + threadIdx.x] = sum;
+      }
+      if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
+      count_done<Consumers>(done + it.h);
+    }
+    for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
+      const Item it = plan.item(i);
+      wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
+      if (threadIdx.x < 64) q[threadIdx.x] = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
+      Consumers::sync();
+      const size_t row0 = plan.wo_rows(it).begin;
+      consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
+        const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
+        for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound
+          const int j = j0 + (grp & 3);
+          const float v = group8_sum(j < n ? dot_pack(smem_pack(w + j * 64 + l8 * kPack), q + l8 * kPack) : 0.f);
+          if (j < n && l8 == 0) atomicAdd(a.x_f + row0 + r0 + j, v);
+        }
+      });
+    }
+    arrive_then(st + 3);
+    stage_floats(bias, a.b1 + l * f + f_rows.begin, f_rows.size());
+    wait(st + 4);
+
+    // 3. LN2 + FFN1 + GELU into g_f. Block 0 also clears this layer's head counters (nobody reads them now).
+    if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
+    stage_vector(xs, a.x_f, c);
+    layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+    consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float u) {
+        u += bias[r];
+        a.g_f[f_rows.begin + r] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
+      });
+    });
+    arrive_then(st + 5);
+    stage_floats(bias, a.b2 + l * c + c_rows.begin, c_rows.size());
+    if (l + 1 < a.layers) stage_norm(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
+    else stage_norm(ng, nb, a.lnf_g, a.lnf_b, c);
+    wait(st + 6);
+
+    // 4. FFN2 + b2 into the residual (rows owned by this block).
+    stage_vector(xs, a.g_f, f);
+    Consumers::sync();
+    consume(plan.w2(l), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece(w, r0, n, f, xs, red, [&](size_t r, float v) {
+        float* x = a.x_f + c_rows.begin + r;
+        __stcg(x, __ldcg(x) + v + bias[r]);
+      });
+    });
+    arrive_then(st + 7);
+    if (l + 1 < a.layers) stage_floats(bias, a.b_qkv + (l + 1) * 3 * c + qkv_rows.begin, qkv_rows.size());
+    wait(st + 8);
+  }
+
+  // LNf + LM head over the tied embedding.
+  stage_vector(xs, a.x_f, c);
+  layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+  const size_t vocab0 = share(a.vocab).begin;
+  consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
+    gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
+  });
+  FB_STAMP(static_cast<int>(8 * a.layers + 1));
+}
+
+#else
+
+template <class T>
+__global__ void gpt2_decode_ring_kernel(const __grid_constant__ Params<T>) {
+  __trap();  // launched only where the sm_90a code exists (ring_refusal)
+}
+
+#endif  // FB_SM90A_DEVICE
+
+// Shared memory of one block besides the ring: the GEMV vector, γ/β, the bias rows, the attention's
+// scratch, the reduction scratch, and the ring's barriers.
+template <class T>
+size_t fixed_smem_bytes(const Gpt2DecodeArgs<T>& a, size_t bias_floats, int slots) {
+  const size_t floats = ((std::max(a.hidden, a.f) + 3) & ~size_t{3}) + 2 * a.hidden + bias_floats + 64 +
+                        2 * kMaxPieceKeys + 128 + kGroups * 64 + 32;
+  return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
+}
+
+// The most rows of a stage's bias one block of `blocks` holds, rounded up to 4 floats.
+inline size_t bias_floats(size_t hidden, size_t f, size_t blocks) {
+  const size_t most = std::max({3 * hidden, f, hidden});
+  return ((most + blocks - 1) / blocks + 4) & ~size_t{3};
+}
+
+constexpr bool built() {
+#if defined(FUSEBENCH_SM90A)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Why the ring kernel cannot run this step on this device with `blocks` blocks, or "" if it can; `slots`
+// gets the ring's size.
+template <class T>
+std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
+  if (!built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
+  const int cc = device_compute_capability();
+  if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+  const size_t row = std::max(a.hidden, a.f) * sizeof(T);
+  if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
+  const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  const size_t fixed = fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots);
+  slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
+  if (slots < 2) return "needs " + std::to_string(fixed + 2 * kSlotBytes) + " B of shared memory a block; the device allows " + std::to_string(optin);
+  return "";
+}
+
+// Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
+template <class T>
+void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, int slots) {
+  const auto kernel = gpt2_decode_ring_kernel<T>;
+  const size_t bias = bias_floats(a.hidden, a.f, static_cast<size_t>(blocks));
+  const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, bias, slots);
+  static size_t occupancy_smem = 0;
+  static int per_sm = 0;
+  if (occupancy_smem != smem) {
+    FB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
+    occupancy_smem = smem;
+  }
+  if (per_sm < 1 || static_cast<long long>(per_sm) * ctx.sm_count < blocks)
+    throw std::runtime_error("gpt2_decode fused (ring): the persistent grid needs " + std::to_string(blocks) +
+                             " co-resident blocks of " + std::to_string(kThreads) + " threads and " + std::to_string(smem) +
+                             " B of shared memory; the device holds " + std::to_string(per_sm) + " per multiprocessor × " +
+                             std::to_string(ctx.sm_count));
+  const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
+  Params<T> params{a, split.chunk, split.splits, slots, bias};
+  zero_barrier(static_cast<cudaStream_t>(ctx.stream));
+  void* args[] = {&params};
+  FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args, smem,
+                                            static_cast<cudaStream_t>(ctx.stream)));
+}
+
+}  // namespace fusebench::kernels::gpt2::ring

@@ -1,0 +1,95 @@
+// How the blocks of the fused GPT-2 decode kernels wait for each other: a grid barrier split into arrive
+// and wait (one atomic a block), per-(layer, head) completion counters, and the optional stage stamps of
+// GPT2_DECODE_STAGE_TIMES. One translation unit includes it (gpt2_decode_fused.cu): the counters are its
+// static device memory.
+//
+// The barrier count is zeroed on the stream before every launch (zero_barrier: a 4-byte memset, part of
+// the timed call) and only grows within it, so the k-th barrier opens when it reaches k·gridDim.x: the
+// last block's one atomic releases everybody, with no reset and no second word to publish. The head
+// counters are back at zero at the end of every launch (the kernels clear a layer's counters once
+// nobody reads them), so the harness's poisoned scratch never reaches them. Two fused steps must not run
+// at once (the harness never does). Every wait gives up after ~10 s (it traps), so a broken invariant
+// fails instead of hanging.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "cuda/cuda_check.cuh"
+#include "gpt2_decode.h"
+
+namespace fusebench::kernels::gpt2 {
+
+constexpr long long kWaitTimeoutCycles = 20'000'000'000LL;
+
+static __device__ unsigned g_barrier_count;  // arrivals in this launch: zeroed on the stream before each launch
+static __device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
+
+// Zeroes the barrier count on the stream (before each launch of a kernel that uses the grid barrier).
+inline void zero_barrier(cudaStream_t stream) {
+  static void* count = nullptr;
+  if (count == nullptr) FB_CUDA_CHECK(cudaGetSymbolAddress(&count, g_barrier_count));
+  FB_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned), stream));
+}
+
+// Arrive: every write of the group G before it is published (G's barrier, then thread 0's release add:
+// cumulative over what the group wrote).
+template <class G>
+__device__ __forceinline__ void grid_arrive() {
+  G::sync();
+  if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&g_barrier_count) : "memory");
+}
+
+// Waits until every block has arrived at the k-th barrier of this launch (thread 0 polls with acquire
+// loads; G's barrier then orders every thread's reads after it).
+template <class G>
+__device__ __forceinline__ void grid_wait(unsigned k) {
+  if (threadIdx.x == 0) {
+    const unsigned target = k * gridDim.x;
+    const long long start = clock64();
+    unsigned seen;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(&g_barrier_count) : "memory");
+      if (clock64() - start > kWaitTimeoutCycles) __trap();
+    } while (seen < target);
+  }
+  G::sync();
+}
+
+// Waits (thread 0 with acquire loads, then the group) until `counter` reaches `target`.
+template <class G>
+__device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
+  if (threadIdx.x == 0) {
+    const long long start = clock64();
+    unsigned seen;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+      if (clock64() - start > kWaitTimeoutCycles) __trap();
+    } while (seen < target);
+  }
+  G::sync();
+}
+
+// Publishes one more finished chunk of a head: the group's writes first (G's barrier), then thread 0's
+// release add (cumulative over what the group wrote, as the grid barrier's arrival).
+template <class G>
+__device__ __forceinline__ void count_done(unsigned* counter) {
+  G::sync();
+  if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+}
+
+#ifdef GPT2_DECODE_STAGE_TIMES
+// Optional instrumentation (scripts/device/gpt2-decode-bench.cu `stages`): thread 0 of each block stamps the
+// global timer when a stage's work is done (before arriving) and when it is released (after the wait).
+static __device__ unsigned long long g_stage_ns[kTimedBlocks * kStamps];
+__device__ __forceinline__ void stamp(int i) {
+  if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps)) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    g_stage_ns[blockIdx.x * kStamps + i] = t;
+  }
+}
+#define FB_STAMP(i) ::fusebench::kernels::gpt2::stamp(i)
+#else
+#define FB_STAMP(i)
+#endif
+
+}  // namespace fusebench::kernels::gpt2
