@@ -81,11 +81,15 @@ FB_FUSED_PAIR_DECL(gpt2_decode, Gpt2DecodeArgs)
 // Built with -DGPT2_DECODE_STAGE_TIMES only (a measuring aid, never in the addon): the global-timer stamps
 // of the last fused launch, kStamps per block for the first kTimedBlocks blocks: 0 at the start, then per
 // stage k (4 per layer, the LM head last) 2k + 1 when its work is done and 2k + 2 when its barrier
-// releases the block (the LM head's release stamp is the kernel's end).
+// releases the block (the LM head's release stamp is the kernel's end); then kSubStamps points inside each
+// layer's stages from kSubBase on (the ring kernel's, FB_SUB_STAMP).
 namespace gpt2 {
 constexpr size_t kTimedBlocks = 256;
-constexpr size_t kStamps = 8 * kMaxLayers + 2;
+constexpr size_t kSubBase = 8 * kMaxLayers + 2;
+constexpr size_t kSubStamps = 16;
+constexpr size_t kStamps = kSubBase + kSubStamps * kMaxLayers;
 }  // namespace gpt2
+// Then kTimedBlocks totals: the ring kernel's thread 0's time waiting for ring data (reset on each read).
 std::vector<unsigned long long> gpt2_decode_stage_times();
 #endif
 

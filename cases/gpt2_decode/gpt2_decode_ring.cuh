@@ -197,7 +197,13 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
   const int per = piece_rows<T>(s.elems, s.base2 != nullptr);
   for (size_t r0 = 0; r0 < s.rows; r0 += per) {
     const int n = static_cast<int>(s.rows - r0 < static_cast<size_t>(per) ? s.rows - r0 : per);
+#ifdef GPT2_DECODE_STAGE_TIMES
+    const unsigned long long t0 = globaltimer();
     wait_phase(ring.full_bar(), ring.phase);
+    if (threadIdx.x == 0) g_ring_wait_ns[blockIdx.x % kTimedBlocks] += globaltimer() - t0;
+#else
+    wait_phase(ring.full_bar(), ring.phase);
+#endif
     fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
     sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
     ring.advance();
@@ -326,7 +332,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   float* ng = xs + (((c > f ? c : f) + 3) & ~3);                 // [c] the next LayerNorm's γ
   float* nb = ng + c;                                            // [c] and β
   float* bias = nb + c;                                          // [bias_floats] this block's bias rows
-  float* q = bias + p.bias_floats;                               // [64] q, then the head's output
+  float* resid = bias + p.bias_floats;                           // [bias_floats] its residual rows before FFN2
+  float* q = resid + p.bias_floats;                              // [64] q, then the head's output
   float* s = q + 64;                                             // [kMaxPieceKeys + 1] scores
   T* kv_new = reinterpret_cast<T*>(s + 2 * kMaxPieceKeys);       // [2 · 64] the new key and value, in T
   float* opart = s + 2 * kMaxPieceKeys + 128;                    // [kGroups · 64]
@@ -369,6 +376,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // 1. LN1 + QKV (+ bias) into qkv_f.
     if (l > 0) stage_vector(xs, a.x_f, c);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+    FB_SUB_STAMP(l, 0);
     consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
     });
@@ -396,6 +404,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
         }
       }
       Consumers::sync();
+      FB_SUB_STAMP(l, 2);
       Online on;
       const Segment<T> seg = plan.kv(l, it);
       const T* knew = it.has_new ? kv_new : nullptr;
@@ -407,6 +416,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
           attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, kv_new + 64, s, red, on);
         });
       }
+      FB_SUB_STAMP(l, 3);
       const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
 #pragma unroll
       for (int d = 0; d < kPack; ++d) opart[grp * 64 + l8 * kPack + d] = on.o[d];
@@ -419,12 +429,15 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       }
       if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
       count_done<Consumers>(done + it.h);
+      FB_SUB_STAMP(l, 4);
     }
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
+      FB_SUB_STAMP(l, 5);
       if (threadIdx.x < 64) q[threadIdx.x] = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
       Consumers::sync();
+      FB_SUB_STAMP(l, 6);
       const size_t row0 = plan.wo_rows(it).begin;
       consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
         const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
@@ -434,6 +447,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
           if (j < n && l8 == 0) atomicAdd(a.x_f + row0 + r0 + j, v);
         }
       });
+      FB_SUB_STAMP(l, 7);
     }
     arrive_then(st + 3);
     stage_floats(bias, a.b1 + l * f + f_rows.begin, f_rows.size());
@@ -441,8 +455,10 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
 
     // 3. LN2 + FFN1 + GELU into g_f. Block 0 also clears this layer's head counters (nobody reads them now).
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
+    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) resid[r - c_rows.begin] = __ldcg(a.x_f + r);
     stage_vector(xs, a.x_f, c);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+    FB_SUB_STAMP(l, 8);
     consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float u) {
         u += bias[r];
@@ -458,10 +474,10 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // 4. FFN2 + b2 into the residual (rows owned by this block).
     stage_vector(xs, a.g_f, f);
     Consumers::sync();
+    FB_SUB_STAMP(l, 9);
     consume(plan.w2(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece(w, r0, n, f, xs, red, [&](size_t r, float v) {
-        float* x = a.x_f + c_rows.begin + r;
-        __stcg(x, __ldcg(x) + v + bias[r]);
+        __stcg(a.x_f + c_rows.begin + r, resid[r] + v + bias[r]);
       });
     });
     arrive_then(st + 7);
@@ -488,11 +504,11 @@ __global__ void gpt2_decode_ring_kernel(const __grid_constant__ Params<T>) {
 
 #endif  // FB_SM90A_DEVICE
 
-// Shared memory of one block besides the ring: the GEMV vector, γ/β, the bias rows, the attention's
+// Shared memory of one block besides the ring: the GEMV vector, γ/β, the bias and residual rows, the attention's
 // scratch, the reduction scratch, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const Gpt2DecodeArgs<T>& a, size_t bias_floats, int slots) {
-  const size_t floats = ((std::max(a.hidden, a.f) + 3) & ~size_t{3}) + 2 * a.hidden + bias_floats + 64 +
+  const size_t floats = ((std::max(a.hidden, a.f) + 3) & ~size_t{3}) + 2 * a.hidden + 2 * bias_floats + 64 +
                         2 * kMaxPieceKeys + 128 + kGroups * 64 + 32;
   return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }

@@ -80,16 +80,21 @@ __device__ __forceinline__ void count_done(unsigned* counter) {
 // Optional instrumentation (scripts/device/gpt2-decode-bench.cu `stages`): thread 0 of each block stamps the
 // global timer when a stage's work is done (before arriving) and when it is released (after the wait).
 static __device__ unsigned long long g_stage_ns[kTimedBlocks * kStamps];
+static __device__ unsigned long long g_ring_wait_ns[kTimedBlocks];  // the ring kernel's consumers' waits for data
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 __device__ __forceinline__ void stamp(int i) {
-  if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps)) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    g_stage_ns[blockIdx.x * kStamps + i] = t;
-  }
+  if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps))
+    g_stage_ns[blockIdx.x * kStamps + i] = globaltimer();
 }
 #define FB_STAMP(i) ::fusebench::kernels::gpt2::stamp(i)
+#define FB_SUB_STAMP(l, i) ::fusebench::kernels::gpt2::stamp(static_cast<int>(kSubBase + kSubStamps * (l) + (i)))
 #else
 #define FB_STAMP(i)
+#define FB_SUB_STAMP(l, i)
 #endif
 
 }  // namespace fusebench::kernels::gpt2

@@ -112,6 +112,8 @@ void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int
   const size_t flush_bytes = size_t(256) << 20;
   char* flush = alloc<char>(flush_bytes);
   kernels::gpt2_decode_fused_cuda(a, ctx);  // a first call: module load, TLB, the occupancy query
+  FB_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream)));
+  (void)kernels::gpt2_decode_stage_times();  // resets the ring-wait totals of the earlier calls
   FB_CUDA_CHECK(cudaMemsetAsync(flush, 1, flush_bytes, static_cast<cudaStream_t>(ctx.stream)));
   kernels::gpt2_decode_fused_cuda(a, ctx);
   FB_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream)));
@@ -152,6 +154,40 @@ void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int
     total += sum[kind][3];
   }
   std::printf("stage sum of walls %.1f us (the instrumented step)\n", total);
+  // The ring kernel's points inside a layer (FB_SUB_STAMP): median block, mean over the layers (a point
+  // a kernel does not stamp reads as 0 and its rows are meaningless).
+  struct Span {
+    const char* name;
+    long from, to;  // ≥ 0: sub-stamp index; < 0: −(stage stamp offset within the layer + 1)
+  };
+  const Span spans[] = {{"QKV: x from L2 + LN1", -1, 0},      {"QKV: GEMV pieces", 0, -2},
+                        {"att: bo, q and new k/v", -3, 2},    {"att: attention pieces", 2, 3},
+                        {"att: publish partial", 3, 4},       {"att: wait head counter", 4, 5},
+                        {"att: combine head", 5, 6},          {"att: Wo pieces", 6, 7},
+                        {"att: to arrival", 7, -4},           {"FFN1: x from L2 + LN2", -5, 8},
+                        {"FFN1: GEMV pieces", 8, -6},         {"FFN2: g from L2", -7, 9},
+                        {"FFN2: GEMV pieces", 9, -8}};
+  {
+    std::vector<double> waits;
+    for (int b = 0; b < blocks; ++b) waits.push_back(double(ns[kernels::gpt2::kTimedBlocks * S + b]) / 1e3);
+    std::printf("ring data waits (thread 0, whole step): median block %.1f us, max %.1f us\n", med(waits),
+                *std::max_element(waits.begin(), waits.end()));
+  }
+  std::printf("inside a layer (us, median block, mean over layers):\n");
+  for (const Span& sp : spans) {
+    double sum_ms = 0;
+    for (size_t l = 0; l < a.layers; ++l) {
+      auto point = [&](int b, long i) {
+        if (i >= 0) return at(b, kernels::gpt2::kSubBase + kernels::gpt2::kSubStamps * l + size_t(i));
+        const size_t off = size_t(-i - 1);
+        return l == 0 && off == 0 ? at(b, 0) : at(b, 8 * l + off);
+      };
+      std::vector<double> d;
+      for (int b = 0; b < blocks; ++b) d.push_back(point(b, sp.to) - point(b, sp.from));
+      sum_ms += med(d) / 1e3;
+    }
+    std::printf("  %-26s %7.2f\n", sp.name, sum_ms / a.layers);
+  }
 }
 #endif
 

@@ -38,5 +38,9 @@ for step in "$@"; do
     torch-*) timeout 240 python3 scripts/device/gpt2-decode-torch.py "${step#torch-}" "${REPS:-51}" 2>&1 | grep -v Warning ;;
     stages) timeout 60 $bin-stages bf16 full 0 ;;
     ncu) timeout 200 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis -k regex:"fused|ring" $bin bf16 full 0 2>&1 | tail -40 ;;
+    stalls) timeout 200 ncu --section WarpStateStats --section InstructionStats --section SchedulerStats \
+        -k regex:"fused_kernel|ring" -c 1 $bin bf16 full 0 2>&1 | grep -vE "^==PROF==|^check|^gpt2|^logits|^fused" | tail -60 ;;
+    sass) cuobjdump -sass $bin | awk '/Function :/{f=$3} /^ +\/\*[0-9a-f]{4,}\*\//{n[f]++} END{for (k in n) print n[k], k}' \
+        | sort -n | tail -6 ;;
   esac
 done
