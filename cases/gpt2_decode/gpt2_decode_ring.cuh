@@ -140,10 +140,14 @@ struct Plan {
 namespace sm90 = ::fusebench::cuda::sm90;
 
 // Waits for a phase of an mbarrier; traps after ~10 s (a schedule mismatch fails instead of hanging).
+// kSleep: each test may suspend the thread until the phase completes (the producer, which mostly waits
+// for a free slot, so that it does not spin in the issue slots of the consumer warps beside it).
+template <bool kSleep = false>
 __device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity) {
-  if (sm90::mbar_test(bar, parity)) return;
+  auto test = [&] { return kSleep ? sm90::mbar_test_sleep(bar, parity, 1u << 20) : sm90::mbar_test(bar, parity); };
+  if (test()) return;
   const long long start = clock64();
-  while (!sm90::mbar_test(bar, parity)) {
+  while (!test()) {
     if (clock64() - start > kWaitTimeoutCycles) __trap();
   }
 }
@@ -173,7 +177,7 @@ __device__ void produce(const Plan<T>& plan, Ring ring) {
     const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
     for (size_t r0 = 0; r0 < s.rows; r0 += per) {
       const int n = static_cast<int>(s.rows - r0 < static_cast<size_t>(per) ? s.rows - r0 : per);
-      wait_phase(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
+      wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
       __syncwarp();
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);

@@ -71,6 +71,22 @@ __device__ __forceinline__ bool mbar_test(uint32_t bar, uint32_t parity) {
   return done != 0;
 }
 
+// As mbar_test, but the thread may sleep up to `ns` nanoseconds in the test until the phase completes (a
+// waiter that should not take issue slots from its neighbours while it waits).
+__device__ __forceinline__ bool mbar_test_sleep(uint32_t bar, uint32_t parity, uint32_t ns) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity), "r"(ns)
+      : "memory");
+  return done != 0;
+}
+
 // --- TMA ------------------------------------------------------------------------------------------
 // Copies `bytes` (a multiple of 16) from global `src` to shared address `dst` (both 16-byte aligned) with
 // the bulk-copy engine; the bytes complete a transaction on `bar`.
