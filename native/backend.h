@@ -23,6 +23,20 @@ struct MemoryRegion {
   size_t bytes;
 };
 
+// What a recorded graph holds, for the results: whether its launches went with programmatic dependent
+// launch (LaunchContext::pdl) and the graph's own count of what that made of it.
+struct GraphFacts {
+  // The launches of our kernels were recorded with PDL and the graph has programmatic edges.
+  bool pdl = false;
+  // Why not, where pdl is false (the device, the toolkit, the driver, the kernels' build, or no
+  // programmatic edge in the recorded graph); empty where pdl is true.
+  std::string no_pdl_reason;
+  int kernel_nodes = 0;
+  // Edges of type programmatic (cudaGraphDependencyTypeProgrammatic) in the graph; -1 where the toolkit
+  // cannot list edge types (CUDA < 12.3, where nothing is recorded with PDL).
+  int programmatic_edges = -1;
+};
+
 // Launches recorded once and replayed as one unit (a CUDA graph): what an eager framework's launches cost
 // once the host's launch overhead is gone.
 class Replay {
@@ -30,6 +44,7 @@ class Replay {
   virtual ~Replay() = default;
   // Queues the recorded launches on the backend's stream (not waited for: the timer waits).
   virtual void replay() = 0;
+  virtual const GraphFacts& facts() const = 0;
 };
 
 class Backend {
@@ -63,10 +78,12 @@ class Backend {
   virtual double stop_timer_ms() = 0;
   virtual void synchronize() = 0;
   virtual LaunchContext launch_context() const = 0;
-  // Records the launches `launches` makes on launch_context()'s stream into a replayable graph. The
-  // backends without graphs (the CPU) throw, saying so; a launch that cannot be recorded (a
-  // synchronization, an allocation) throws naming the CUDA error.
-  virtual std::unique_ptr<Replay> record(const std::function<void()>& launches) = 0;
+  // Records the launches `launches(pdl)` makes on launch_context()'s stream into a replayable graph; pdl
+  // says whether they may go with programmatic dependent launch (LaunchContext::pdl: CUDA on compute
+  // capability 9.0+, built with and running on CUDA 12.3+, kernels compiled for sm_90+). The backends
+  // without graphs (the CPU) throw, saying so; a launch that cannot be recorded (a synchronization, an
+  // allocation) throws naming the CUDA error.
+  virtual std::unique_ptr<Replay> record(const std::function<void(bool pdl)>& launches) = 0;
   // A one-float scratch location for passes that must keep their reads alive.
   virtual float* sink() = 0;
 };

@@ -86,7 +86,7 @@ class CpuBackend final : public Backend {
   }
   void synchronize() override {}
   LaunchContext launch_context() const override { return LaunchContext{}; }
-  std::unique_ptr<Replay> record(const std::function<void()>&) override {
+  std::unique_ptr<Replay> record(const std::function<void(bool)>&) override {
     throw std::invalid_argument("the CPU backend has no graphs to replay launches from (CUDA only)");
   }
   float* sink() override { return &sink_; }

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda_device.h"
+#include "cuda_graph.h"
 #include "common/read_pass.h"
 #include "cuda/elementwise.cuh"
 
@@ -64,26 +65,6 @@ Stream make_stream() {
   FB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   return Stream(s);
 }
-struct GraphDestroy {
-  void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
-};
-struct GraphExecDestroy {
-  void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
-};
-using Graph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDestroy>;
-using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDestroy>;
-
-// A CUDA graph of recorded launches, instantiated once, replayed on `stream`.
-class CudaReplay final : public Replay {
- public:
-  CudaReplay(GraphExec exec, cudaStream_t stream) : exec_(std::move(exec)), stream_(stream) {}
-  void replay() override { FB_CUDA_CHECK(cudaGraphLaunch(exec_.get(), stream_)); }
-
- private:
-  GraphExec exec_;
-  cudaStream_t stream_;
-};
-
 Event make_event() {
   cudaEvent_t e = nullptr;
   FB_CUDA_CHECK(cudaEventCreate(&e));
@@ -98,6 +79,7 @@ class CudaBackend final : public Backend {
     FB_CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
     ctx_.sm_count = props.multiProcessorCount;
     memory_ = props.totalGlobalMem;
+    no_pdl_reason_ = graph_pdl_unavailable(props);
     stream_ = make_stream();
     ctx_.stream = stream_.get();
     flush_bytes_ = 2 * static_cast<size_t>(props.l2CacheSize > 0 ? props.l2CacheSize : (8 << 20));
@@ -160,27 +142,8 @@ class CudaBackend final : public Backend {
     held_ = true;
   }
   void start_timer() override { FB_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get())); }
-  std::unique_ptr<Replay> record(const std::function<void()>& launches) override {
-    // Thread-local capture mode: a CUDA call of another thread cannot join (or break) this capture.
-    FB_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
-    cudaGraph_t graph = nullptr;
-    try {
-      launches();
-    } catch (...) {
-      cudaStreamEndCapture(stream_.get(), &graph);  // ends the capture; the graph, if any, is dropped
-      if (graph != nullptr) cudaGraphDestroy(graph);
-      cudaGetLastError();
-      throw;
-    }
-    FB_CUDA_CHECK(cudaStreamEndCapture(stream_.get(), &graph));
-    const Graph owned(graph);
-    cudaGraphExec_t exec = nullptr;
-#if CUDART_VERSION >= 12000
-    FB_CUDA_CHECK(cudaGraphInstantiate(&exec, owned.get(), 0));
-#else
-    FB_CUDA_CHECK(cudaGraphInstantiate(&exec, owned.get(), nullptr, nullptr, 0));
-#endif
-    return std::make_unique<CudaReplay>(GraphExec(exec), stream_.get());
+  std::unique_ptr<Replay> record(const std::function<void(bool pdl)>& launches) override {
+    return record_graph(stream_.get(), no_pdl_reason_, launches);
   }
 
   double stop_timer_ms() override {
@@ -212,6 +175,7 @@ class CudaBackend final : public Backend {
   // Declared in construction order: members built before a throw are released by their owners.
   LaunchContext ctx_{};
   size_t memory_ = 0;
+  std::string no_pdl_reason_;  // why graphs are recorded without PDL; empty: with it (cuda_graph.h)
   Stream stream_;
   size_t flush_bytes_ = 0;
   int flush_value_ = 0;

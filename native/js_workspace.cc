@@ -23,6 +23,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
                         InstanceMethod("poison", &JsWorkspace::Poison), InstanceMethod("run", &JsWorkspace::Run),
                         InstanceMethod("time", &JsWorkspace::Time), InstanceMethod("timeBatch", &JsWorkspace::TimeBatch),
                         InstanceMethod("timeGraph", &JsWorkspace::TimeGraph),
+                        InstanceMethod("graphFacts", &JsWorkspace::GraphFactsOf),
                         InstanceMethod("setSpin", &JsWorkspace::SetSpin),
                         InstanceMethod("dispose", &JsWorkspace::Dispose)});
   }
@@ -108,6 +109,17 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
   }
   Napi::Value TimeGraph(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), ws(info.Env()).time_graph(variant_arg(info), calls_arg(info)));
+  }
+  // {pdl, kernelNodes, programmaticEdges?, noPdlReason?} of the graph timeGraph recorded (GraphFacts).
+  Napi::Value GraphFactsOf(const Napi::CallbackInfo& info) {
+    const Napi::Env env = info.Env();
+    const GraphFacts& f = ws(env).graph_facts(variant_arg(info), calls_arg(info));
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("pdl", Napi::Boolean::New(env, f.pdl));
+    out.Set("kernelNodes", Napi::Number::New(env, f.kernel_nodes));
+    if (f.programmatic_edges >= 0) out.Set("programmaticEdges", Napi::Number::New(env, f.programmatic_edges));
+    if (!f.no_pdl_reason.empty()) out.Set("noPdlReason", Napi::String::New(env, f.no_pdl_reason));
+    return out;
   }
   static int calls_arg(const Napi::CallbackInfo& info) {
     if (info.Length() < 2 || !info[1].IsNumber()) throw Napi::TypeError::New(info.Env(), "Expected a call count");

@@ -100,11 +100,12 @@ void Workspace::poison(const std::string& name) {
   backend_->poison(ptrs_[i], words(i));
 }
 
-void Workspace::launch(int variant) {
+void Workspace::launch(int variant, bool pdl) {
   if (variant < 0 || static_cast<size_t>(variant) >= spec_.variants.size())
     throw std::invalid_argument(spec_.name + ": no variant " + std::to_string(variant));
   LaunchContext ctx = backend_->launch_context();
   ctx.max_blocks = options_.max_blocks;
+  ctx.pdl = pdl;
   kernel_ = nullptr;
   ctx.kernel = &kernel_;
   bound_(backend_->kind(), static_cast<size_t>(variant), ctx);
@@ -150,14 +151,22 @@ double Workspace::time_graph(int variant, int calls) {
   if (!graph) {
     launch(variant);  // once outside the recording: a library's first call may allocate or choose algorithms
     backend_->synchronize();
-    graph = backend_->record([&] {
-      for (int i = 0; i < calls; ++i) launch(variant);
+    graph = backend_->record([&](bool pdl) {
+      for (int i = 0; i < calls; ++i) launch(variant, pdl);
     });
   }
   backend_->flush_caches(regions());
   backend_->start_timer();
   graph->replay();
   return backend_->stop_timer_ms() / calls;
+}
+
+const GraphFacts& Workspace::graph_facts(int variant, int calls) const {
+  const auto it = graphs_.find({variant, calls});
+  if (it == graphs_.end() || !it->second)
+    throw std::invalid_argument(spec_.name + ": no graph of variant " + std::to_string(variant) + " with " +
+                                std::to_string(calls) + " calls was recorded (time it first)");
+  return it->second->facts();
 }
 
 double Workspace::time(int variant) {

@@ -50,6 +50,9 @@ class Workspace {
   // caches and times one replay of it; milliseconds per call. The eager twin with the host's launch
   // gaps removed: what a graph buys, beside what fusion buys.
   double time_graph(int variant, int calls);
+  // What the graph time_graph recorded for (variant, calls) holds: PDL or not, its kernel nodes and
+  // programmatic edges. Throws where none was recorded.
+  const GraphFacts& graph_facts(int variant, int calls) const;
   // Changes the injected spin (calibration of --inject <case>:<p>%).
   void set_spin(uint64_t spin) { injection_.spin = spin; }
 
@@ -59,7 +62,8 @@ class Workspace {
   size_t words(size_t i) const;
   // Every buffer, as the memory a timed call touches.
   std::vector<MemoryRegion> regions() const;
-  void launch(int variant);
+  // pdl: launch with programmatic dependent launch where the kernels can (LaunchContext::pdl; graphs only).
+  void launch(int variant, bool pdl = false);
 
   const char* kernel_ = nullptr;  // what the last launch reported (LaunchContext::kernel)
   std::shared_ptr<Backend> backend_;

@@ -4,10 +4,13 @@
 // split-KV attention over the cache rows 0 .. pos and its combine, the out-projection GEMV + bias, the
 // residual add, LN2, FFN1 + bias, GELU, FFN2 + bias, the residual add; then LNf and the LM-head GEMV.
 // Capture-safe: no allocation, no synchronization, every launch on ctx.stream (cuBLAS's handles and
-// workspace are made on first use, so a graph captures a call after a first one).
+// workspace are made on first use, so a graph captures a call after a first one). Every kernel of ours
+// opens with the PDL wait and goes through cuda::launch_kernel, so the graph twin records it with
+// programmatic dependent launch where the device has it (cuda/launch_pdl.cuh); the cuBLAS/cuBLASLt GEMVs
+// stay plain launches.
 #include "cuda/building_blocks.h"
 #include "cuda/cublas_ops.h"
-#include "cuda/cuda_check.cuh"
+#include "cuda/launch_pdl.cuh"
 #include "gpt2_decode.h"
 #include "gpt2_decode_device.cuh"
 
@@ -21,12 +24,14 @@ constexpr int kAttentionThreads = 256;
 // dst[0 .. n) = src[0 .. n): one embedding row (the gather of nn.Embedding at one index).
 template <class T>
 __global__ void copy_row_kernel(const T* src, T* dst, int n) {
+  cuda::pdl_begin();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) dst[i] = src[i];
 }
 
 // The cache rows pos of one layer: K and V from qkv's K and V thirds (the cache update, k_cache[:, pos] = k).
 template <class T>
 __global__ void kv_append_kernel(const T* qkv, T* k_row, T* v_row, int c) {
+  cuda::pdl_begin();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < c; i += gridDim.x * blockDim.x) {
     k_row[i] = qkv[c + i];
     v_row[i] = qkv[2 * c + i];
@@ -42,6 +47,7 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_chunk_kernel(cons
   __shared__ float s[kMaxChunk];
   __shared__ __align__(16) float opart[kAttentionThreads / 8 * 64];
   __shared__ float red[32];
+  cuda::pdl_begin();
   const size_t h = blockIdx.y, k0 = blockIdx.x * chunk, k1 = k0 + chunk < keys ? k0 + chunk : keys;
   if (threadIdx.x < 64) q[threadIdx.x] = to_float(qkv[h * 64 + threadIdx.x]) * kScoreScale;
   __syncthreads();
@@ -52,6 +58,7 @@ __global__ void __launch_bounds__(kAttentionThreads) attention_chunk_kernel(cons
 // One block of 64 threads per head: the head's output from its chunks.
 template <class T>
 __global__ void attention_combine_kernel(const float* parts, size_t splits, T* att) {
+  cuda::pdl_begin();
   const size_t h = blockIdx.x;
   att[h * 64 + threadIdx.x] = from_float<T>(combine_head(parts + h * splits * kPartFloats, splits, threadIdx.x));
 }
@@ -61,13 +68,10 @@ __global__ void attention_combine_kernel(const float* parts, size_t splits, T* a
 template <class T>
 void gpt2_decode_unfused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx) {
   const size_t c = a.hidden, f = a.f, cc = c * c, fc = f * c, cache_layer = a.ctx * c;
-  const auto stream = static_cast<cudaStream_t>(ctx.stream);
   const int ci = static_cast<int>(c);
-  const int row_blocks = static_cast<int>((c + 255) / 256);
-  copy_row_kernel<<<row_blocks, 256, 0, stream>>>(a.wte + a.token * c, a.a, ci);
-  FB_CUDA_CHECK_LAUNCH("copy_row_kernel");
-  copy_row_kernel<<<row_blocks, 256, 0, stream>>>(a.wpe + a.pos * c, a.proj, ci);
-  FB_CUDA_CHECK_LAUNCH("copy_row_kernel");
+  const auto row_blocks = static_cast<unsigned>((c + 255) / 256);
+  cuda::launch_kernel(copy_row_kernel<T>, row_blocks, 256, 0, ctx, "copy_row_kernel", a.wte + a.token * c, a.a, ci);
+  cuda::launch_kernel(copy_row_kernel<T>, row_blocks, 256, 0, ctx, "copy_row_kernel", a.wpe + a.pos * c, a.proj, ci);
   cuda::add(a.a, a.proj, a.x, c, ctx);
   const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(ctx.sm_count));
   for (size_t l = 0; l < a.layers; ++l) {
@@ -75,13 +79,13 @@ void gpt2_decode_unfused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& c
     T* vc = a.v_cache + l * cache_layer;
     cuda::layernorm(a.x, a.ln1_g + l * c, a.ln1_b + l * c, a.a, 1, c, a.eps, ctx);
     cuda::cublaslt_linear_bias(a.a, a.w_qkv + l * 3 * cc, a.b_qkv + l * 3 * c, a.qkv, 1, 3 * c, c, ctx);
-    kv_append_kernel<<<row_blocks, 256, 0, stream>>>(a.qkv, kc + a.pos * c, vc + a.pos * c, ci);
-    FB_CUDA_CHECK_LAUNCH("kv_append_kernel");
-    attention_chunk_kernel<<<dim3(static_cast<unsigned>(split.splits), static_cast<unsigned>(a.heads)),
-                             kAttentionThreads, 0, stream>>>(a.qkv, kc, vc, c, a.pos + 1, split.chunk, a.att_part);
-    FB_CUDA_CHECK_LAUNCH("attention_chunk_kernel");
-    attention_combine_kernel<<<static_cast<unsigned>(a.heads), 64, 0, stream>>>(a.att_part, split.splits, a.att);
-    FB_CUDA_CHECK_LAUNCH("attention_combine_kernel");
+    cuda::launch_kernel(kv_append_kernel<T>, row_blocks, 256, 0, ctx, "kv_append_kernel", a.qkv, kc + a.pos * c,
+                        vc + a.pos * c, ci);
+    const dim3 chunks(static_cast<unsigned>(split.splits), static_cast<unsigned>(a.heads));
+    cuda::launch_kernel(attention_chunk_kernel<T>, chunks, kAttentionThreads, 0, ctx, "attention_chunk_kernel", a.qkv,
+                        kc, vc, c, a.pos + 1, split.chunk, a.att_part);
+    cuda::launch_kernel(attention_combine_kernel<T>, static_cast<unsigned>(a.heads), 64, 0, ctx,
+                        "attention_combine_kernel", a.att_part, split.splits, a.att);
     cuda::cublaslt_linear_bias(a.att, a.w_o + l * cc, a.b_o + l * c, a.proj, 1, c, c, ctx);
     cuda::add(a.x, a.proj, a.h, c, ctx);
     cuda::layernorm(a.h, a.ln2_g + l * c, a.ln2_b + l * c, a.a, 1, c, a.eps, ctx);

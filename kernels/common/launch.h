@@ -14,6 +14,10 @@ struct LaunchContext {
   // Where a variant that picks its kernel at run time (by device, shape or build) names the kernel it
   // launched, for the results (null: nobody asks). report_kernel writes it.
   const char** kernel = nullptr;
+  // CUDA: launch with programmatic dependent launch (cuda/launch_pdl.cuh). Set only while the graph twin is
+  // recorded on a device, toolkit and driver that have it; only the kernels launched through
+  // cuda::launch_kernel (which wait for their predecessor first) use it, every other launch stays plain.
+  bool pdl = false;
 };
 
 inline void report_kernel(const LaunchContext& ctx, const char* name) {

@@ -20,9 +20,10 @@
 #include <type_traits>
 
 #include "common/launch.h"
-#include "cuda/elementwise.cuh"
-#include "cuda/row_reduce.cuh"
 #include "cuda/cuda_check.cuh"
+#include "cuda/elementwise.cuh"
+#include "cuda/launch_pdl.cuh"
+#include "cuda/row_reduce.cuh"
 
 namespace fusebench::cuda {
 
@@ -53,8 +54,10 @@ __device__ __forceinline__ float stored(float v) {
 
 // kStoreH: h = x + r is written (false: a.h is null and only y is wanted; a template argument, as a
 // run-time test of a.h cost measurable time at GPT-2's rows: docs/measurements.md, "Norms: kStoreH").
+// Both norm kernels open with the PDL wait (launch_pdl.cuh): the graph twin may launch them with PDL.
 template <class T, int kRowWarps, int kSlots, bool kVec, Norm kNorm, bool kResidual, bool kStoreH>
 __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
+  pdl_begin();
   using Slots = RowSlots<T, kRowWarps, kSlots, kVec>;
   constexpr int kW = Slots::kW;
   const int n = a.n;
@@ -114,6 +117,7 @@ __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
 // pass), so no fence is needed between passes.
 template <class T, bool kVec, Norm kNorm, bool kResidual>
 __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows<T> a) {
+  pdl_begin();
   constexpr int kTileSlots = 2;  // two 16-byte loads in flight per operand and thread
   using Tile = RowSlots<T, 8, kTileSlots, kVec>;
   constexpr int kW = Tile::kW;
@@ -182,7 +186,6 @@ __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows<T> a)
 // Launches the norm over a.rows rows of a.n elements (n <= 2^30: the kernels index a row with ints).
 template <Norm kNorm, bool kResidual, class T>
 void launch_norm_rows(const NormRows<T>& a, const LaunchContext& ctx) {
-  const auto stream = static_cast<cudaStream_t>(ctx.stream);
   const auto n = static_cast<size_t>(a.n);
   const bool vec = vector_rows_ok<T>(n, {a.x, a.r, a.h, a.gamma, a.beta, a.y});
   dispatch_rows<T>(n, vec, [&](auto warps, auto slots, auto vec_tag) {
@@ -195,14 +198,12 @@ void launch_norm_rows(const NormRows<T>& a, const LaunchContext& ctx) {
                                     " elements is too long for registers and streams through h; h must be given");
       constexpr auto kernel = norm_stream_kernel<T, kVec, kNorm, kResidual>;
       const unsigned grid = row_grid<kernel>(a.rows, kRowThreads, ctx);
-      kernel<<<grid, kRowThreads, 0, stream>>>(a);
-      FB_CUDA_CHECK_LAUNCH("norm_stream_kernel");
+      launch_kernel(kernel, grid, kRowThreads, 0, ctx, "norm_stream_kernel", a);
     } else {
       const auto launch = [&](auto store_h) {
         constexpr auto kernel = norm_rows_kernel<T, kRowWarps, kSlots, kVec, kNorm, kResidual, decltype(store_h)::value>;
         const unsigned grid = row_grid<kernel>(a.rows, 32 * kRowWarps, ctx);
-        kernel<<<grid, kRowThreads, 0, stream>>>(a);
-        FB_CUDA_CHECK_LAUNCH("norm_rows_kernel");
+        launch_kernel(kernel, grid, kRowThreads, 0, ctx, "norm_rows_kernel", a);
       };
       if (kResidual && a.h == nullptr) launch(std::false_type{});
       else launch(std::bool_constant<kResidual>{});

@@ -17,6 +17,7 @@ interface RawWorkspace {
   time(variant: number): number;
   timeBatch(variant: number, calls: number): number;
   timeGraph(variant: number, calls: number): number;
+  graphFacts(variant: number, calls: number): GraphFacts;
   setSpin(spin: number): void;
   dispose(): void;
 }
@@ -52,6 +53,18 @@ interface RawAddon {
     params: number[],
     options: { variant: number; passes: number; spin: number; maxBlocks: number },
   ) => RawWorkspace;
+}
+
+/**
+ * What a graph recorded by timeGraph holds: whether the launches of our kernels went with programmatic
+ * dependent launch (PDL: compute capability 9.0+, CUDA 12.3+), with the graph's own count of its kernel
+ * nodes and programmatic edges (absent where the toolkit cannot list edge types), and why not PDL.
+ */
+export interface GraphFacts {
+  pdl: boolean;
+  kernelNodes: number;
+  programmaticEdges?: number;
+  noPdlReason?: string;
 }
 
 /** One buffer of a case at a shape: its name, element count, role and element type. */
@@ -339,6 +352,10 @@ export class Workspace {
    */
   timeGraph(variant: string, calls: number): number {
     return this.#raw.timeGraph(this.#index(variant), calls);
+  }
+  /** What the graph timeGraph recorded for (variant, calls) holds (PDL or not); throws where none was. */
+  graphFacts(variant: string, calls: number): GraphFacts {
+    return this.#raw.graphFacts(this.#index(variant), calls);
   }
   /** Sets the spin injected after the injected variant: SM clock cycles on CUDA, nanoseconds on the CPU. */
   setSpin(spin: number): void {

@@ -21,6 +21,7 @@ import { gatedOnBatched, methodLabel, timingOf } from '../gate/judged-timing.ts'
 import type { CaseResult, GateResult, MeasuredCase } from '../results/results.ts';
 import { verdictLabel } from '../results/verdict.ts';
 import { codeSpan, type Inline, markdownTable, md, NOTE_CHARS, name, note, ours, text, trusted } from './escape.ts';
+import { graphArm, graphCounts } from './graph-twin-label.ts';
 
 type Measured = MeasuredCase;
 
@@ -87,12 +88,14 @@ function graphTwinRow(c: Measured): Inline[] | undefined {
   if (g.status === 'unavailable')
     return [trusted('Unfused twin from a CUDA graph'), note(`not measured: ${g.reason}`), '', ''];
   const per = g.callsPerSample > 1 ? `batched, ${g.callsPerSample} calls between events` : 'per call';
-  return ours([
-    `Median time, unfused twin from a CUDA graph (${per})`,
-    ms(g.graph.median),
-    ms(g.fused.median),
-    `${speedup(g.speedup)} (95% CI) over the graph; reported, not gated`,
-  ]);
+  const counts = graphCounts(g);
+  const over = trusted(
+    `${speedup(g.speedup)} (95% CI) over the graph; reported, not gated${counts ? `; ${counts}` : ''}`,
+  );
+  return [
+    ...ours([`Median time, unfused twin from a CUDA ${graphArm(g)}, ${per}`, ms(g.graph.median), ms(g.fused.median)]),
+    g.noPdlReason !== undefined ? md`${over}; no PDL: ${note(g.noPdlReason)}` : over,
+  ];
 }
 
 // Every row but the sampled-elements note and the extra error names is our own formatting of numbers.

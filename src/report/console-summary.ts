@@ -13,6 +13,7 @@ import { caseVerdict, type RowVerdict } from '../results/verdict.ts';
 import { paintVerdict } from './color.ts';
 import { renderConsoleTable } from './console-table.ts';
 import { NOTE_CHARS, plain } from './escape.ts';
+import { graphArm, graphCounts } from './graph-twin-label.ts';
 import { phaseSplitLine } from './phase-split.ts';
 
 const who = (c: CaseResult) => logText(`${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`);
@@ -31,7 +32,14 @@ function graphTwinNote(c: CaseResult): string | undefined {
   if (!g) return undefined;
   if (g.status === 'unavailable') return `${who(c)}: no graph twin: ${logText(plain(g.reason, NOTE_CHARS))}`;
   const per = g.callsPerSample > 1 ? `batches of ${g.callsPerSample} calls` : 'one call per sample';
-  return `${who(c)}: graph twin (${per}): unfused from a CUDA graph ${ms(g.graph.median)}, fused ${ms(g.fused.median)} per call, fused speedup over the graph ${speedup(g.speedup)}`;
+  const counts = graphCounts(g);
+  const pdl =
+    g.noPdlReason !== undefined
+      ? `; no PDL: ${logText(plain(g.noPdlReason, NOTE_CHARS))}${counts ? ` (${counts})` : ''}`
+      : counts
+        ? `; ${counts}`
+        : '';
+  return `${who(c)}: graph twin (${per}): unfused from a CUDA ${graphArm(g)} ${ms(g.graph.median)}, fused ${ms(g.fused.median)} per call, fused speedup over the graph ${speedup(g.speedup)}${pdl}`;
 }
 
 /** The lines under the table: reasons of cases that did not run, batched timing, injected regressions. */

@@ -178,6 +178,19 @@ const caseResultSchema = z.object({
         /** The fused variant's speedup over the graph twin. */
         speedup: interval,
         samples: z.object({ graph: z.array(z.number()), fused: z.array(z.number()) }),
+        /**
+         * Whether the graph's launches of our kernels went with programmatic dependent launch (PDL: each may
+         * start while the kernel ahead of it finishes, then waits for it on the device) and the recorded
+         * graph has programmatic edges. cuBLAS/cuBLASLt launches are never PDL. Absent in files written before
+         * it was recorded.
+         */
+        pdl: z.boolean().optional(),
+        /** Why the graph went without PDL (the device, the toolkit, the driver or the kernels' build). */
+        noPdlReason: z.string().optional(),
+        /** The recorded graph's kernel nodes, by the CUDA runtime's count. */
+        kernelNodes: z.number().int().nonnegative().optional(),
+        /** Its edges of the programmatic type (CUDA 12.3+ lists edge types): one per PDL launch after a kernel. */
+        programmaticEdges: z.number().int().nonnegative().optional(),
       }),
       z.object({ status: z.literal('unavailable'), reason: z.string() }),
     ])

@@ -1,10 +1,12 @@
 /**
  * The graph twin of a shape: the unfused twin's launches recorded once into a CUDA graph and replayed,
  * timed in interleaved pairs against the fused variant, so a result separates what removing launch gaps
- * buys (unfused → graph) from what fusion buys (graph → fused). Reported beside the gated timing, never
- * gated. Where no graph can be recorded (the CPU backend, a launch that cannot be captured) the result
- * says why instead.
+ * buys (unfused → graph) from what fusion buys (graph → fused). Where the GPU and the build have it, the
+ * graph's launches of our kernels go with programmatic dependent launch; the result says whether they did,
+ * with the graph's count of its programmatic edges. Reported beside the gated timing, never gated. Where no
+ * graph can be recorded (the CPU backend, a launch that cannot be captured) the result says why instead.
  */
+import type { GraphFacts } from '../addon/native.ts';
 import { summarize } from '../base/stats.ts';
 import type { CaseResult } from '../results/results.ts';
 import { type MeasureSettings, measurePairs } from './measure.ts';
@@ -14,6 +16,7 @@ export interface GraphTimed {
   time(variant: string): number;
   timeBatch(variant: string, calls: number): number;
   timeGraph(variant: string, calls: number): number;
+  graphFacts(variant: string, calls: number): GraphFacts;
 }
 
 /** The series name of the graph twin inside the pair measurement. */
@@ -30,8 +33,10 @@ export function measureGraphTwin(
   settings: MeasureSettings,
   previous?: CaseResult['graphTwin'],
 ): NonNullable<CaseResult['graphTwin']> {
+  let facts: GraphFacts;
   try {
     ws.timeGraph(variants.unfused, calls); // records the graph, or says why it cannot
+    facts = ws.graphFacts(variants.unfused, calls);
   } catch (e) {
     return { status: 'unavailable', reason: (e as Error).message };
   }
@@ -54,5 +59,9 @@ export function measureGraphTwin(
     fused: summarize(m.fused),
     speedup: m.speedup,
     samples: { graph: m.unfused, fused: m.fused },
+    pdl: facts.pdl,
+    ...(facts.noPdlReason !== undefined ? { noPdlReason: facts.noPdlReason } : {}),
+    kernelNodes: facts.kernelNodes,
+    ...(facts.programmaticEdges !== undefined ? { programmaticEdges: facts.programmaticEdges } : {}),
   };
 }

@@ -25,7 +25,7 @@ const longHostile = (tag: string) => `${hostile(tag)} ${'x'.repeat(10_000)} ${TA
 
 /**
  * The mixed-verdicts H200 fixture with a hostile string in device.name, the fingerprint, device.details,
- * every case's title, shape label and description, the fused kernel's name, reasons (a graph twin's too), gate messages, fingerprint notes and baseline
+ * every case's title, shape label and description, the fused kernel's name, reasons (a graph twin's, and why it went without PDL), gate messages, fingerprint notes and baseline
  * file names, numerics labels, the command and the backend reason.
  */
 export function hostileResults(gpu = 'gpu'): ResultsFile {
@@ -45,7 +45,22 @@ export function hostileResults(gpu = 'gpu'): ResultsFile {
     c.sources = ['../../../etc/passwd\nx'];
     if (c.status !== 'measured') c.reason = longHostile(`reason-${i}`);
     else {
-      c.graphTwin = { status: 'unavailable', reason: longHostile(`graph-twin-${i}`) };
+      // Every other measured case has a graph twin without PDL and a hostile reason for that.
+      c.graphTwin =
+        i % 2 === 0 || !c.timing || !c.speedup
+          ? { status: 'unavailable', reason: longHostile(`graph-twin-${i}`) }
+          : {
+              status: 'measured',
+              callsPerSample: 1,
+              graph: c.timing.unfused,
+              fused: c.timing.fused,
+              speedup: c.speedup,
+              samples: { graph: [c.timing.unfused.median], fused: [c.timing.fused.median] },
+              pdl: false,
+              noPdlReason: longHostile(`no-pdl-${i}`),
+              kernelNodes: 2,
+              programmaticEdges: 0,
+            };
       c.fusedKernel = hostile(`kernel-${i}`);
     }
     if (c.gate) {

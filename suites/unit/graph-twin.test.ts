@@ -1,19 +1,30 @@
 // The graph twin (the unfused twin replayed from a CUDA graph, timed against the fused variant) on a
-// simulated device: what it measures, with which timing, continued on a second look, and why it is missing
-// where no graph can be recorded; and how the console and BENCHMARK_RESULTS.md show it.
+// simulated device: what it measures, with which timing, continued on a second look, why it is missing
+// where no graph can be recorded, and whether its launches went with programmatic dependent launch (PDL);
+// how the console and BENCHMARK_RESULTS.md show it; and that results files from before PDL was recorded
+// still load.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import type { GraphFacts } from '../../src/addon/native.ts';
 import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
 import { consoleNotes } from '../../src/report/console-summary.ts';
-import { type ResultsFile, readResults } from '../../src/results/results.ts';
+import { type CaseResult, type ResultsFile, readResults } from '../../src/results/results.ts';
 import { type GraphTimed, measureGraphTwin } from '../../src/run/graph-twin.ts';
 import { REALISTIC, SimulatedDevice } from '../support/noise-model.ts';
 
 const variants = { unfused: 'unfused', fused: 'fused' };
 const settings = { minPairs: 30, warmupPairs: 0, budgetMs: 0, targetHalfWidth: 0.01 };
 
-/** A device whose unfused twin takes 0.008 ms eagerly, 0.006 ms from a graph, and whose fused variant 0.004 ms. */
-function device(seed: number) {
+/** What an H100 build records for GPT-2 decode's twin: 100 PDL launches of ours, 99 after another kernel. */
+const H100_FACTS: GraphFacts = { pdl: true, kernelNodes: 149, programmaticEdges: 99 };
+
+/**
+ * A device whose unfused twin takes 0.008 ms eagerly, 0.006 ms from a graph, and whose fused variant
+ * 0.004 ms; its graphs hold `facts`.
+ */
+function device(seed: number, facts: GraphFacts = H100_FACTS) {
   const eager = new SimulatedDevice({ unfused: 0.008, fused: 0.004 }, REALISTIC, seed);
   const graph = new SimulatedDevice({ unfused: 0.006, fused: 0.004 }, REALISTIC, seed + 1);
   const calls: string[] = [];
@@ -29,6 +40,11 @@ function device(seed: number) {
     timeGraph: (v, n) => {
       calls.push(`graph ${v} ${n}`);
       return graph.time('unfused');
+    },
+    graphFacts: (v, n) => {
+      if (!calls.includes(`graph ${v} ${n}`)) throw new Error(`no graph of ${v} with ${n} calls was recorded`);
+      calls.push(`facts ${v} ${n}`);
+      return facts;
     },
   };
   return { ws, calls };
@@ -88,12 +104,53 @@ describe('measureGraphTwin', () => {
     });
     expect(calls).toEqual([]);
   });
+
+  test('the result says whether the recorded graph went with PDL, with its own counts', () => {
+    const d = device(6);
+    const g = measureGraphTwin(d.ws, variants, 64, settings);
+    expect(d.calls).toContain('facts unfused 64');
+    expect(g).toMatchObject({ status: 'measured', pdl: true, kernelNodes: 149, programmaticEdges: 99 });
+    expect(g).not.toHaveProperty('noPdlReason');
+    const older = measureGraphTwin(
+      device(7, {
+        pdl: false,
+        kernelNodes: 149,
+        programmaticEdges: 0,
+        noPdlReason: 'compute capability 8.0: PDL needs 9.0',
+      }).ws,
+      variants,
+      1,
+      settings,
+    );
+    expect(older).toMatchObject({
+      status: 'measured',
+      pdl: false,
+      programmaticEdges: 0,
+      noPdlReason: 'compute capability 8.0: PDL needs 9.0',
+    });
+    // A toolkit that cannot list edge types (CUDA < 12.3) gives no edge count, and none is made up.
+    const old = measureGraphTwin(
+      device(8, {
+        pdl: false,
+        kernelNodes: 149,
+        noPdlReason: 'built with CUDA 11.8: recording PDL launches into a graph needs 12.3',
+      }).ws,
+      variants,
+      1,
+      settings,
+    );
+    expect(old).not.toHaveProperty('programmaticEdges');
+  });
 });
 
 describe('the graph twin in the reports', () => {
   const r: ResultsFile = readResults(join(import.meta.dirname, '..', 'fixtures', 'h200-results.json'));
   const measured = r.cases.findIndex((c) => c.status === 'measured');
-  const withTwin: ResultsFile = {
+  type Twin = Extract<NonNullable<CaseResult['graphTwin']>, { status: 'measured' }>;
+  /** The fixture with a measured graph twin on its first measured case; `pdl` fields as given (none: an older file). */
+  const withTwin = (
+    pdl: Pick<Twin, 'pdl' | 'noPdlReason' | 'kernelNodes' | 'programmaticEdges'> = {},
+  ): ResultsFile => ({
     ...r,
     cases: r.cases.map((c, i) =>
       i === measured
@@ -106,22 +163,57 @@ describe('the graph twin in the reports', () => {
               fused: { ...(c.timing?.fused as NonNullable<typeof c.timing>['fused']), median: 0.0042 },
               speedup: { estimate: 1.45, lo: 1.43, hi: 1.47, confidence: 0.95 },
               samples: { graph: [0.0061], fused: [0.0042] },
+              ...pdl,
             },
           }
         : c,
     ),
-  };
+  });
+  const consoleLine = (f: ResultsFile) => consoleNotes(f).find((l) => l.includes('graph twin'));
 
   test('the console names the graph twin’s time and the fused speedup over it', () => {
-    const line = consoleNotes(withTwin).find((l) => l.includes('graph twin'));
+    const line = consoleLine(withTwin());
     expect(line).toMatch(/unfused from a CUDA graph 0\.006100 ms, fused 0\.004200 ms per call/);
-    expect(line).toMatch(/fused speedup over the graph 1\.45x \[1\.43, 1\.47\]/);
+    expect(line).toMatch(/fused speedup over the graph 1\.45x \[1\.43, 1\.47\]$/);
   });
 
   test('BENCHMARK_RESULTS.md has a row for it, reported and not gated', () => {
-    const md = renderBenchmarkMarkdown([withTwin]);
+    const md = renderBenchmarkMarkdown([withTwin()]);
     expect(md).toMatch(
-      /\| Median time, unfused twin from a CUDA graph \(per call\) \| 0\.006100 ms \| 0\.004200 ms \| 1\.45x \[1\.43, 1\.47\] \(95% CI\) over the graph; reported, not gated \|/,
+      /\| Median time, unfused twin from a CUDA graph, per call \| 0\.006100 ms \| 0\.004200 ms \| 1\.45x \[1\.43, 1\.47\] \(95% CI\) over the graph; reported, not gated \|/,
     );
+  });
+
+  test('a graph recorded with PDL is named "graph (PDL)", with its programmatic edges and kernel nodes', () => {
+    const f = withTwin({ pdl: true, kernelNodes: 149, programmaticEdges: 99 });
+    expect(consoleLine(f)).toMatch(
+      /unfused from a CUDA graph \(PDL\) 0\.006100 ms, fused 0\.004200 ms per call, fused speedup over the graph 1\.45x \[1\.43, 1\.47\]; 99 programmatic edges, 149 kernel nodes$/,
+    );
+    expect(renderBenchmarkMarkdown([f])).toMatch(
+      /\| Median time, unfused twin from a CUDA graph \(PDL\), per call \| 0\.006100 ms \| 0\.004200 ms \| 1\.45x \[1\.43, 1\.47\] \(95% CI\) over the graph; reported, not gated; 99 programmatic edges, 149 kernel nodes \|/,
+    );
+  });
+
+  test('a graph without PDL is a plain "graph" and says why, the reason escaped', () => {
+    const f = withTwin({ pdl: false, kernelNodes: 149, programmaticEdges: 0, noPdlReason: 'cc 8.0 | <b>x</b>\nnext' });
+    const line = consoleLine(f);
+    expect(line).toMatch(/unfused from a CUDA graph 0\.006100 ms/);
+    expect(line).toMatch(/; no PDL: cc 8\.0 \| <b>x<\/b> next \(0 programmatic edges, 149 kernel nodes\)$/);
+    const md = renderBenchmarkMarkdown([f]);
+    expect(md).toContain(
+      '| Median time, unfused twin from a CUDA graph, per call | 0.006100 ms | 0.004200 ms | 1.45x [1.43, 1.47] (95% CI) over the graph; reported, not gated; 0 programmatic edges, 149 kernel nodes; no PDL: cc 8.0 \\| &lt;b&gt;x&lt;/b&gt; next |',
+    );
+  });
+
+  test('a results file from before PDL was recorded loads; a PDL field of the wrong type is refused by name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-graph-twin-'));
+    const older = join(dir, 'older.json');
+    writeFileSync(older, JSON.stringify(withTwin()));
+    const twin = readResults(older).cases[measured]?.graphTwin;
+    expect(twin).toMatchObject({ status: 'measured', callsPerSample: 1 });
+    expect(twin).not.toHaveProperty('pdl');
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify(withTwin({ pdl: 'yes' as unknown as boolean })));
+    expect(() => readResults(bad)).toThrow(new RegExp(`${bad}.*not valid[\\s\\S]*cases\\[${measured}\\]\\.graphTwin`));
   });
 });

@@ -1,5 +1,6 @@
 // The typed facade over the addon bounds every count before the native call, with an "Expected …"
-// message: copy-probe counts and samples, injection passes and spins, and the injected variant's name.
+// message: copy-probe counts and samples, injection passes and spins, the injected variant's name, and a
+// recorded graph's facts asked for before any graph was recorded.
 import { describe, expect, test } from 'vitest';
 import { copyTimes, Workspace } from '../../src/addon/native.ts';
 
@@ -44,6 +45,19 @@ describe('native counts are bounded in the facade', () => {
     [{ variant: 'fused', passes: 0.5 }, /`inject.passes` but received 0.5/],
   ])('injection %j is refused', (inject, message) => {
     expect(() => new Workspace('cpu', 'gelu_scale', 'fp32', [1024], [], inject)).toThrow(message);
+  });
+
+  test('on the CPU no graph is recorded, and the facts of a graph never recorded are refused, naming it', () => {
+    const ws = new Workspace('cpu', 'gelu_scale', 'fp32', [1024], [1], undefined);
+    try {
+      expect(() => ws.timeGraph('unfused', 2)).toThrow(/the CPU backend has no graphs/);
+      expect(() => ws.graphFacts('unfused', 2)).toThrow(
+        'gelu_scale: no graph of variant 0 with 2 calls was recorded (time it first)',
+      );
+      expect(() => ws.graphFacts('unfused', 0)).toThrow(/^Expected an integer from 1 to 1048576 for `calls`/);
+    } finally {
+      ws.dispose();
+    }
   });
 
   test('the issue’s shape is refused before allocation, naming the shape and the limit', () => {
