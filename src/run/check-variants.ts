@@ -60,7 +60,8 @@ function nonFinite(out: Float32Array, label: string, sampledNote: string): Numer
 
 /**
  * Runs `variant` on the prepared inputs (every non-input buffer poisoned first) and compares each checked
- * output with the reference (phases `runs`, `download`, `comparison`).
+ * output with the reference (phases `runs`, `download`, `comparison`). `run` replaces the plain run (the
+ * graph twin's replay); it returns the kernel it reports, if any.
  */
 export function checkVariant(
   def: CaseDef,
@@ -68,10 +69,11 @@ export function checkVariant(
   variant: string,
   prepared: PreparedInputs,
   clock = new PhaseClock(),
+  run: () => string | undefined = () => ws.run(variant),
 ): VariantCheck {
   const kernel = clock.time('runs', () => {
     for (const b of ws.buffers()) if (b.role !== 'input') ws.poison(b.name);
-    return ws.run(variant);
+    return run();
   });
   const outputs = clock.time('download', () =>
     Object.fromEntries(Object.keys(prepared.reference).map((name) => [name, ws.download(name)])),
@@ -106,9 +108,9 @@ export function checkVariants(
   dims: number[],
   seed: number,
   clock = new PhaseClock(),
-): { unfused: VariantCheck; fused: VariantCheck } {
+): { unfused: VariantCheck; fused: VariantCheck; prepared: PreparedInputs } {
   const prepared = prepareInputs(def, ws, dims, seed, clock);
   const unfused = checkVariant(def, ws, def.variants.unfused, prepared, clock);
   const fused = checkVariant(def, ws, def.variants.fused, prepared, clock);
-  return { unfused, fused };
+  return { unfused, fused, prepared };
 }

@@ -23,8 +23,16 @@ export interface GraphTimed {
 const GRAPH = 'unfused, from a CUDA graph';
 
 /**
+ * Checks what one replay of the recorded graph wrote (`replay` runs it on poisoned outputs): the failure,
+ * or undefined when the outputs match the reference. A launch order that PDL broke shows here, not only
+ * in the timing.
+ */
+export type GraphCheck = (replay: () => void) => string | undefined;
+
+/**
  * Times the graph twin against the fused variant with `calls` calls per sample (1: one call, caches
- * flushed; more: the batched timing of launch-bound shapes, against the fused variant's batch).
+ * flushed; more: the batched timing of launch-bound shapes, against the fused variant's batch). With
+ * `check`, the graph's outputs are checked once before any timing; a graph that fails is not timed.
  */
 export function measureGraphTwin(
   ws: GraphTimed,
@@ -32,6 +40,7 @@ export function measureGraphTwin(
   calls: number,
   settings: MeasureSettings,
   previous?: CaseResult['graphTwin'],
+  check?: GraphCheck,
 ): NonNullable<CaseResult['graphTwin']> {
   let facts: GraphFacts;
   try {
@@ -40,6 +49,8 @@ export function measureGraphTwin(
   } catch (e) {
     return { status: 'unavailable', reason: (e as Error).message };
   }
+  const failure = previous === undefined ? check?.(() => ws.timeGraph(variants.unfused, calls)) : undefined;
+  if (failure) return { status: 'unavailable', reason: `its outputs fail the numerics check: ${failure}` };
   const fused = (v: string) => (calls > 1 ? ws.timeBatch(v, calls) : ws.time(v));
   const m = measurePairs(
     { time: (v) => (v === GRAPH ? ws.timeGraph(variants.unfused, calls) : fused(v)) },

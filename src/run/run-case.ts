@@ -12,8 +12,8 @@ import type { CaseDef, Shape } from '../case/types.ts';
 import { entryKey } from '../gate/baseline-file.ts';
 import { type Phase, PhaseClock } from '../results/phases.ts';
 import type { CaseResult } from '../results/results.ts';
-import { checkVariants } from './check-variants.ts';
-import { measureGraphTwin } from './graph-twin.ts';
+import { checkVariant, checkVariants } from './check-variants.ts';
+import { type GraphCheck, measureGraphTwin } from './graph-twin.ts';
 import { calibrateSpin } from './inject.ts';
 import { measurePairs } from './measure.ts';
 
@@ -119,7 +119,7 @@ function openWorkspace(def: CaseDef, shape: Shape, device: DeviceContext, s: Run
 
 /** Both variants checked against one float64 reference: the result's numerics, and the failure if any. */
 function checkNumerics(def: CaseDef, shape: Shape, ws: Workspace, s: RunSettings, clock: PhaseClock) {
-  const { unfused: u, fused: f } = checkVariants(def, ws, shape.dims, s.seed, clock);
+  const { unfused: u, fused: f, prepared } = checkVariants(def, ws, shape.dims, s.seed, clock);
   const numerics: NonNullable<CaseResult['numerics']> = {
     seed: s.seed,
     tolerance: def.tolerance,
@@ -129,7 +129,7 @@ function checkNumerics(def: CaseDef, shape: Shape, ws: Workspace, s: RunSettings
       ? clock.time('comparison', () => def.extraNumerics?.(f.inputs, f.outputs, shape.dims) ?? {})
       : {},
   };
-  return { numerics, failure: u.report.failure ?? f.report.failure, fusedKernel: f.kernel };
+  return { numerics, failure: u.report.failure ?? f.report.failure, fusedKernel: f.kernel, prepared };
 }
 
 /** The injected regression as the result records it (a percentage is calibrated on the fused kernel first). */
@@ -168,18 +168,31 @@ export function runCase(
   const ws = openWorkspace(def, shape, device, s);
   if (typeof ws === 'string') return { ...result, reason: ws };
   try {
-    const { numerics, failure, fusedKernel } = checkNumerics(def, shape, ws, s, clock);
+    const { numerics, failure, fusedKernel, prepared } = checkNumerics(def, shape, ws, s, clock);
     const kernel = fusedKernel ? { fusedKernel } : {};
     if (failure) {
       const reason = `numerics: ${failure} (seed ${s.seed})`;
       return { ...result, status: 'failed', reason, numerics, ...kernel, phases: clock.phases() };
     }
     const injection = injectionOf(def, ws, device, s, clock);
+    // The graph twin's outputs, checked once against the same reference before it is timed.
+    let graphFailure: string | undefined;
+    const graphCheck: GraphCheck = (replay) => {
+      const run = () => {
+        replay();
+        return undefined;
+      };
+      graphFailure = checkVariant(def, ws, def.variants.unfused, prepared, clock, run).report.failure;
+      return graphFailure;
+    };
     const measured = (more: MoreSampling, previous?: CaseResult) =>
-      clock.time('sampling', () => measureShape(def, shape, ws, device, s, more, result, previous));
+      clock.time('sampling', () => measureShape(def, shape, ws, device, s, more, result, previous, graphCheck));
     let current = measured({ budgetMs: s.budgetMs, targetHalfWidth: s.targetHalfWidth });
     for (let more = remeasure?.(current); more; more = remeasure?.(current)) current = measured(more, current);
-    return { ...current, numerics, ...kernel, ...(injection ? { injection } : {}), phases: clock.phases() };
+    const done = { ...current, numerics, ...kernel, ...(injection ? { injection } : {}), phases: clock.phases() };
+    if (graphFailure)
+      return { ...done, status: 'failed', reason: `graph twin numerics: ${graphFailure} (seed ${s.seed})` };
+    return done;
   } finally {
     ws.dispose();
   }
@@ -195,6 +208,7 @@ function measureShape(
   more: MoreSampling,
   skeleton: CaseResult,
   previous: CaseResult | undefined,
+  graphCheck: GraphCheck,
 ): CaseResult {
   const settings = {
     minPairs: s.minPairs,
@@ -234,6 +248,7 @@ function measureShape(
         batched?.callsPerSample ?? 1,
         { ...settings, onRound: (r) => s.onProgress?.({ method: 'graph', ...r }) },
         previous?.graphTwin,
+        graphCheck,
       )
     : undefined;
   const fusedGBs = skeleton.traffic.fused.bytes / (fused.median / 1e3) / 1e9;

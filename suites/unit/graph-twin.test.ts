@@ -76,6 +76,32 @@ describe('measureGraphTwin', () => {
     expect(batched.calls).not.toContain('time fused');
   });
 
+  test("the graph's outputs are checked on a replay before any timing; a failing graph is not timed", () => {
+    const ok = device(5);
+    let replays = 0;
+    const passed = measureGraphTwin(ok.ws, variants, 1, settings, undefined, (replay) => {
+      replay();
+      replays++;
+      return undefined;
+    });
+    expect(passed.status).toBe('measured');
+    expect(replays).toBe(1);
+    // The replay ran the recorded graph (a second `graph` call) before any timed sample.
+    expect(ok.calls.slice(0, 3)).toEqual(['graph unfused 1', 'facts unfused 1', 'graph unfused 1']);
+    expect(ok.calls.indexOf('time fused')).toBeGreaterThan(2);
+
+    const bad = device(6);
+    const failed = measureGraphTwin(bad.ws, variants, 1, settings, undefined, (replay) => {
+      replay();
+      return 'unfused out[7] = 3 where the reference has 1';
+    });
+    expect(failed).toEqual({
+      status: 'unavailable',
+      reason: 'its outputs fail the numerics check: unfused out[7] = 3 where the reference has 1',
+    });
+    expect(bad.calls).not.toContain('time fused');
+  });
+
   test('a second look continues the first one’s samples', () => {
     const d = device(4);
     const first = measureGraphTwin(d.ws, variants, 1, settings);

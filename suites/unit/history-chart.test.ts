@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { baselineFileSchema } from '../../src/gate/baseline-file.ts';
-import type { HistoryRecord, } from '../../src/history/history-record.ts';
+import type { HistoryRecord } from '../../src/history/history-record.ts';
 import { type HistoryChart, historyCharts, historySpec } from '../../src/report/charts/history-chart.ts';
 import { renderSvg } from '../../src/report/charts/render-svg.ts';
 import { readJsonFile, readResults } from '../../src/results/results.ts';
