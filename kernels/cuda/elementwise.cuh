@@ -13,9 +13,8 @@
 #include <string>
 
 #include "common/launch.h"
-#include "cuda/cuda_check.cuh"
-#include "cuda/launch_pdl.cuh"
 #include "cuda/pack.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 
@@ -44,12 +43,9 @@ __device__ __forceinline__ Pack<T> apply_pack(const Op& op, const Pack<T> (&v)[k
   return out;
 }
 
-// out[i] = op(in_0[i], ...): the one grid-stride loop every elementwise kernel of fusebench uses. Opens
-// with the PDL wait (launch_pdl.cuh) when launched with PDL (`pdl`: only the graph twin does).
+// out[i] = op(in_0[i], ...): the one grid-stride loop every elementwise kernel of fusebench uses.
 template <class T, int kIn, typename Op>
-__global__ void __launch_bounds__(kMapThreads)
-    map_kernel(MapInputs<T, kIn> in, T* __restrict__ out, size_t n, Op op, bool pdl) {
-  if (pdl) pdl_begin();
+__global__ void __launch_bounds__(kMapThreads) map_kernel(MapInputs<T, kIn> in, T* __restrict__ out, size_t n, Op op) {
   constexpr int kN = Pack<T>::N;
   const size_t packs = n / kN;
   const auto load = [&](size_t i, Pack<T> (&v)[kIn]) {
@@ -118,7 +114,8 @@ void launch_map_n(MapInputs<T, kIn> in, T* out, size_t n, Op op, const LaunchCon
   if (!aligned) throw std::invalid_argument(std::string(name) + ": the map kernel needs 16-byte aligned buffers");
   constexpr auto kernel = map_kernel<T, kIn, Op>;
   const unsigned grid = grid_for<kernel>(kMapThreads, (n + Pack<T>::N - 1) / Pack<T>::N, ctx);
-  launch_kernel(kernel, grid, kMapThreads, 0, ctx, name, in, out, n, op, ctx.pdl);
+  kernel<<<grid, kMapThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(in, out, n, op);
+  FB_CUDA_CHECK_LAUNCH(name);
 }
 
 // out = op(in), elementwise.

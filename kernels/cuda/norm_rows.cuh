@@ -20,10 +20,9 @@
 #include <type_traits>
 
 #include "common/launch.h"
-#include "cuda/cuda_check.cuh"
 #include "cuda/elementwise.cuh"
-#include "cuda/launch_pdl.cuh"
 #include "cuda/row_reduce.cuh"
+#include "cuda/cuda_check.cuh"
 
 namespace fusebench::cuda {
 
@@ -43,7 +42,6 @@ struct NormRows {
   size_t rows;
   int n;
   float eps;
-  bool pdl = false;  // launched with PDL (the graph twin): wait for the kernel ahead first (launch_norm_rows sets it)
 };
 
 // v as T stores it: the fused kernels normalize the h they write (rounded to bf16/fp16), as the unfused
@@ -55,12 +53,8 @@ __device__ __forceinline__ float stored(float v) {
 
 // kStoreH: h = x + r is written (false: a.h is null and only y is wanted; a template argument, as a
 // run-time test of a.h cost measurable time at GPT-2's rows: docs/measurements.md, "Norms: kStoreH").
-// Both norm kernels open with the PDL wait (launch_pdl.cuh) when launched with PDL (a.pdl): only the graph
-// twin does; elsewhere (the fused cases' own launches) the wait cost ~3% of a bf16 residual LayerNorm at
-// 16384x768 on an H100 (0.03357 → 0.03456 ms, two machines), so it is not run there.
 template <class T, int kRowWarps, int kSlots, bool kVec, Norm kNorm, bool kResidual, bool kStoreH>
 __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
-  if (a.pdl) pdl_begin();
   using Slots = RowSlots<T, kRowWarps, kSlots, kVec>;
   constexpr int kW = Slots::kW;
   const int n = a.n;
@@ -120,7 +114,6 @@ __global__ void __launch_bounds__(kRowThreads) norm_rows_kernel(NormRows<T> a) {
 // pass), so no fence is needed between passes.
 template <class T, bool kVec, Norm kNorm, bool kResidual>
 __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows<T> a) {
-  if (a.pdl) pdl_begin();
   constexpr int kTileSlots = 2;  // two 16-byte loads in flight per operand and thread
   using Tile = RowSlots<T, 8, kTileSlots, kVec>;
   constexpr int kW = Tile::kW;
@@ -189,10 +182,9 @@ __global__ void __launch_bounds__(kRowThreads) norm_stream_kernel(NormRows<T> a)
 // Launches the norm over a.rows rows of a.n elements (n <= 2^30: the kernels index a row with ints).
 template <Norm kNorm, bool kResidual, class T>
 void launch_norm_rows(const NormRows<T>& a, const LaunchContext& ctx) {
+  const auto stream = static_cast<cudaStream_t>(ctx.stream);
   const auto n = static_cast<size_t>(a.n);
   const bool vec = vector_rows_ok<T>(n, {a.x, a.r, a.h, a.gamma, a.beta, a.y});
-  NormRows<T> args = a;
-  args.pdl = ctx.pdl;
   dispatch_rows<T>(n, vec, [&](auto warps, auto slots, auto vec_tag) {
     constexpr int kRowWarps = decltype(warps)::value;
     constexpr int kSlots = decltype(slots)::value;
@@ -203,12 +195,14 @@ void launch_norm_rows(const NormRows<T>& a, const LaunchContext& ctx) {
                                     " elements is too long for registers and streams through h; h must be given");
       constexpr auto kernel = norm_stream_kernel<T, kVec, kNorm, kResidual>;
       const unsigned grid = row_grid<kernel>(a.rows, kRowThreads, ctx);
-      launch_kernel(kernel, grid, kRowThreads, 0, ctx, "norm_stream_kernel", args);
+      kernel<<<grid, kRowThreads, 0, stream>>>(a);
+      FB_CUDA_CHECK_LAUNCH("norm_stream_kernel");
     } else {
       const auto launch = [&](auto store_h) {
         constexpr auto kernel = norm_rows_kernel<T, kRowWarps, kSlots, kVec, kNorm, kResidual, decltype(store_h)::value>;
         const unsigned grid = row_grid<kernel>(a.rows, 32 * kRowWarps, ctx);
-        launch_kernel(kernel, grid, kRowThreads, 0, ctx, "norm_rows_kernel", args);
+        kernel<<<grid, kRowThreads, 0, stream>>>(a);
+        FB_CUDA_CHECK_LAUNCH("norm_rows_kernel");
       };
       if (kResidual && a.h == nullptr) launch(std::false_type{});
       else launch(std::bool_constant<kResidual>{});
