@@ -243,26 +243,9 @@ template <class T>
 void launch_streaming(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks) {
   const auto kernel = gpt2_decode_fused_kernel<T>;
   const size_t smem = fused_smem_bytes(a.hidden, a.f);
-  // The occupancy query for the last shared-memory size (kept: host time before the launch shows in the
-  // device timing as idle time after the start event).
-  static size_t occupancy_smem = 0;
-  static int per_sm = 0;
-  if (occupancy_smem != smem) {
-    FB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
-    occupancy_smem = smem;
-  }
-  if (per_sm < 1 || static_cast<long long>(per_sm) * ctx.sm_count < blocks)
-    throw std::runtime_error("gpt2_decode fused (register streaming): the persistent grid needs " + std::to_string(blocks) +
-                             " co-resident blocks of " + std::to_string(kThreads) + " threads and " +
-                             std::to_string(smem) + " B of shared memory; the device holds " +
-                             std::to_string(per_sm) + " per multiprocessor × " + std::to_string(ctx.sm_count));
   const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
-  FusedParams<T> params{a, split.chunk, split.splits};
-  zero_barrier(static_cast<cudaStream_t>(ctx.stream));
-  void* args[] = {&params};
-  FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args,
-                                            smem, static_cast<cudaStream_t>(ctx.stream)));
+  launch_persistent(kernel, FusedParams<T>{a, split.chunk, split.splits}, blocks, kThreads, smem, ctx,
+                    "register streaming");
 }
 
 }  // namespace

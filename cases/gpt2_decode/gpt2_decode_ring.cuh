@@ -553,24 +553,8 @@ void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, in
   const auto kernel = gpt2_decode_ring_kernel<T>;
   const size_t bias = bias_floats(a.hidden, a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, bias, slots);
-  static size_t occupancy_smem = 0;
-  static int per_sm = 0;
-  if (occupancy_smem != smem) {
-    FB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
-    occupancy_smem = smem;
-  }
-  if (per_sm < 1 || static_cast<long long>(per_sm) * ctx.sm_count < blocks)
-    throw std::runtime_error("gpt2_decode fused (ring): the persistent grid needs " + std::to_string(blocks) +
-                             " co-resident blocks of " + std::to_string(kThreads) + " threads and " + std::to_string(smem) +
-                             " B of shared memory; the device holds " + std::to_string(per_sm) + " per multiprocessor × " +
-                             std::to_string(ctx.sm_count));
   const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
-  Params<T> params{a, split.chunk, split.splits, slots, bias};
-  zero_barrier(static_cast<cudaStream_t>(ctx.stream));
-  void* args[] = {&params};
-  FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args, smem,
-                                            static_cast<cudaStream_t>(ctx.stream)));
+  launch_persistent(kernel, Params<T>{a, split.chunk, split.splits, slots, bias}, blocks, kThreads, smem, ctx, "ring");
 }
 
 }  // namespace fusebench::kernels::gpt2::ring

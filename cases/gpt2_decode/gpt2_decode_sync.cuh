@@ -13,6 +13,10 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+#include <string>
+
+#include "common/launch.h"
 #include "cuda/cuda_check.cuh"
 #include "gpt2_decode.h"
 
@@ -28,6 +32,33 @@ inline void zero_barrier(cudaStream_t stream) {
   static void* count = nullptr;
   if (count == nullptr) FB_CUDA_CHECK(cudaGetSymbolAddress(&count, g_barrier_count));
   FB_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned), stream));
+}
+
+// Launches a persistent kernel of one parameter struct cooperatively with `blocks` blocks of `threads`
+// threads and `smem` bytes of dynamic shared memory, after checking that they can be co-resident (else it
+// throws, naming the occupancy it needs; the cooperative launch checks again). The occupancy query is kept
+// per kernel for the last shared-memory size: host time before the launch shows in the device timing as
+// idle time after the start event. `what` names the kernel in the error.
+template <class P>
+void launch_persistent(void (*kernel)(P), P params, int blocks, int threads, size_t smem, const LaunchContext& ctx,
+                       const char* what) {
+  static size_t occupancy_smem = 0;
+  static int per_sm = 0;
+  if (occupancy_smem != smem) {
+    FB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    FB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    occupancy_smem = smem;
+  }
+  if (per_sm < 1 || static_cast<long long>(per_sm) * ctx.sm_count < blocks)
+    throw std::runtime_error(std::string("gpt2_decode fused (") + what + "): the persistent grid needs " +
+                             std::to_string(blocks) + " co-resident blocks of " + std::to_string(threads) +
+                             " threads and " + std::to_string(smem) + " B of shared memory; the device holds " +
+                             std::to_string(per_sm) + " per multiprocessor × " + std::to_string(ctx.sm_count));
+  const auto stream = static_cast<cudaStream_t>(ctx.stream);
+  zero_barrier(stream);
+  void* args[] = {&params};
+  FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(threads), args,
+                                            smem, stream));
 }
 
 // Arrive: every write of the group G before it is published (G's barrier, then thread 0's release add:
