@@ -78,7 +78,7 @@ GraphFacts graph_facts(cudaGraph_t graph, bool pdl, const std::string& no_pdl_re
 #endif
   f.pdl = pdl && f.programmatic_edges > 0;
   if (!pdl) f.no_pdl_reason = no_pdl_reason;
-  else if (!f.pdl) f.no_pdl_reason = "the launches went with PDL, but the recorded graph has no programmatic edge";
+  else if (!f.pdl) f.no_pdl_reason = "the recorded graph has no programmatic edge (none of the twin's launches goes with PDL)";
   return f;
 }
 

@@ -181,8 +181,9 @@ const caseResultSchema = z.object({
         /**
          * Whether the graph's launches of our kernels went with programmatic dependent launch (PDL: each may
          * start while the kernel ahead of it finishes, then waits for it on the device) and the recorded
-         * graph has programmatic edges. cuBLAS/cuBLASLt launches are never PDL. Absent in files written before
-         * it was recorded.
+         * graph has programmatic edges. Our launches of cuBLAS/cuBLASLt are never PDL (the library may link
+         * its own kernels with programmatic edges, which the count below includes). Absent in files written
+         * before it was recorded.
          */
         pdl: z.boolean().optional(),
         /** Why the graph went without PDL (the device, the toolkit, the driver or the kernels' build). */

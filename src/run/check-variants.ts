@@ -59,7 +59,7 @@ function nonFinite(out: Float32Array, label: string, sampledNote: string): Numer
 }
 
 /**
- * Runs `variant` on the prepared inputs (every non-input buffer poisoned first) and compares each checked
+ * Runs `variant` on the prepared inputs (uploaded again, every non-input buffer poisoned) and compares each checked
  * output with the reference (phases `runs`, `download`, `comparison`). `run` replaces the plain run (the
  * graph twin's replay); it returns the kernel it reports, if any.
  */
@@ -72,6 +72,9 @@ export function checkVariant(
   run: () => string | undefined = () => ws.run(variant),
 ): VariantCheck {
   const kernel = clock.time('runs', () => {
+    // The inputs as made, uploaded again: a case that writes into an input in place (gpt2_decode's new K/V
+    // row) must write it in this run, not find it written by the variant checked before.
+    for (const [name, data] of Object.entries(prepared.inputs)) ws.upload(name, data);
     for (const b of ws.buffers()) if (b.role !== 'input') ws.poison(b.name);
     return run();
   });

@@ -42,6 +42,7 @@ export function measureGraphTwin(
   previous?: CaseResult['graphTwin'],
   check?: GraphCheck,
 ): NonNullable<CaseResult['graphTwin']> {
+  if (previous?.status === 'unavailable') return previous; // a second look never times what the first refused
   let facts: GraphFacts;
   try {
     ws.timeGraph(variants.unfused, calls); // records the graph, or says why it cannot

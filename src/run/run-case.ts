@@ -182,13 +182,16 @@ export function runCase(
         replay();
         return undefined;
       };
-      graphFailure = checkVariant(def, ws, def.variants.unfused, prepared, clock, run).report.failure;
+      // Its own clock: the check runs inside `sampling`, whose phases it must not count twice.
+      graphFailure = checkVariant(def, ws, def.variants.unfused, prepared, new PhaseClock(), run).report.failure;
       return graphFailure;
     };
     const measured = (more: MoreSampling, previous?: CaseResult) =>
       clock.time('sampling', () => measureShape(def, shape, ws, device, s, more, result, previous, graphCheck));
     let current = measured({ budgetMs: s.budgetMs, targetHalfWidth: s.targetHalfWidth });
-    for (let more = remeasure?.(current); more; more = remeasure?.(current)) current = measured(more, current);
+    // A graph that failed its check fails the shape at once: no second look times it.
+    if (!graphFailure)
+      for (let more = remeasure?.(current); more; more = remeasure?.(current)) current = measured(more, current);
     const done = { ...current, numerics, ...kernel, ...(injection ? { injection } : {}), phases: clock.phases() };
     if (graphFailure)
       return { ...done, status: 'failed', reason: `graph twin numerics: ${graphFailure} (seed ${s.seed})` };

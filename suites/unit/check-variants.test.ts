@@ -1,5 +1,5 @@
 // The numerics check of one shape (src/run/check-variants.ts) and the phases it is timed in: one set of
-// inputs and one reference for both variants; with a sampled reference, an unwritten element anywhere
+// inputs and one reference for both variants, uploaded again before each; with a sampled reference, an unwritten element anywhere
 // still fails, naming its index; a phase that throws names itself.
 import { describe, expect, test } from 'vitest';
 import { findCase } from '../../cases/registry.ts';
@@ -54,6 +54,32 @@ describe('checkVariants', () => {
     }
   });
 
+  test('each variant runs on its inputs as made: an input one variant wrote in place is restored for the next', () => {
+    const ws = new Workspace('cpu', 'bias_gelu', 'fp32', [9, 31], [], undefined);
+    try {
+      const prepared = prepareInputs(biasGelu, ws, [9, 31], 4);
+      // A variant that scribbles over an input (as gpt2_decode writes its new K/V row into the cache) and
+      // then computes from it: checked after it, the fused variant must still see the inputs as made.
+      const scribbler = {
+        ...ws,
+        buffers: () => ws.buffers(),
+        upload: (n: string, d: Float32Array) => ws.upload(n, d),
+        poison: (n: string) => ws.poison(n),
+        download: (n: string) => ws.download(n),
+        run: (v: string) => {
+          ws.upload('x', new Float32Array(9 * 31).fill(7));
+          return ws.run(v);
+        },
+      };
+      expect(checkVariant(biasGelu, scribbler as unknown as Workspace, 'unfused', prepared).report.failure).toMatch(
+        /unfused y/,
+      );
+      expect(checkVariant(biasGelu, ws, 'fused', prepared).report.failure).toBeUndefined();
+    } finally {
+      ws.dispose();
+    }
+  });
+
   test('with a sampled reference, an element outside the sampled rows left unwritten fails and is named', () => {
     const def = sampledTwoRows(biasGelu);
     const ws = new Workspace('cpu', 'bias_gelu', 'fp32', [9, 31], [], undefined);
@@ -65,6 +91,7 @@ describe('checkVariants', () => {
       const lazy = {
         ...ws,
         buffers: () => ws.buffers(),
+        upload: (n: string, d: Float32Array) => ws.upload(n, d),
         poison: (n: string) => ws.poison(n),
         run: () => {},
         download: (n: string) => ws.download(n),

@@ -100,6 +100,10 @@ describe('measureGraphTwin', () => {
       reason: 'its outputs fail the numerics check: unfused out[7] = 3 where the reference has 1',
     });
     expect(bad.calls).not.toContain('time fused');
+    // A second look (the gate's remeasure) returns the refusal as it was: the failing graph is never timed.
+    const again = measureGraphTwin(bad.ws, variants, 1, settings, failed, () => undefined);
+    expect(again).toBe(failed);
+    expect(bad.calls.filter((c) => c.startsWith('graph')).length).toBe(2);
   });
 
   test('a second look continues the first one’s samples', () => {
