@@ -250,21 +250,26 @@ void launch_streaming(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int 
 
 }  // namespace
 
-// The ring kernel where the device and build have it (Hopper), else the register-streaming kernel.
+// The ring kernel where the device and build have it (Hopper), else the register-streaming kernel, which
+// the results name with the ring's reason for refusing.
 template <class T>
 void gpt2_decode_fused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx) {
-  if (device_attribute(cudaDevAttrCooperativeLaunch) == 0)
+  static const bool cooperative = device_attribute(cudaDevAttrCooperativeLaunch) != 0;  // one device a process
+  if (!cooperative)
     throw std::runtime_error("gpt2_decode fused: the device cannot launch cooperative (co-resident) grids");
   int blocks = ctx.sm_count;
   if (ctx.max_blocks > 0) blocks = static_cast<int>(std::min<size_t>(blocks, ctx.max_blocks));
   int slots = 0;
-  if (gpt2::ring::refusal(a, static_cast<size_t>(blocks), slots).empty()) {
+  const std::string why = gpt2::ring::refusal(a, static_cast<size_t>(blocks), slots);
+  if (why.empty()) {
     gpt2::ring::launch(a, ctx, blocks, slots);
     report_kernel(ctx, "gpt2_decode_ring_sm90");
     return;
   }
   launch_streaming(a, ctx, blocks);
-  report_kernel(ctx, "gpt2_decode_streaming");
+  static std::string name;  // what report_kernel points at, kept until the next call
+  name = "gpt2_decode_streaming (the ring kernel: " + why + ")";
+  report_kernel(ctx, name.c_str());
 }
 
 #ifdef GPT2_DECODE_STAGE_TIMES

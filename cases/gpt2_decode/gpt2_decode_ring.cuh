@@ -540,7 +540,7 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
   const size_t row = std::max(a.hidden, a.f) * sizeof(T);
   if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
-  const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
   const size_t fixed = fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots);
   slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
   if (slots < 2) return "needs " + std::to_string(fixed + 2 * kSlotBytes) + " B of shared memory a block; the device allows " + std::to_string(optin);
