@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gelu.h"
 #include "cuda/cuda_check.cuh"
 #include "gpt2_decode.h"
 #include "gpt2_decode_device.cuh"
@@ -207,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
     stage_vector(xs, a.x_f, c);
     layernorm_smem(xs, ng, nb, c, a.eps, red);
     gemv(buf, a.w1 + l * fc, c, it, xs, a.b1 + l * f, bias, [&](size_t row, float u) {
-      a.g_f[row] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
+      a.g_f[row] = gelu_tanh(u);
     });
     handover(st + 5, split_items(c, f, warp, warps), a.w2 + l * fc, f, a.b2 + l * c);
     release(st + 6);

@@ -27,6 +27,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/constants.h"
+#include "common/gelu.h"
 #include "cuda/cuda_check.cuh"
 #include "cuda/sm90_ops.cuh"
 #include "gpt2_decode.h"
@@ -63,6 +65,13 @@ __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
   const int cap = paired ? kMaxPieceKeys : kMaxPieceRows;
   return fit < cap ? fit : cap;
 }
+// The pieces of a segment in order, fn(first row, rows): the one walk both the producer and the consumers
+// take, so their schedules cannot drift apart.
+template <class T, class F>
+__device__ __forceinline__ void for_each_piece(const Segment<T>& s, F&& fn) {
+  const size_t per = static_cast<size_t>(piece_rows<T>(s.elems, s.base2 != nullptr));
+  for (size_t r0 = 0; r0 < s.rows; r0 += per) fn(r0, static_cast<int>(s.rows - r0 < per ? s.rows - r0 : per));
+}
 
 struct Range {
   size_t begin, end;
@@ -81,10 +90,11 @@ struct Params {
   size_t bias_floats;
 };
 
-// One attention item: head h, the chunk-th run of keys [k0, k1); the cache holds keys below pos.
+// One attention item: head h, the chunk-th run of keys from k0; the cache holds the keys below
+// cached_end (< pos), and has_new: the run ends with key pos, taken from q|k|v.
 struct Item {
   int h;
-  size_t chunk, k0, k1, cached_end;
+  size_t chunk, k0, cached_end;
   bool has_new;
 };
 
@@ -97,7 +107,7 @@ struct Plan {
     const Gpt2DecodeArgs<T>& a = p.a;
     const size_t keys = a.pos + 1, chunk = i % p.splits, k0 = chunk * p.chunk;
     const size_t k1 = k0 + p.chunk < keys ? k0 + p.chunk : keys;
-    return {static_cast<int>(i / p.splits), chunk, k0, k1, k1 < a.pos ? k1 : a.pos, k1 == keys};
+    return {static_cast<int>(i / p.splits), chunk, k0, k1 < a.pos ? k1 : a.pos, k1 == keys};
   }
   __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
     const Range r = share(n);
@@ -133,7 +143,7 @@ struct Plan {
     }
     f(lm_head());
   }
-  static constexpr int kHeadDim = 64;
+  static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
 };
 
 #ifdef FB_SM90A_DEVICE
@@ -152,7 +162,7 @@ __device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity) {
   }
 }
 
-// The ring of slots: `full` completes when a piece has landed, `empty` when every consumer warp is done.
+// The ring of slots: `full` completes when a piece has landed, `empty` when every consumer thread is done.
 struct Ring {
   char* data;
   uint64_t* full;
@@ -173,10 +183,8 @@ __device__ void produce(const Plan<T>& plan, Ring ring) {
   const int lane = threadIdx.x & 31;
   plan.for_each([&](const Segment<T>& s) {
     const bool paired = s.base2 != nullptr;
-    const int per = piece_rows<T>(s.elems, paired);
     const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
-    for (size_t r0 = 0; r0 < s.rows; r0 += per) {
-      const int n = static_cast<int>(s.rows - r0 < static_cast<size_t>(per) ? s.rows - r0 : per);
+    for_each_piece(s, [&](size_t r0, int n) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
       __syncwarp();
@@ -190,7 +198,7 @@ __device__ void produce(const Plan<T>& plan, Ring ring) {
         }
       }
       ring.advance();
-    }
+    });
   });
 }
 
@@ -198,9 +206,7 @@ __device__ void produce(const Plan<T>& plan, Ring ring) {
 // consumer thread gives the slot back when fn returns.
 template <class T, class F>
 __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn) {
-  const int per = piece_rows<T>(s.elems, s.base2 != nullptr);
-  for (size_t r0 = 0; r0 < s.rows; r0 += per) {
-    const int n = static_cast<int>(s.rows - r0 < static_cast<size_t>(per) ? s.rows - r0 : per);
+  for_each_piece(s, [&](size_t r0, int n) {
 #ifdef GPT2_DECODE_STAGE_TIMES
     const unsigned long long t0 = globaltimer();
     wait_phase(ring.full_bar(), ring.phase);
@@ -211,7 +217,7 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
     fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
     sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
     ring.advance();
-  }
+  });
 }
 
 // One GEMV piece: rows [0, n) of k elements in shared memory against xs, out(first row + r, Σ). Pieces of
@@ -464,10 +470,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
     FB_SUB_STAMP(l, 8);
     consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
-      gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float u) {
-        u += bias[r];
-        a.g_f[f_rows.begin + r] = 0.5f * u * (1.f + tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u)));
-      });
+      gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float u) { a.g_f[f_rows.begin + r] = gelu_tanh(u + bias[r]); });
     });
     arrive_then(st + 5);
     stage_floats(bias, a.b2 + l * c + c_rows.begin, c_rows.size());
