@@ -78,7 +78,7 @@ export function expectCaught(def: CaseDef, dims: number[], defect?: (inputs: Inp
   const seed = freshSeed();
   const ws = new Workspace('cpu', def.nativeCase, def.dtype, dims, [...def.params], undefined);
   try {
-    const prepared = prepareInputs(wrong, ws, dims, seed);
+    const prepared = prepareInputs(wrong, dims, seed);
     for (const variant of [def.variants.unfused, def.variants.fused]) {
       expect(checkVariant(wrong, ws, variant, prepared).report.failure, `${variant}, seed ${seed}`).toMatch(
         /exceeds atol/,

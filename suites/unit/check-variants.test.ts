@@ -57,7 +57,7 @@ describe('checkVariants', () => {
   test('each variant runs on its inputs as made: an input one variant wrote in place is restored for the next', () => {
     const ws = new Workspace('cpu', 'bias_gelu', 'fp32', [9, 31], [], undefined);
     try {
-      const prepared = prepareInputs(biasGelu, ws, [9, 31], 4);
+      const prepared = prepareInputs(biasGelu, [9, 31], 4);
       // A variant that scribbles over an input (as gpt2_decode writes its new K/V row into the cache) and
       // then computes from it: checked after it, the fused variant must still see the inputs as made.
       const scribbler = {
@@ -84,7 +84,7 @@ describe('checkVariants', () => {
     const def = sampledTwoRows(biasGelu);
     const ws = new Workspace('cpu', 'bias_gelu', 'fp32', [9, 31], [], undefined);
     try {
-      const prepared = prepareInputs(def, ws, [9, 31], 3);
+      const prepared = prepareInputs(def, [9, 31], 3);
       expect(checkVariant(def, ws, 'fused', prepared).report).toMatchObject({ sampled: '2 rows' });
       expect(checkVariant(def, ws, 'fused', prepared).report.failure).toBeUndefined();
       // A variant that writes nothing: every element is still the poison NaN, row 4 among them.
