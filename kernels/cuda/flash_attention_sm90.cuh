@@ -41,9 +41,10 @@
 #include "cuda/flash_attention_mma.cuh"
 #include "cuda/sm90_ops.cuh"
 
+#include "cuda/tensor_map.cuh"
+
 // The host side needs CUDA 12's tensor maps (cuTensorMapEncodeTiled); the device side the sm_90a pass.
-#if defined(CUDART_VERSION) && CUDART_VERSION >= 12000
-#include <cudaTypedefs.h>
+#ifdef FB_TENSOR_MAP_HOST
 #define FB_FLASH90_HOST 1
 #endif
 
@@ -439,22 +440,6 @@ std::string flash90_refusal(const FlashMmaArgs<T>& a, int d) {
 
 #ifdef FB_FLASH90_HOST
 namespace flash90_host {
-
-inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-#if CUDART_VERSION >= 12050
-    FB_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q));
-#else
-    FB_CUDA_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &f, cudaEnableDefault, &q));
-#endif
-    if (f == nullptr || q != cudaDriverEntryPointSuccess)
-      throw CudaError("flash_attention_sm90: the driver has no cuTensorMapEncodeTiled");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
-  }();
-  return fn;
-}
 
 // A 4-D map (d, seq, heads, batch) of a strided [batch, heads, seq, d] operand, boxes of 64 × rows.
 template <class T>

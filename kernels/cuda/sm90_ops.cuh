@@ -98,6 +98,15 @@ __device__ __forceinline__ void bulk_load(uint32_t dst, const void* src, uint32_
 __device__ __forceinline__ void tma_prefetch_map(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
+// Copies the box at coordinates (c0, c1, c2) of a 3-D `map` (a __grid_constant__ parameter) to shared
+// address dst (128-byte aligned); its bytes, the whole box's, complete a transaction on `bar`.
+// Out-of-range elements arrive as zeros.
+__device__ __forceinline__ void tma_load_3d(uint32_t dst, const void* map, uint32_t bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
 // Copies the box at coordinates (c0, c1, c2, c3) of `map` (a __grid_constant__ parameter) to shared
 // address dst; its bytes complete a transaction on `bar`. Out-of-range elements arrive as zeros.
 __device__ __forceinline__ void tma_load_4d(uint32_t dst, const void* map, uint32_t bar, int c0, int c1, int c2, int c3) {
