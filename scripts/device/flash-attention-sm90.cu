@@ -9,6 +9,8 @@
 //   ./fa90 time           # the timing table only
 //   ./fa90 small          # the small shapes once each (for compute-sanitizer --tool memcheck|racecheck|synccheck)
 //   ./fa90 groups 1 8 0   # the ping-pong kernel per tile-order head group (0: the launcher's choice)
+//   ./fa90 vcheck / vtime # the ping-pong kernel only: numerics / one "T shape dtype us" line per timing
+//                         # (scripts/device/attn-variants.sh: this tree's kernel against main's)
 //   ncu --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis -k regex:flash90 ./fa90 ncu
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -281,6 +283,32 @@ int main(int argc, char** argv) {
            fa.localSizeBytes);
   }
   bool all = true;
+  if (mode == "vcheck") {  // attn-variants.sh: the ping-pong kernel (the launcher's) at every shape, both dtypes
+    const std::vector<Shape> shapes = {
+        {1, 1, 1, 64, false},    {1, 2, 17, 64, false},   {1, 1, 64, 64, false},   {2, 3, 128, 64, false},
+        {1, 1, 129, 64, false},  {1, 2, 191, 64, false},  {1, 2, 192, 64, false},  {1, 2, 193, 64, false},
+        {2, 2, 300, 64, false},  {2, 2, 385, 64, false},  {1, 3, 576, 64, false},  {2, 3, 200, 64, true},
+        {1, 3, 130, 128, false}, {2, 2, 257, 128, false}, {1, 1, 1, 128, false},   {1, 2, 384, 128, false},
+        {32, 12, 512, 64, false}, {4, 12, 1024, 64, true}, {8, 16, 4096, 128, false}, {2, 4, 1000, 128, false}};
+    for (const Shape& s : shapes) {
+      const int reps = 1ll * s.b * s.h * s.s * s.d > (4ll << 20) ? 1 : 3;
+      all &= check<__nv_bfloat16>(s, 0, 11 + s.s, reps);
+      all &= check<__half>(s, 0, 23 + s.s, reps);
+    }
+  }
+  if (mode == "vtime") {  // attn-variants.sh: the ping-pong kernel at both shapes, one parseable line each
+    CK(cudaMalloc(&g_flush, kFlush));
+    CK(cudaMalloc(&g_clean, kFlush));
+    CK(cudaMemset(g_clean, 0, kFlush));
+    CK(cudaMalloc(&g_sink, 4));
+    const Shape shapes[2] = {{32, 12, 512, 64, false}, {8, 16, 4096, 128, false}};
+    for (const Shape& s : shapes) {
+      const int iters = s.s > 1024 ? 30 : 100;
+      const double tb = time_us<__nv_bfloat16>(s, 0, iters), th = time_us<__half>(s, 0, iters);
+      printf("T %dx%dx%dx%d bf16 %.3f\n", s.b, s.h, s.s, s.d, tb);
+      printf("T %dx%dx%dx%d fp16 %.3f\n", s.b, s.h, s.s, s.d, th);
+    }
+  }
   if (mode == "check" || mode == "small") {
     std::vector<Shape> shapes = {{1, 1, 1, 64, false},   {1, 2, 17, 64, false},  {2, 3, 128, 64, false},
                                  {1, 1, 129, 64, false}, {2, 2, 300, 64, false}, {1, 3, 130, 128, false},

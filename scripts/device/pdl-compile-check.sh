@@ -27,7 +27,8 @@ entries() {
 entries_without() { entries "$@" | awk '$2 == 0 { print $1 }'; }
 
 check_ptx() {  # file, kernel-name pattern
-  local f=$1 pat=$2 out="$tmp/$(basename "$1").ptx"
+  local f=$1 pat=$2 out
+  out="$tmp/$(basename "$1").ptx"
   "$NVCC" "${flags[@]}" -I"$(dirname "$f")" -arch=compute_90 -ptx "$f" -o "$out"
   local n
   n=$(entries "$out" "$pat" "griddepcontrol.wait" | wc -l)

@@ -12,7 +12,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 nvcc --version | tail -2
 arch="${ARCH:-90a}"
 # sm_90a: the ring kernel's code (FUSEBENCH_SM90A, as the addon's build defines it for 90).
-flags=(-O3 -std=c++17 -arch=sm_$arch -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -I kernels -I native
+flags=(-O3 -std=c++17 -arch="sm_$arch" -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -I kernels -I native
   -I cases/gpt2_decode)
 [ "$arch" = 90a ] && flags+=(-DFUSEBENCH_SM90A)
 sources=(scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu cases/gpt2_decode/gpt2_decode_unfused.cu

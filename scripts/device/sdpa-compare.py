@@ -4,7 +4,9 @@ choice and each backend PyTorch offers on the device (flash, memory-efficient, c
 attention case's shapes in bf16 and fp16, and torch.compile of SDPA + residual + LayerNorm at
 attention_layernorm_residual's shape.
 
-    python3 scripts/device/sdpa-compare.py [reps]
+    python3 scripts/device/sdpa-compare.py [reps] [--default-only]
+
+`--default-only`: the default backend choice at the attention shapes only (attn-variants.sh).
 
 Each timed call follows fusebench's L2 flush (a write of a 256 MiB buffer, then a read of another,
 so L2 holds no operand and no dirty line); CUDA events, median of
@@ -17,7 +19,9 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-reps = int(sys.argv[1]) if len(sys.argv) > 1 else 51
+args = [a for a in sys.argv[1:] if a != "--default-only"]
+default_only = "--default-only" in sys.argv[1:]
+reps = int(args[0]) if args else 51
 dev = "cuda"
 flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
 clean = torch.zeros(64 << 20, dtype=torch.float32, device=dev)
@@ -60,7 +64,9 @@ for b, h, s, d in SHAPES:
     for name, dt in DTYPES.items():
         g = torch.Generator(device=dev).manual_seed(0)
         q, k, v = (torch.randn(b, h, s, d, device=dev, dtype=dt, generator=g) for _ in range(3))
-        runs = [("default", None)] + [(n, be) for n, be in BACKENDS.items() if not (n == "math" and s > 1024)]
+        runs = [("default", None)] + [
+            (n, be) for n, be in BACKENDS.items() if not default_only and not (n == "math" and s > 1024)
+        ]
         for label, backend in runs:
             def call(backend=backend):
                 if backend is None:
@@ -75,6 +81,8 @@ for b, h, s, d in SHAPES:
         del q, k, v
 
 # attention_layernorm_residual: y = LayerNorm(x + merge_heads(SDPA(q, k, v))), x [b, s, h·64].
+if default_only:
+    sys.exit(0)
 b, h, s, d = SHAPES[0]
 c = h * d
 print("\n| attention_layernorm_residual | dtype | path | median µs |")
