@@ -89,7 +89,8 @@ constexpr size_t kSubBase = 8 * kMaxLayers + 2;
 constexpr size_t kSubStamps = 16;
 constexpr size_t kStamps = kSubBase + kSubStamps * kMaxLayers;
 }  // namespace gpt2
-// Then kTimedBlocks totals: the ring kernel's thread 0's time waiting for ring data (reset on each read).
+// Then kTimedBlocks totals: the ring kernel's thread 0's cycles waiting for ring data (reset on each read);
+// then the same stamps as SM cycle counts (clock64), for spans within a block.
 std::vector<unsigned long long> gpt2_decode_stage_times();
 #endif
 

@@ -121,21 +121,42 @@ __device__ __forceinline__ float block_reduce(float v, float* red) {
   return v;
 }
 
-// xs[0 .. n) ← LayerNorm(xs)·γ + β in place over the group G (two-pass variance; xs, γ and β in shared
-// memory, written by G's threads before the call).
+// Both sums over the group G (a multiple of 32 threads, at most 16 warps); every thread of it gets them.
+// `red` holds 32 floats, free when G enters (the caller's barrier) and read by every thread after: the
+// caller's next barrier must come before red is written again. One barrier, where block_reduce takes two
+// reductions of two barriers each for the same pair.
+template <class G>
+__device__ __forceinline__ float2 block_sum2(float a, float b, float* red) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = G::size() >> 5;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    a += __shfl_xor_sync(0xFFFFFFFFu, a, o);
+    b += __shfl_xor_sync(0xFFFFFFFFu, b, o);
+  }
+  if (lane == 0) red[2 * warp] = a, red[2 * warp + 1] = b;
+  G::sync();
+  float sa = 0.f, sb = 0.f;
+  for (int w = 0; w < warps; ++w) sa += red[2 * w], sb += red[2 * w + 1];
+  return {sa, sb};
+}
+
+// xs[0 .. n) ← LayerNorm(xs)·γ + β in place over the group G (xs, γ and β in shared memory, written by
+// G's threads before the call). One pass over xs for both moments, shifted by xs[0]: the sums of d = x − x₀
+// and d² keep the variance's precision unless |mean − x₀| ≫ σ, which one element of the row does not make.
 template <class G = WholeBlock>
 __device__ inline void layernorm_smem(float* xs, const float* gamma, const float* beta, int n, float eps, float* red) {
   G::sync();
   const int stride = G::size();
-  float s = 0.f;
-  for (int i = threadIdx.x; i < n; i += stride) s += xs[i];
-  const float mean = block_reduce<false, G>(s, red) / static_cast<float>(n);
-  float d2 = 0.f;
+  const float x0 = xs[0];
+  float s = 0.f, s2 = 0.f;
   for (int i = threadIdx.x; i < n; i += stride) {
-    const float d = xs[i] - mean;
-    d2 += d * d;
+    const float d = xs[i] - x0;
+    s += d;
+    s2 += d * d;
   }
-  const float rstd = rsqrtf(block_reduce<false, G>(d2, red) / static_cast<float>(n) + eps);
+  const float2 t = block_sum2<G>(s, s2, red);
+  const float md = t.x / static_cast<float>(n);
+  const float mean = x0 + md, rstd = rsqrtf(fmaxf(t.y / static_cast<float>(n) - md * md, 0.f) + eps);
   for (int i = threadIdx.x; i < n; i += stride) xs[i] = (xs[i] - mean) * rstd * gamma[i] + beta[i];
   G::sync();
 }
@@ -204,7 +225,7 @@ __device__ void attend_chunk(const float* q, const T* K, const T* V, size_t stri
 }
 
 // Output d (< 64) of one head from its chunks' partial results (`parts`: splits × kPartFloats, written by
-// other blocks: read through L2), in one pass with a running maximum.
+// other blocks: read through L2), kBatch chunks at a time.
 __device__ __forceinline__ float combine_head(const float* parts, size_t splits, int d) {
   constexpr int kBatch = 16;  // chunks whose loads are in flight together (GPT-2 small on 132 SMs: 11, one round trip)
   float m = -INFINITY, l = 0.f, o = 0.f;
@@ -218,15 +239,22 @@ __device__ __forceinline__ float combine_head(const float* parts, size_t splits,
       lc[u] = in ? __ldcg(part + 1) : 0.f;
       oc[u] = in ? __ldcg(part + 2 + d) : 0.f;
     }
+    // The batch's max first, then every chunk's weight at once: no chain of rescalings, chunk by chunk,
+    // on the critical path. A chunk past the head's last has m = −∞: weight 0.
+    float mx = m;
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) mx = fmaxf(mx, mc[u]);
+    const float mn = mx, old_scale = __expf(m - mn);
+    float lb = 0.f, ob = 0.f;
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      if (c0 + u < splits) {
-        const float mn = fmaxf(m, mc[u]), old_scale = __expf(m - mn), scale = __expf(mc[u] - mn);
-        l = l * old_scale + lc[u] * scale;
-        o = o * old_scale + oc[u] * scale;
-        m = mn;
-      }
+      const float w = __expf(mc[u] - mn);
+      lb += lc[u] * w;
+      ob += oc[u] * w;
     }
+    l = l * old_scale + lb;
+    o = o * old_scale + ob;
+    m = mn;
   }
   return o / l;
 }

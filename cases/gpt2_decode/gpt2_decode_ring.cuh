@@ -246,9 +246,9 @@ template <class T, class F>
 __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn) {
   for_each_piece(s, [&](size_t r0, int n) {
 #ifdef GPT2_DECODE_STAGE_TIMES
-    const unsigned long long t0 = globaltimer();
+    const long long t0 = clock64();
     wait_phase(ring.full_bar(), ring.phase);
-    if (threadIdx.x == 0) g_ring_wait_ns[blockIdx.x % kTimedBlocks] += globaltimer() - t0;
+    if (threadIdx.x == 0) g_ring_wait_clk[blockIdx.x % kTimedBlocks] += clock64() - t0;
 #else
     wait_phase(ring.full_bar(), ring.phase);
 #endif
@@ -430,6 +430,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // two more).
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) x_next[r] = 0.f;
     if (l > 0) stage_vector(xs, x_cur, c);
+    FB_SUB_STAMP(l, 1);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
     FB_SUB_STAMP(l, 0);
     consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
@@ -516,6 +517,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       atomicAdd(x_next + r, __ldcg(x_cur + r) + to_float(a.b2[l * c + r]));
     stage_vector(xs, x_cur, c);
+    FB_SUB_STAMP(l, 10);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
     FB_SUB_STAMP(l, 8);
     consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
@@ -566,8 +568,8 @@ __global__ void gpt2_decode_ring_kernel(const __grid_constant__ Params<T>) {
 
 #endif  // FB_SM90A_DEVICE
 
-// Shared memory of one block besides the ring: the GEMV vector, γ/β, the bias and residual rows, the attention's
-// scratch, the reduction scratch, and the ring's barriers.
+// Shared memory of one block besides the ring: the GEMV vector, γ/β, the bias rows, gelu(FFN1) of the block's FFN
+// columns, b2 of its residual rows, the attention's scratch, the reduction scratch, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const Gpt2DecodeArgs<T>& a, size_t bias_floats, int slots) {
   const size_t floats = ((std::max(a.hidden, a.f) + 3) & ~size_t{3}) + 2 * a.hidden + 2 * bias_floats + 64 +

@@ -109,17 +109,23 @@ __device__ __forceinline__ void count_done(unsigned* counter) {
 
 #ifdef GPT2_DECODE_STAGE_TIMES
 // Optional instrumentation (scripts/device/gpt2-decode-bench.cu `stages`): thread 0 of each block stamps the
-// global timer when a stage's work is done (before arriving) and when it is released (after the wait).
+// global timer when a stage's work is done (before arriving) and when it is released (after the wait), and
+// its SM's cycle counter beside it: %globaltimer moves in steps of about a microsecond on the H100, too
+// coarse for the spans inside a stage, which the bench takes from the cycle counts (one SM's clock: within
+// a block only).
 static __device__ unsigned long long g_stage_ns[kTimedBlocks * kStamps];
-static __device__ unsigned long long g_ring_wait_ns[kTimedBlocks];  // the ring kernel's consumers' waits for data
+static __device__ long long g_stage_clk[kTimedBlocks * kStamps];
+static __device__ unsigned long long g_ring_wait_clk[kTimedBlocks];  // the ring consumers' waits for data, cycles
 __device__ __forceinline__ unsigned long long globaltimer() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
 __device__ __forceinline__ void stamp(int i) {
-  if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps))
+  if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps)) {
+    g_stage_clk[blockIdx.x * kStamps + i] = clock64();
     g_stage_ns[blockIdx.x * kStamps + i] = globaltimer();
+  }
 }
 #define FB_STAMP(i) ::fusebench::kernels::gpt2::stamp(i)
 #define FB_SUB_STAMP(l, i) ::fusebench::kernels::gpt2::stamp(static_cast<int>(kSubBase + kSubStamps * (l) + (i)))

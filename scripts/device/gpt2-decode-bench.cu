@@ -155,39 +155,52 @@ void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int
   }
   std::printf("stage sum of walls %.1f us (the instrumented step)\n", total);
   // The ring kernel's points inside a layer (FB_SUB_STAMP): median block, mean over the layers (a point
-  // a kernel does not stamp reads as 0 and its rows are meaningless).
+  // a kernel does not stamp reads as 0 and its rows are meaningless). Spans within a block come from its
+  // SM's cycle counts, in ns by that block's own ratio of global time to cycles over the whole step
+  // (%globaltimer alone moves in steps of about a microsecond).
+  const size_t clk0 = kernels::gpt2::kTimedBlocks * S + kernels::gpt2::kTimedBlocks;  // where the cycle stamps start
+  const size_t last = 8 * a.layers + 1;  // the kernel's last stamp
+  auto cyc = [&](int b, size_t i) { return double(static_cast<long long>(ns[clk0 + b * S + i])); };
+  std::vector<double> ns_per_cycle(blocks);
+  for (int b = 0; b < blocks; ++b) ns_per_cycle[b] = (at(b, last) - at(b, 0)) / (cyc(b, last) - cyc(b, 0));
   struct Span {
     const char* name;
     long from, to;  // ≥ 0: sub-stamp index; < 0: −(stage stamp offset within the layer + 1)
   };
-  const Span spans[] = {{"QKV: x from L2 + LN1", -1, 0},      {"QKV: GEMV pieces", 0, -2},
+  const Span spans[] = {{"QKV: x from L2", -1, 1},            {"QKV: LN1", 1, 0},
+                        {"QKV: GEMV pieces", 0, -2},          {"QKV: barrier wait", -2, -3},
                         {"att: bo, q and new k/v", -3, 2},    {"att: attention pieces", 2, 3},
                         {"att: publish partial", 3, 4},       {"att: wait head counter", 4, 5},
                         {"att: combine head", 5, 6},          {"att: Wo pieces", 6, 7},
-                        {"att: to arrival", 7, -4},           {"FFN1: x from L2 + LN2", -5, 8},
-                        {"FFN1: GEMV pieces", 8, -6},         {"FFN2: g from L2", -7, 9},
-                        {"FFN2: GEMV pieces", 9, -8}};
+                        {"att: to arrival", 7, -4},           {"att: barrier wait", -4, -5},
+                        {"FFN: b2, x from L2", -5, 10},       {"FFN: LN2", 10, 8},
+                        {"FFN1: GEMV pieces", 8, -6},         {"FFN2: to the W2 slab", -7, 9},
+                        {"FFN2: GEMV pieces", 9, -8},         {"FFN2: barrier wait", -8, -9}};
   {
     std::vector<double> waits;
-    for (int b = 0; b < blocks; ++b) waits.push_back(double(ns[kernels::gpt2::kTimedBlocks * S + b]) / 1e3);
+    for (int b = 0; b < blocks; ++b)
+      waits.push_back(double(ns[kernels::gpt2::kTimedBlocks * S + b]) * ns_per_cycle[b] / 1e3);
     std::printf("ring data waits (thread 0, whole step): median block %.1f us, max %.1f us\n", med(waits),
                 *std::max_element(waits.begin(), waits.end()));
   }
-  std::printf("inside a layer (us, median block, mean over layers):\n");
+  std::printf("inside a layer (us from SM cycles, median block, mean over layers; sum %s):\n", "below");
+  double layer_sum = 0;
   for (const Span& sp : spans) {
-    double sum_ms = 0;
+    double sum_us = 0;
     for (size_t l = 0; l < a.layers; ++l) {
       auto point = [&](int b, long i) {
-        if (i >= 0) return at(b, kernels::gpt2::kSubBase + kernels::gpt2::kSubStamps * l + size_t(i));
+        if (i >= 0) return cyc(b, kernels::gpt2::kSubBase + kernels::gpt2::kSubStamps * l + size_t(i));
         const size_t off = size_t(-i - 1);
-        return l == 0 && off == 0 ? at(b, 0) : at(b, 8 * l + off);
+        return l == 0 && off == 0 ? cyc(b, 0) : cyc(b, 8 * l + off);
       };
       std::vector<double> d;
-      for (int b = 0; b < blocks; ++b) d.push_back(point(b, sp.to) - point(b, sp.from));
-      sum_ms += med(d) / 1e3;
+      for (int b = 0; b < blocks; ++b) d.push_back((point(b, sp.to) - point(b, sp.from)) * ns_per_cycle[b]);
+      sum_us += med(d) / 1e3;
     }
-    std::printf("  %-26s %7.2f\n", sp.name, sum_ms / a.layers);
+    std::printf("  %-26s %7.2f\n", sp.name, sum_us / a.layers);
+    layer_sum += sum_us / a.layers;
   }
+  std::printf("  %-26s %7.2f\n", "sum (one layer)", layer_sum);
 }
 #endif
 
