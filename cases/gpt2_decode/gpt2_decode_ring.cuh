@@ -568,8 +568,9 @@ __global__ void gpt2_decode_ring_kernel(const __grid_constant__ Params<T>) {
 
 #endif  // FB_SM90A_DEVICE
 
-// Shared memory of one block besides the ring: the GEMV vector, γ/β, the bias rows, gelu(FFN1) of the block's FFN
-// columns, b2 of its residual rows, the attention's scratch, the reduction scratch, and the ring's barriers.
+// Shared memory of one block besides the ring: the GEMV vector (sized max(c, f), though only c is used since
+// FFN2 reads gs), γ/β, the bias rows, gelu(FFN1) of the block's FFN columns, the attention's scratch, the
+// reduction scratch, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const Gpt2DecodeArgs<T>& a, size_t bias_floats, int slots) {
   const size_t floats = ((std::max(a.hidden, a.f) + 3) & ~size_t{3}) + 2 * a.hidden + 2 * bias_floats + 64 +
