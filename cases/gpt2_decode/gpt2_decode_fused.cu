@@ -275,17 +275,16 @@ void gpt2_decode_fused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx
 
 #ifdef GPT2_DECODE_STAGE_TIMES
 std::vector<unsigned long long> gpt2_decode_stage_times() {
-  std::vector<unsigned long long> ns(kTimedBlocks * kStamps);
-  FB_CUDA_CHECK(cudaMemcpyFromSymbol(ns.data(), g_stage_ns, ns.size() * sizeof(unsigned long long)));
-  std::vector<unsigned long long> waits(kTimedBlocks);
+  // The global-timer stamps, the ring's wait totals (cycles), then the cycle stamps (gpt2_decode.h).
+  std::vector<unsigned long long> out(kTimedBlocks * kStamps), waits(kTimedBlocks), clk(kTimedBlocks * kStamps);
+  FB_CUDA_CHECK(cudaMemcpyFromSymbol(out.data(), g_stage_ns, out.size() * sizeof(unsigned long long)));
   FB_CUDA_CHECK(cudaMemcpyFromSymbol(waits.data(), g_ring_wait_clk, waits.size() * sizeof(unsigned long long)));
-  ns.insert(ns.end(), waits.begin(), waits.end());
-  std::vector<unsigned long long> clk(kTimedBlocks * kStamps);
   FB_CUDA_CHECK(cudaMemcpyFromSymbol(clk.data(), g_stage_clk, clk.size() * sizeof(unsigned long long)));
-  ns.insert(ns.end(), clk.begin(), clk.end());
+  out.insert(out.end(), waits.begin(), waits.end());
+  out.insert(out.end(), clk.begin(), clk.end());
   const std::vector<unsigned long long> zero(kTimedBlocks, 0);
   FB_CUDA_CHECK(cudaMemcpyToSymbol(g_ring_wait_clk, zero.data(), zero.size() * sizeof(unsigned long long)));
-  return ns;
+  return out;
 }
 #endif
 

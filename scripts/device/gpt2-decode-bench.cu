@@ -117,9 +117,9 @@ void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int
   FB_CUDA_CHECK(cudaMemsetAsync(flush, 1, flush_bytes, static_cast<cudaStream_t>(ctx.stream)));
   kernels::gpt2_decode_fused_cuda(a, ctx);
   FB_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream)));
-  const auto ns = kernels::gpt2_decode_stage_times();
+  const auto stamps = kernels::gpt2_decode_stage_times();
   const size_t S = kernels::gpt2::kStamps;
-  auto at = [&](int b, size_t i) { return double(ns[b * S + i]); };
+  auto at = [&](int b, size_t i) { return double(stamps[b * S + i]); };
   auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
   const size_t stages = 4 * a.layers + 1;
   const char* names[5] = {"LN1+QKV", "attention+out-proj", "LN2+FFN1", "FFN2", "LNf+LM head"};
@@ -131,7 +131,7 @@ void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int
     std::vector<double> work, release, prev;
     double last_done = 0;
     for (int b = 0; b < blocks; ++b) {
-      const double start = k == 0 ? at(b, 0) : at(b, 2 * k);
+      const double start = at(b, 2 * k);  // the previous release (stamp 0, the start, for the first stage)
       const double done = at(b, 2 * k + 1);
       work.push_back(done - start);
       last_done = std::max(last_done, done);
@@ -160,7 +160,7 @@ void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int
   // (%globaltimer alone moves in steps of about a microsecond).
   const size_t clk0 = kernels::gpt2::kTimedBlocks * S + kernels::gpt2::kTimedBlocks;  // where the cycle stamps start
   const size_t last = 8 * a.layers + 1;  // the kernel's last stamp
-  auto cyc = [&](int b, size_t i) { return double(static_cast<long long>(ns[clk0 + b * S + i])); };
+  auto cyc = [&](int b, size_t i) { return double(static_cast<long long>(stamps[clk0 + b * S + i])); };
   std::vector<double> ns_per_cycle(blocks);
   for (int b = 0; b < blocks; ++b) ns_per_cycle[b] = (at(b, last) - at(b, 0)) / (cyc(b, last) - cyc(b, 0));
   struct Span {
@@ -179,19 +179,18 @@ void print_stage_times(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int
   {
     std::vector<double> waits;
     for (int b = 0; b < blocks; ++b)
-      waits.push_back(double(ns[kernels::gpt2::kTimedBlocks * S + b]) * ns_per_cycle[b] / 1e3);
+      waits.push_back(double(stamps[kernels::gpt2::kTimedBlocks * S + b]) * ns_per_cycle[b] / 1e3);
     std::printf("ring data waits (thread 0, whole step): median block %.1f us, max %.1f us\n", med(waits),
                 *std::max_element(waits.begin(), waits.end()));
   }
-  std::printf("inside a layer (us from SM cycles, median block, mean over layers; sum %s):\n", "below");
+  std::printf("inside a layer (us from SM cycles, median block, mean over layers; their sum last):\n");
   double layer_sum = 0;
   for (const Span& sp : spans) {
     double sum_us = 0;
     for (size_t l = 0; l < a.layers; ++l) {
       auto point = [&](int b, long i) {
         if (i >= 0) return cyc(b, kernels::gpt2::kSubBase + kernels::gpt2::kSubStamps * l + size_t(i));
-        const size_t off = size_t(-i - 1);
-        return l == 0 && off == 0 ? cyc(b, 0) : cyc(b, 8 * l + off);
+        return cyc(b, 8 * l + size_t(-i - 1));  // layer l's stage stamps follow 8·l (the previous release)
       };
       std::vector<double> d;
       for (int b = 0; b < blocks; ++b) d.push_back((point(b, sp.to) - point(b, sp.from)) * ns_per_cycle[b]);
