@@ -89,29 +89,31 @@ __device__ __forceinline__ void gemv(Pack<T> (&buf)[kPreload<T>], const T* w, in
 
 
 // xs[0 .. n) ← v[0 .. n), n a multiple of 4 (written by other blocks: through L2). All of a thread's loads
-// are issued before its stores, so staging costs one memory round trip, not one per element.
+// are issued before its stores, so staging costs one memory round trip, not one per element. N: the threads
+// that share the copy (the first N of the block).
+template <int N = kThreads>
 __device__ __forceinline__ void stage_vector(float* xs, const float* v, int n) {
   constexpr int kPer = 4;
   const int n4 = n / 4;
-  for (int base = 0; base < n4; base += kPer * kThreads) {
+  for (int base = 0; base < n4; base += kPer * N) {
     float4 r[kPer];
 #pragma unroll
     for (int u = 0; u < kPer; ++u) {
-      const int i = base + u * kThreads + threadIdx.x;
+      const int i = base + u * N + threadIdx.x;
       if (i < n4) r[u] = __ldcg(reinterpret_cast<const float4*>(v) + i);
     }
 #pragma unroll
     for (int u = 0; u < kPer; ++u) {
-      const int i = base + u * kThreads + threadIdx.x;
+      const int i = base + u * N + threadIdx.x;
       if (i < n4) reinterpret_cast<float4*>(xs)[i] = r[u];
     }
   }
 }
 // A LayerNorm's γ and β into shared memory as floats, n a multiple of 8 (before a barrier's wait: they do
-// not depend on it).
-template <class T>
+// not depend on it). N as stage_vector's.
+template <class T, int N = kThreads>
 __device__ __forceinline__ void stage_norm(float* g, float* b, const T* gamma, const T* beta, int n) {
-  for (int i = threadIdx.x * kPack; i < n; i += kThreads * kPack) {
+  for (int i = threadIdx.x * kPack; i < n; i += N * kPack) {
     const Pack<T> pg = load_pack(gamma + i), pb = load_pack(beta + i);
     float fg[kPack], fb[kPack];
     unpack(pg, fg);

@@ -19,8 +19,10 @@
 // 3. LN2 + FFN1 + GELU for the block's own FFN columns, then FFN2 of the same columns (W2's column slab,
 // split-K over the blocks: no barrier between the two) added into the next buffer of the residual stream.
 // Three grid barriers a layer. Then LNf and the LM head.
-// A GEMV piece gives each warp two rows at a time, reduced in registers; biases
-// and LayerNorm parameters are staged while the block waits at the barrier before their stage.
+// In bf16/fp16 the GEMV pieces (QKV, W1, the LM head, of at most 16 rows) and the out-projection rows run on
+// tensor cores (mma.sync m16n8k16, the vector rounded to T as B); in fp32 a piece gives each warp two rows at
+// a time, reduced in registers. Biases and LayerNorm parameters are staged while the block waits at the
+// barrier before their stage.
 // docs/gpt2-decode.md has the measurements.
 #pragma once
 #include <cuda_runtime.h>
@@ -34,6 +36,7 @@
 #include "common/constants.h"
 #include "common/gelu.h"
 #include "cuda/cuda_check.cuh"
+#include "cuda/mma_ops.cuh"
 #include "cuda/sm90_ops.cuh"
 #include "cuda/tensor_map.cuh"
 #include "gpt2_decode.h"
@@ -43,18 +46,23 @@
 
 namespace fusebench::kernels::gpt2::ring {
 
-constexpr int kConsumerWarps = 8;
+#ifndef GPT2_RING_CONSUMER_WARPS
+#define GPT2_RING_CONSUMER_WARPS 8
+#endif
+constexpr int kConsumerWarps = GPT2_RING_CONSUMER_WARPS;
+// Registers: a multiprocessor's four schedulers each hold a quarter of the register file and take every
+// fourth warp, so 13–16 warps a block get 128 registers a thread and 17 get 96.
+static_assert(kConsumerWarps <= 15, "block_sum2 takes at most 16 warps, and 17 in a block would spill");
 constexpr int kConsumers = kConsumerWarps * 32;
 constexpr int kThreads = kConsumers + 32;  // and the producer warp
 constexpr unsigned kSlotBytes = 16 << 10;
 constexpr int kMaxSlots = 16;
-constexpr int kMaxPieceRows = kConsumerWarps * 32;  // rows of a GEMV piece (a thread a row in W2's column slabs)
-constexpr int kMaxPieceKeys = 64;   // keys of an attention piece (their scores in shared memory)
 constexpr int kMaxBox = 256;  // elements along a dimension of a TMA box
-static_assert(kMaxPieceRows <= kMaxBox, "a W2 slab piece is one TMA box");
+// Rows of a GEMV piece: at most a thread a row in W2's column slabs, and one TMA box.
+constexpr int kMaxPieceRows = kConsumers < kMaxBox ? kConsumers : kMaxBox;
+constexpr int kMaxPieceKeys = 64;   // keys of an attention piece (their scores in shared memory)
 constexpr int kGroups = kConsumers / 8;  // groups of 8 lanes (one key or one 64-wide row each)
 using Consumers = FirstThreads<kConsumers>;
-static_assert(kThreads == gpt2::kThreads + 32, "the consumers are as many as the register kernel's threads");
 
 // Rows a block streams: row i < rows starts at base + i·stride and is `elems` elements long; `base2`, when
 // set, is a second set of rows taken with the first, piece by piece (the values beside the keys).
@@ -68,6 +76,7 @@ struct Segment {
   int elems;
   size_t rows;
   int slab_layer = -1, slab_col = 0;
+  bool gemv = false;  // a GEMV's rows (QKV, W1, LM head): pieces of at most kMmaRows rows in 16-bit types
 };
 template <class T>
 __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
@@ -75,11 +84,14 @@ __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
   const int cap = paired ? kMaxPieceKeys : kMaxPieceRows;
   return fit < cap ? fit : cap;
 }
+// Rows of one tensor-core GEMV piece (16-bit types): the M of an m16n8k16 MMA.
+constexpr int kMmaRows = 16;
 // The pieces of a segment in order, fn(first row, rows): the one walk both the producer and the consumers
 // take, so their schedules cannot drift apart.
 template <class T, class F>
 __device__ __forceinline__ void for_each_piece(const Segment<T>& s, F&& fn) {
-  const size_t per = static_cast<size_t>(piece_rows<T>(s.elems, s.base2 != nullptr));
+  const int fit = piece_rows<T>(s.elems, s.base2 != nullptr);
+  const size_t per = static_cast<size_t>(s.gemv && sizeof(T) == 2 && fit > kMmaRows ? kMmaRows : fit);
   for (size_t r0 = 0; r0 < s.rows; r0 += per) fn(r0, static_cast<int>(s.rows - r0 < per ? s.rows - r0 : per));
 }
 
@@ -131,13 +143,13 @@ struct Plan {
   }
   __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
     const Range r = share(n);
-    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size()};
+    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), -1, 0, true};
   }
   __device__ Segment<T> qkv(size_t l) const { return rows(p.a.w_qkv + l * 3 * p.a.hidden * p.a.hidden, 3 * p.a.hidden, p.a.hidden); }
   // W1's rows of this block's FFN columns.
   __device__ Segment<T> w1(size_t l) const {
     const Range r = ffn_cols(p.a.f, p.ffn_chunk);
-    return {p.a.w1 + (l * p.a.f + r.begin) * p.a.hidden, nullptr, p.a.hidden, static_cast<int>(p.a.hidden), r.size()};
+    return {p.a.w1 + (l * p.a.f + r.begin) * p.a.hidden, nullptr, p.a.hidden, static_cast<int>(p.a.hidden), r.size(), -1, 0, true};
   }
   // W2's column slab of this block's FFN columns: every one of its c rows, those columns of each.
   __device__ Segment<T> w2(size_t l) const {
@@ -258,14 +270,14 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
   });
 }
 
-// One GEMV piece: rows [0, n) of k elements in shared memory against xs, out(first row + r, Σ). Pieces of
-// at least 8 rows: a warp takes two rows at a time (rows r and r + 8: both loads in flight, one reduction
-// tree each), lane j the packs j, j + 32, … of a row, out from lane 0. Fewer rows (the long rows of W2):
-// 8 / n warps share a row by columns and meet in `part` (kConsumerWarps floats) after a group barrier.
+// One GEMV piece: rows [0, n) of k elements in shared memory against xs, out(first row + r, Σ). A piece of
+// more than half as many rows as warps: a warp takes up to two rows at a time (rows r and r + W: both loads
+// in flight, one reduction tree each), lane j the packs j, j + 32, … of a row, out from lane 0. Fewer rows:
+// W / n warps share a row by columns and meet in `part` (kConsumerWarps floats) after a group barrier.
 template <class T, class Out>
 __device__ __forceinline__ void gemv_piece(const T* w, size_t r0, int n, int k, const float* xs, float* part, Out out) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (n < kConsumerWarps) {
+  if (2 * n <= kConsumerWarps) {
     const int per_row = kConsumerWarps / n, r = warp / per_row, slice = warp % per_row;
     float v = 0.f;
     if (r < n) {
@@ -308,6 +320,80 @@ __device__ __forceinline__ void gemv_piece(const T* w, size_t r0, int n, int k, 
   }
 }
 
+// The tensor-core GEMV of 16-bit weights: rows of W as the A operand of m16n8k16 MMAs (fp32 accumulators),
+// the vector, rounded to T, as every column of B (columns 1–7 of the result are dropped). A lane (g =
+// lane / 4, t = lane % 4) loads 8 contiguous elements of rows g and g + 8 and of the vector at 8·t of a
+// 32-wide k block and feeds them to two MMAs as their k = 2t, 2t + 1, 2t + 8, 2t + 9: any order of k
+// serves a dot product when A and B take the same one. A row's unpacking, FMAs and shuffle tree become two
+// MMAs per 16 rows × 32 columns.
+//
+// 16 rows × one 32-wide k block: wa, wb a lane's 8 elements of rows g and g + 8, x the vector's.
+template <class T>
+__device__ __forceinline__ void mma_k32(float (&d)[4], const uint4& wa, const uint4& wb, const uint4& x) {
+  constexpr bool kHalf = std::is_same_v<T, ::fusebench::fp16>;
+  ::fusebench::cuda::mma_m16n8k16<kHalf>(d, wa.x, wb.x, wa.y, wb.y, x.x, x.y);
+  ::fusebench::cuda::mma_m16n8k16<kHalf>(d, wa.z, wb.z, wa.w, wb.w, x.z, x.w);
+}
+// A lane's 8 elements of row `row` (< n, else zeros) at k offset kb + 8·t.
+template <class T>
+__device__ __forceinline__ uint4 mma_row(const T* w, int row, int n, int k, int kb) {
+  const int t = threadIdx.x & 3;
+  return row < n ? *reinterpret_cast<const uint4*>(w + size_t(row) * k + kb + 8 * t) : uint4{0u, 0u, 0u, 0u};
+}
+
+// A GEMV piece of n ≤ kMmaRows rows, k a multiple of 32, on tensor cores: the warps split k (two
+// accumulator chains a warp), their partial sums meet in `part` (2 · kMmaRows · kConsumerWarps floats, a
+// half a piece in turn: the barrier of the next piece orders this piece's reads before its writes), and
+// thread r < n calls out(first row + r, Σ).
+template <class T, class Out>
+__device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int k, const T* xh, float* part, Out out) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  constexpr int kStep = 32 * kConsumerWarps;
+  float d0[4] = {}, d1[4] = {};
+  for (int kb = 32 * warp; kb < k; kb += 2 * kStep) {
+    const uint4 x = *reinterpret_cast<const uint4*>(xh + kb + 8 * t);
+    mma_k32<T>(d0, mma_row(w, g, n, k, kb), mma_row(w, g + 8, n, k, kb), x);
+    if (kb + kStep < k) {  // warp-uniform
+      const uint4 x2 = *reinterpret_cast<const uint4*>(xh + kb + kStep + 8 * t);
+      mma_k32<T>(d1, mma_row(w, g, n, k, kb + kStep), mma_row(w, g + 8, n, k, kb + kStep), x2);
+    }
+  }
+  if (t == 0) {  // column 0 of the result: rows g and g + 8
+    part[warp * kMmaRows + g] = d0[0] + d1[0];
+    part[warp * kMmaRows + g + 8] = d0[2] + d1[2];
+  }
+  Consumers::sync();
+  if (threadIdx.x < n) {
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kConsumerWarps; ++i) sum += part[i * kMmaRows + threadIdx.x];
+    out(r0 + threadIdx.x, sum);
+  }
+}
+
+// The GEMV scratch of a block: `red` for the CUDA-core pieces, two halves of `part` in turn for the
+// tensor-core pieces, and the vector in T (xh) beside the floats (xs).
+template <class T>
+struct GemvScratch {
+  const float* xs;
+  const T* xh;
+  float* red;
+  float* part;
+  unsigned flip = 0;
+  // out(first row + r, W[r]·x) for the n rows of a piece of k columns.
+  template <class Out>
+  __device__ __forceinline__ void piece(const T* w, size_t r0, int n, int k, Out out) {
+    if constexpr (sizeof(T) == 2) {
+      if (n <= kMmaRows && k % 32 == 0) {
+        flip ^= 1u;
+        gemv_piece_mma(w, r0, n, k, xh, part + flip * kMmaRows * kConsumerWarps, out);
+        return;
+      }
+    }
+    gemv_piece(w, r0, n, k, xs, red, out);
+  }
+};
+
 // dst[0 .. n) ← src[0 .. n) as floats (before a barrier's wait: biases do not depend on it).
 template <class T>
 __device__ __forceinline__ void stage_floats(float* dst, const T* src, size_t n) {
@@ -325,7 +411,7 @@ struct Online {
 // set, one more key (knew, vnew, in shared memory) into st. q: 64 floats, scaled.
 template <class T>
 __device__ void attend_piece(const float* q, const T* K, const T* V, int n, const T* knew, const T* vnew, float* s,
-                             float* red, Online& st) {
+                             Online& st) {
   const int tid = threadIdx.x, l8 = tid & 7, grp = tid >> 3;
   const int total = n + (knew != nullptr ? 1 : 0);
   auto key = [&](int j) { return j < n ? K + j * 64 : knew; };
@@ -337,33 +423,28 @@ __device__ void attend_piece(const float* q, const T* K, const T* V, int n, cons
     if (j < total && l8 == 0) s[j] = d;
   }
   Consumers::sync();
-  // The piece's max and Σ exp by warp 0 alone (at most 65 scores), shared through red.
-  if (tid < 32) {
-    float m = -INFINITY;
-    for (int j = tid; j < total; j += 32) m = fmaxf(m, s[j]);
+  // The piece's max and Σ exp (at most 65 scores) by every warp at once, the same sums in the same order:
+  // no second barrier, and no round trip through shared memory for them.
+  const int lane = tid & 31;
+  float m = -INFINITY;
+  for (int j = lane; j < total; j += 32) m = fmaxf(m, s[j]);
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-    m = fmaxf(st.m, m);
-    float l = 0.f;
-    for (int j = tid; j < total; j += 32) {
-      const float e = __expf(s[j] - m);
-      s[j] = e;
-      l += e;
-    }
-    l = warp_sum(l);
-    if (tid == 0) red[0] = m, red[1] = l;
-  }
-  Consumers::sync();
-  const float m_new = red[0], scale = __expf(st.m - m_new);
-  st.l = st.l * scale + red[1];
-  st.m = m_new;
+  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+  m = fmaxf(st.m, m);
+  float l = 0.f;
+  for (int j = lane; j < total; j += 32) l += __expf(s[j] - m);
+  l = warp_sum(l);
+  const float scale = __expf(st.m - m);
+  st.l = st.l * scale + l;
+  st.m = m;
 #pragma unroll
   for (int i = 0; i < kPack; ++i) st.o[i] *= scale;
   for (int j = grp; j < total; j += kGroups) {
+    const float e = __expf(s[j] - m);
     float v[kPack];
     unpack(smem_pack(val(j) + l8 * kPack), v);
 #pragma unroll
-    for (int i = 0; i < kPack; ++i) st.o[i] += s[j] * v[i];
+    for (int i = 0; i < kPack; ++i) st.o[i] += e * v[i];
   }
   Consumers::sync();  // s is written again by the next piece
 }
@@ -376,16 +457,19 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
   const int c = static_cast<int>(a.hidden), f = static_cast<int>(a.f);
-  float* xs = reinterpret_cast<float*>(ring.empty + p.slots);  // [max(c, f)] the GEMV input
-  float* ng = xs + (((c > f ? c : f) + 3) & ~3);                 // [c] the next LayerNorm's γ
+  float* xs = reinterpret_cast<float*>(ring.empty + p.slots);  // [c] the GEMV input
+  float* ng = xs + ((c + 3) & ~3);                               // [c] the next LayerNorm's γ
   float* nb = ng + c;                                            // [c] and β
   float* bias = nb + c;                                          // [bias_floats] this block's bias rows
   float* gs = bias + p.bias_floats;                              // [bias_floats] gelu(FFN1) of its FFN columns
-  float* q = gs + p.bias_floats;                                 // [64] q, then the head's output
+  float* b2s = gs + p.bias_floats;                               // [bias_floats] b2 of its residual rows
+  float* q = b2s + p.bias_floats;                                // [64] q, then the head's output
   float* s = q + 64;                                             // [kMaxPieceKeys + 1] scores
   T* kv_new = reinterpret_cast<T*>(s + 2 * kMaxPieceKeys);       // [2 · 64] the new key and value, in T
-  float* opart = s + 2 * kMaxPieceKeys + 128;                    // [kGroups · 64]
-  float* red = opart + kGroups * 64;                             // [32]
+  float* opart = s + 2 * kMaxPieceKeys + 128;                    // [kConsumerWarps · 64]
+  float* red = opart + kConsumerWarps * 64;                      // [32]
+  T* xh = reinterpret_cast<T*>(red + 32);                        // [c] the GEMV input in T (16-bit T)
+  T* qh = xh + c;                                                // [64] the head's output in T
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
@@ -410,11 +494,13 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_STAMP(stamp_released);
   };
   const Range qkv_rows = share(3 * size_t(c)), f_cols = ffn_cols(f, p.ffn_chunk), c_rows = share(c);
+  GemvScratch<T> gemv{xs, xh, red, opart};
+  T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the LayerNorms round their output for the MMAs
   // The residual stream in two buffers: layer l reads x_cur (a.x_f for even l) and its FFN adds into
   // x_next (a.g_f, which the ring kernel does not otherwise use), zeroed earlier in the layer.
   float* x_cur = a.x_f;
   float* x_next = a.g_f;
-  stage_norm(ng, nb, a.ln1_g, a.ln1_b, c);
+  stage_norm<T, kConsumers>(ng, nb, a.ln1_g, a.ln1_b, c);
   stage_floats(bias, a.b_qkv + qkv_rows.begin, qkv_rows.size());
   // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.
   for (int i = threadIdx.x; i < c; i += kConsumers) {
@@ -429,15 +515,15 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // buffer, the previous layer's, were before the barrier behind us; the first adds into it come after
     // two more).
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) x_next[r] = 0.f;
-    if (l > 0) stage_vector(xs, x_cur, c);
+    if (l > 0) stage_vector<kConsumers>(xs, x_cur, c);
     FB_SUB_STAMP(l, 1);
-    layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+    layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 0);
     consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
-      gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
+      gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
     });
     arrive_then(st + 1);
-    stage_norm(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
+    stage_norm<T, kConsumers>(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
     stage_floats(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
     wait(st + 2);
 
@@ -465,22 +551,31 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       const Segment<T> seg = plan.kv(l, it);
       const T* knew = it.has_new ? kv_new : nullptr;
       if (seg.rows == 0) {
-        attend_piece<T>(q, nullptr, nullptr, 0, knew, kv_new + 64, s, red, on);
+        attend_piece<T>(q, nullptr, nullptr, 0, knew, kv_new + 64, s, on);
       } else {
         consume(seg, ring, [&](const T* kv, size_t r0, int n) {
           const bool last = r0 + n == seg.rows;
-          attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, kv_new + 64, s, red, on);
+          attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, kv_new + 64, s, on);
         });
       }
       FB_SUB_STAMP(l, 3);
-      const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
+      // Σ p·v over the groups: the warp's four groups by shuffles, then the warps' sums in opart.
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
-      for (int d = 0; d < kPack; ++d) opart[grp * 64 + l8 * kPack + d] = on.o[d];
+      for (int d = 0; d < kPack; ++d) {
+        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 8);
+        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 16);
+      }
+      if (lane < 8) {
+#pragma unroll
+        for (int d = 0; d < kPack; ++d) opart[warp * 64 + lane * kPack + d] = on.o[d];
+      }
       Consumers::sync();
       float* part = a.att_part + i * kPartFloats;
       if (threadIdx.x < 64) {
         float sum = 0.f;
-        for (int g = 0; g < kGroups; ++g) sum += opart[g * 64 + threadIdx.x];
+#pragma unroll
+        for (int w = 0; w < kConsumerWarps; ++w) sum += opart[w * 64 + threadIdx.x];
         part[2 + threadIdx.x] = sum;
       }
       if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
@@ -491,22 +586,41 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       const Item it = plan.item(i);
       wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
       FB_SUB_STAMP(l, 5);
-      if (threadIdx.x < 64) q[threadIdx.x] = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
+      if (threadIdx.x < 64) {
+        const float o = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
+        q[threadIdx.x] = o;
+        qh[threadIdx.x] = from_float<T>(o);
+      }
       Consumers::sync();
       FB_SUB_STAMP(l, 6);
       const size_t row0 = plan.wo_rows(it).begin;
       consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
-        const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
-        for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound
-          const int j = j0 + (grp & 3);
-          const float v = group8_sum(j < n ? dot_pack(smem_pack(w + j * 64 + l8 * kPack), q + l8 * kPack) : 0.f);
-          if (j < n && l8 == 0) atomicAdd(x_cur + row0 + r0 + j, v);
+        if constexpr (sizeof(T) == 2) {  // 16 rows a warp on tensor cores, the head's output as B
+          const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+          for (int m0 = kMmaRows * (threadIdx.x >> 5); m0 < n; m0 += kMmaRows * kConsumerWarps) {
+            const T* wm = w + size_t(m0) * 64;
+            float d[4] = {};
+#pragma unroll
+            for (int kb = 0; kb < 64; kb += 32)
+              mma_k32<T>(d, mma_row(wm, g, n - m0, 64, kb), mma_row(wm, g + 8, n - m0, 64, kb),
+                         *reinterpret_cast<const uint4*>(qh + kb + 8 * t));
+            if (t == 0 && m0 + g < n) atomicAdd(x_cur + row0 + r0 + m0 + g, d[0]);
+            if (t == 0 && m0 + g + 8 < n) atomicAdd(x_cur + row0 + r0 + m0 + g + 8, d[2]);
+          }
+        } else {
+          const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
+          for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound
+            const int j = j0 + (grp & 3);
+            const float v = group8_sum(j < n ? dot_pack(smem_pack(w + j * 64 + l8 * kPack), q + l8 * kPack) : 0.f);
+            if (j < n && l8 == 0) atomicAdd(x_cur + row0 + r0 + j, v);
+          }
         }
       });
       FB_SUB_STAMP(l, 7);
     }
     arrive_then(st + 3);
     stage_floats(bias, a.b1 + l * f + f_cols.begin, f_cols.size());
+    stage_floats(b2s, a.b2 + l * c + c_rows.begin, c_rows.size());
     wait(st + 4);
 
     // 3. LN2 + FFN1 + GELU for this block's FFN columns (into gs), then FFN2 of those columns: W2's column
@@ -514,14 +628,15 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // no barrier of its own); x_next's owner adds the residual and b2. Block 0 also clears this layer's
     // head counters (nobody reads them now).
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
+    stage_vector<kConsumers>(xs, x_cur, c);
+    Consumers::sync();  // the owner's rows from the staged x: one round trip to L2 in this span, not two
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
-      atomicAdd(x_next + r, __ldcg(x_cur + r) + to_float(a.b2[l * c + r]));
-    stage_vector(xs, x_cur, c);
+      atomicAdd(x_next + r, xs[r] + b2s[r - c_rows.begin]);
     FB_SUB_STAMP(l, 10);
-    layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+    layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 8);
     consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
-      gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float u) { gs[r] = gelu_tanh(u + bias[r]); });
+      gemv.piece(w, r0, n, c, [&](size_t r, float u) { gs[r] = gelu_tanh(u + bias[r]); });
     });
     Consumers::sync();
     FB_STAMP(st + 5);
@@ -539,9 +654,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     arrive_then(st + 7);
     if (l + 1 < a.layers) {
       stage_floats(bias, a.b_qkv + (l + 1) * 3 * c + qkv_rows.begin, qkv_rows.size());
-      stage_norm(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
+      stage_norm<T, kConsumers>(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
     } else {
-      stage_norm(ng, nb, a.lnf_g, a.lnf_b, c);
+      stage_norm<T, kConsumers>(ng, nb, a.lnf_g, a.lnf_b, c);
     }
     wait(st + 8);
     float* const t = x_cur;
@@ -550,11 +665,11 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   }
 
   // LNf + LM head over the tied embedding.
-  stage_vector(xs, x_cur, c);
-  layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red);
+  stage_vector<kConsumers>(xs, x_cur, c);
+  layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
   const size_t vocab0 = share(a.vocab).begin;
   consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
-    gemv_piece(w, r0, n, c, xs, red, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
+    gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
   });
   FB_STAMP(static_cast<int>(8 * a.layers + 1));
 }
@@ -568,13 +683,14 @@ __global__ void gpt2_decode_ring_kernel(const __grid_constant__ Params<T>) {
 
 #endif  // FB_SM90A_DEVICE
 
-// Shared memory of one block besides the ring: the GEMV vector (sized max(c, f), though only c is used since
-// FFN2 reads gs), γ/β, the bias rows, gelu(FFN1) of the block's FFN columns, the attention's scratch, the
-// reduction scratch, and the ring's barriers.
+// Shared memory of one block besides the ring: the GEMV vector, γ/β, the bias rows, gelu(FFN1) of the
+// block's FFN columns, b2 of its residual rows, the attention's scratch, the reduction scratch, the
+// vector and the head's output in T, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const Gpt2DecodeArgs<T>& a, size_t bias_floats, int slots) {
-  const size_t floats = ((std::max(a.hidden, a.f) + 3) & ~size_t{3}) + 2 * a.hidden + 2 * bias_floats + 64 +
-                        2 * kMaxPieceKeys + 128 + kGroups * 64 + 32;
+  const size_t floats = ((a.hidden + 3) & ~size_t{3}) + 2 * a.hidden + 3 * bias_floats + 64 + 2 * kMaxPieceKeys + 128 +
+                        kConsumerWarps * 64 + 32 +
+                        (a.hidden + 64) * sizeof(T) / sizeof(float);
   return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }
 
@@ -602,7 +718,7 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   if (!built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
   const int cc = device_compute_capability();
   if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-  const size_t row = std::max(a.hidden, a.f) * sizeof(T);
+  const size_t row = a.hidden * sizeof(T);  // the longest row a piece takes (W2's come as column slabs)
   if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
   if (a.f % 8 != 0) return "FFN width " + std::to_string(a.f) + " is not a multiple of 8 (W2's column slabs are copied in 16-byte units)";
   if (a.f < a.hidden) return "FFN width " + std::to_string(a.f) + " is below the hidden size (its scratch holds the second residual buffer)";
