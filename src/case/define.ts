@@ -23,6 +23,8 @@ interface ShapeDecl<D extends string> {
   timing?: 'batched';
   /** Also time the unfused twin replayed from a CUDA graph, a third timing beside unfused and fused (CUDA only). */
   graphTwin?: true;
+  /** Why the speedup moves with the machine, not the commit (a host-bound unfused twin): the gate judges the fused time alone. */
+  ungatedSpeedup?: string;
   /** Measured only in these precisions (default: every one the addon registers), for dims a precision's limits refuse. */
   dtypes?: readonly Dtype[];
 }

@@ -148,6 +148,7 @@ function measuredShapes(
           dims,
           ...(s.timing ? { timing: s.timing } : {}),
           ...(s.graphTwin ? { graphTwin: s.graphTwin } : {}),
+          ...(s.ungatedSpeedup ? { ungatedSpeedup: s.ungatedSpeedup } : {}),
         };
         return { value, ...(s.dtypes ? { dtypes: s.dtypes } : {}) };
       }),

@@ -20,6 +20,11 @@ export interface Shape {
   timing?: 'batched';
   /** Also time the unfused twin replayed from a CUDA graph against the fused variant (results' `graphTwin`). */
   graphTwin?: true;
+  /**
+   * Why this shape's speedup moves with something other than the commit (an unfused twin bound by the
+   * host's launches): the gate then judges the fused time alone, and reports the speedup.
+   */
+  ungatedSpeedup?: string;
 }
 
 /** Bytes a variant must move through memory (each input read once, each output written once) and its launches. */

@@ -97,7 +97,10 @@ export function gateCase(
   // Absolute times compare only within one device model.
   const sameModel = baselines.data.device.slug === device.slug;
   const fusedTime = sameModel ? decisions.find((d) => d.metric === 'fusedTime') : undefined;
-  const status = worst([speedup.verdict, ...(fusedTime ? [fusedTime.verdict] : [])]);
+  // A shape whose speedup moves with the machine (result.ungatedSpeedup says why) is judged on its fused
+  // time alone, where there is one to judge; without it (another device model) the speedup still decides.
+  const speedupGates = result.ungatedSpeedup === undefined || fusedTime === undefined;
+  const status = worst([...(speedupGates ? [speedup.verdict] : []), ...(fusedTime ? [fusedTime.verdict] : [])]);
   const source = entry.provenance.kind;
   const notes = fingerprintNotes(device, entry);
   const parts = [speedup, ...(fusedTime ? [fusedTime] : [])].map(describe).join('; ');
@@ -107,6 +110,7 @@ export function gateCase(
       : status === 'AMBIGUOUS'
         ? ' The interval straddles the ±δ band: too noisy to decide.'
         : '';
+  const ungated = speedupGates ? '' : ` The speedup is reported, not gated: ${result.ungatedSpeedup}.`;
   return {
     status,
     gating: entry.gating,
@@ -116,6 +120,6 @@ export function gateCase(
     fusedTime,
     remeasured: false,
     fingerprintNotes: notes,
-    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (δ ${deltaFrom}; baseline ${baselines.file}, ${source}${timed.method === 'batched' ? ', batched timing' : ''}).${next}`,
+    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (δ ${deltaFrom}; baseline ${baselines.file}, ${source}${timed.method === 'batched' ? ', batched timing' : ''}).${ungated}${next}`,
   };
 }

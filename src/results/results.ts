@@ -198,6 +198,11 @@ const caseResultSchema = z.object({
     .optional(),
   /** Which measurement the gate judged: one call per sample (`timing`, the default) or `batched`. */
   gatedOn: z.enum(['per-call', 'batched']).optional(),
+  /**
+   * Why the gate judged this shape's fused time alone (the case says its speedup moves with the machine,
+   * not the commit: an unfused twin bound by the host's launches). The speedup is still decided and reported.
+   */
+  ungatedSpeedup: z.string().optional(),
   /** Wall time of each phase of this shape (inputs, runs, download, reference, comparison, sampling, rest), ms. */
   phases: phases.optional(),
   /** The regression injected with --inject: read passes, or a slowdown asked as a percentage and what calibration measured. */

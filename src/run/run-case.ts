@@ -280,5 +280,6 @@ function measureShape(
     clocks: m.clocks,
     ...(batched ? { batched, gatedOn: 'batched' as const } : {}),
     ...(graphTwin ? { graphTwin } : {}),
+    ...(shape.ungatedSpeedup ? { ungatedSpeedup: shape.ungatedSpeedup } : {}),
   };
 }
