@@ -51,7 +51,8 @@ namespace fusebench::kernels::gpt2::ring {
 #endif
 constexpr int kConsumerWarps = GPT2_RING_CONSUMER_WARPS;
 // Registers: a multiprocessor's four schedulers each hold a quarter of the register file and take every
-// fourth warp, so 13–16 warps a block get 128 registers a thread and 17 get 96.
+// fourth warp, so 13–16 warps a block get 128 registers a thread (12 and 15 consumer warps spill a few
+// bytes) and 17 get 96 (and spill more). 8 is the measured best (docs/gpt2-decode.md).
 static_assert(kConsumerWarps <= 15, "block_sum2 takes at most 16 warps, and 17 in a block would spill");
 constexpr int kConsumers = kConsumerWarps * 32;
 constexpr int kThreads = kConsumers + 32;  // and the producer warp

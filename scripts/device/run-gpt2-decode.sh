@@ -15,7 +15,7 @@ arch="${ARCH:-90a}"
 flags=(-O3 -std=c++17 -arch="sm_$arch" -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -I kernels -I native
   -I cases/gpt2_decode)
 [ "$arch" = 90a ] && flags+=(-DFUSEBENCH_SM90A)
-# NVCC_FLAGS: more flags, split on spaces (a variant's -D switches, e.g. -DGPT2_RING_CONSUMER_WARPS=16).
+# NVCC_FLAGS: more flags, split on spaces (a variant's -D switches, e.g. -DGPT2_RING_CONSUMER_WARPS=12).
 read -ra extra <<< "${NVCC_FLAGS:-}"
 flags+=("${extra[@]}")
 sources=(scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu cases/gpt2_decode/gpt2_decode_unfused.cu

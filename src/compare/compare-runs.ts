@@ -8,7 +8,7 @@
  */
 import { type BaselineEntry, entryKey } from '../gate/baseline-file.ts';
 import { decide } from '../gate/decision.ts';
-import { worst } from '../gate/gate.ts';
+import { judgedVerdict, ungatedNote } from '../gate/gate.ts';
 import { asMeasured, gatedOnBatched, type JudgedTiming, type TimingMethod, timingOf } from '../gate/judged-timing.ts';
 import { DELTA_FLOOR } from '../gate/tolerance.ts';
 import type { CaseResult, Decision, MeasuredCase, ResultsFile, Verdict } from '../results/results.ts';
@@ -44,7 +44,10 @@ export interface CaseComparison {
   method: TimingMethod;
   /** Calls between events per sample, when batched. */
   callsPerSample: number | undefined;
-  /** Set when one run was gated on batched timing but the other has no batched samples (compared per call). */
+  /**
+   * Set when one run was gated on batched timing but the other has no batched samples (compared per call),
+   * and when the verdict is the fused time's alone (the case calls the speedup ungated).
+   */
   methodNote: string | undefined;
   /** The worse of the two decisions. */
   verdict: Verdict;
@@ -122,6 +125,8 @@ export function compareCase(
     Decision,
     Decision | undefined,
   ];
+  const ungated = head.ungatedSpeedup ?? base.ungatedSpeedup;
+  const { verdict, speedupGates } = judgedVerdict(speedup, fusedTime, ungated);
   return {
     key: keyOf(head),
     case: head.case,
@@ -130,8 +135,8 @@ export function compareCase(
     dtype: head.dtype,
     method,
     callsPerSample: h.callsPerSample,
-    methodNote: note,
-    verdict: worst([speedup.verdict, ...(fusedTime ? [fusedTime.verdict] : [])]),
+    methodNote: [note, speedupGates || !ungated ? undefined : ungatedNote(ungated)].filter(Boolean).join('; ') || undefined,
+    verdict,
     speedup,
     fusedTime,
   };

@@ -76,6 +76,11 @@ export const baselineEntrySchema = z
     toleranceSource: z.enum(['noise', 'comparable', 'default', 'hand']).optional(),
     /** Which timing the samples and medians are of: one call per sample (the default) or batched calls. */
     method: z.enum(['per-call', 'batched']).optional(),
+    /**
+     * Why the case says this shape's speedup moves with the machine (results' `ungatedSpeedup`): its
+     * speedup's spread between runs stays out of the other entries' δ.
+     */
+    ungatedSpeedup: z.string().optional(),
     /** The runs (processes, machines) the entry was recorded from, oldest first, and their noise. */
     runs: z
       .array(

@@ -26,6 +26,26 @@ export function worst(verdicts: Verdict[]): Verdict {
   return ORDER.find((v) => verdicts.includes(v)) ?? 'SAME';
 }
 
+/**
+ * The verdict of a speedup decision and a fused-time one: the worse of the two, or the fused time's alone
+ * for a shape whose speedup the case calls ungated (it moves with the machine: `ungatedSpeedup`), when
+ * there is a fused-time decision (a baseline or base run of the same device model). The gate and compare
+ * both judge this way.
+ */
+export function judgedVerdict(
+  speedup: Decision,
+  fusedTime: Decision | undefined,
+  ungatedSpeedup: string | undefined,
+): { verdict: Verdict; speedupGates: boolean } {
+  const speedupGates = !ungatedSpeedup || fusedTime === undefined;
+  return { verdict: worst([...(speedupGates ? [speedup.verdict] : []), ...(fusedTime ? [fusedTime.verdict] : [])]), speedupGates };
+}
+
+/** The sentence a message adds for a speedup that was decided but not gated. */
+export function ungatedNote(reason: string): string {
+  return `The speedup is reported, not gated: ${reason.replace(/\.$/, '')}.`;
+}
+
 /** Differences between this run's fingerprint and a measured baseline's provenance. */
 export function fingerprintNotes(device: DeviceDescription, entry: BaselineEntry): string[] {
   const p = entry.provenance;
@@ -97,10 +117,7 @@ export function gateCase(
   // Absolute times compare only within one device model.
   const sameModel = baselines.data.device.slug === device.slug;
   const fusedTime = sameModel ? decisions.find((d) => d.metric === 'fusedTime') : undefined;
-  // A shape whose speedup moves with the machine (result.ungatedSpeedup says why) is judged on its fused
-  // time alone, where there is one to judge; without it (another device model) the speedup still decides.
-  const speedupGates = result.ungatedSpeedup === undefined || fusedTime === undefined;
-  const status = worst([...(speedupGates ? [speedup.verdict] : []), ...(fusedTime ? [fusedTime.verdict] : [])]);
+  const { verdict: status, speedupGates } = judgedVerdict(speedup, fusedTime, result.ungatedSpeedup);
   const source = entry.provenance.kind;
   const notes = fingerprintNotes(device, entry);
   const parts = [speedup, ...(fusedTime ? [fusedTime] : [])].map(describe).join('; ');
@@ -110,7 +127,7 @@ export function gateCase(
       : status === 'AMBIGUOUS'
         ? ' The interval straddles the ±δ band: too noisy to decide.'
         : '';
-  const ungated = speedupGates ? '' : ` The speedup is reported, not gated: ${result.ungatedSpeedup}.`;
+  const ungated = speedupGates || !result.ungatedSpeedup ? '' : ` ${ungatedNote(result.ungatedSpeedup)}`;
   return {
     status,
     gating: entry.gating,

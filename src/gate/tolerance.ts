@@ -35,6 +35,8 @@
  *   runs (the t factor at one degree of freedom, 90, would make δ useless), or its stored δ (5% for one
  *   run, `DEFAULT_DELTA`).
  *
+ * - An entry whose case calls its speedup ungated (`ungatedSpeedup`: it moves with the machine, as a
+ *   host-bound unfused twin's does) lends the pool its fused-time spread only.
  * The gate derives δ this way from the loaded file (so files recorded before this rule benefit), and
  * `--update-baselines` stores the same δ in every entry it writes (src/gate/update.ts).
  */
@@ -203,6 +205,8 @@ function spreadOf(e: BaselineEntry): Spread | null {
 interface Prior extends Spread {
   keys: string[];
   scope: 'shape' | 'method';
+  /** Degrees of freedom behind the pooled speedup spread (`df` is the fused time's). */
+  speedupDf: number;
 }
 
 /** The pooled spread of the entries comparable to `entry` (see the top of this file); null when none was measured twice. */
@@ -222,8 +226,19 @@ function comparablePrior(entry: BaselineEntry, entries: Readonly<Record<string, 
   const pool = scope === 'shape' ? shape : [...shape, ...candidates.filter(([, e]) => !sameShape(e))];
   const total = df(pool);
   if (total === 0) return null;
-  const pooled = (m: 'speedup' | 'fusedTime') => pool.reduce((sum, [, , s]) => sum + s.df * s[m], 0) / total;
-  return { keys: pool.map(([k]) => k), scope, df: total, speedup: pooled('speedup'), fusedTime: pooled('fusedTime') };
+  // An entry whose speedup the case calls ungated (it moves with the machine) lends its fused-time spread
+  // only: its speedup's would widen every other entry's band.
+  const gated = pool.filter(([, e]) => e.ungatedSpeedup === undefined);
+  const speedupPool = df(gated) > 0 ? gated : pool;
+  const pooled = (xs: typeof pool, m: 'speedup' | 'fusedTime') => xs.reduce((sum, [, , s]) => sum + s.df * s[m], 0) / df(xs);
+  return {
+    keys: pool.map(([k]) => k),
+    scope,
+    df: total,
+    speedupDf: df(speedupPool),
+    speedup: pooled(speedupPool, 'speedup'),
+    fusedTime: pooled(pool, 'fusedTime'),
+  };
 }
 
 /**
@@ -242,12 +257,12 @@ export function entryDeltas(entry: BaselineEntry, entries: Readonly<Record<strin
       return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
     return { speedup: entry.tolerance, fusedTime: entry.fusedTimeTolerance ?? entry.tolerance, source: 'default' };
   }
-  const df = prior.df + (own?.df ?? 0);
-  const k = deltaFactor(df);
   const band = (m: 'speedup' | 'fusedTime') => {
-    const shrunk = (prior.df * prior[m] + (own ? own.df * own[m] : 0)) / df;
+    const priorDf = m === 'speedup' ? prior.speedupDf : prior.df;
+    const df = priorDf + (own?.df ?? 0);
+    const shrunk = (priorDf * prior[m] + (own ? own.df * own[m] : 0)) / df;
     const alone = own ? BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]) : 0;
-    return Math.min(DELTA_CEILING, Math.max(DELTA_FLOOR, k * Math.sqrt(shrunk), alone));
+    return Math.min(DELTA_CEILING, Math.max(DELTA_FLOOR, deltaFactor(df) * Math.sqrt(shrunk), alone));
   };
   return {
     speedup: band('speedup'),

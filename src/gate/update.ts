@@ -130,6 +130,7 @@ function measuredEntry(
       : { fusedTimeTolerance: derived.fusedTime }),
     toleranceSource: hand ? 'hand' : derived.source === 'noise' ? 'noise' : 'default',
     method: g.method,
+    ...(r.ungatedSpeedup ? { ungatedSpeedup: r.ungatedSpeedup } : {}),
     runs,
     noise,
     maxAbsError: Math.max(r.numerics?.unfused.maxAbsError ?? 0, r.numerics?.fused.maxAbsError ?? 0),

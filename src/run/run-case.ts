@@ -66,6 +66,7 @@ export function resultSkeleton(def: CaseDef, shape: Shape): CaseResult {
     sources: [...def.sources],
     status: 'skipped',
     traffic: { unfused: t.unfused, fused: t.fused, theoreticalSpeedup: t.unfused.bytes / t.fused.bytes },
+    ...(shape.ungatedSpeedup ? { ungatedSpeedup: shape.ungatedSpeedup } : {}),
   };
 }
 
@@ -280,6 +281,5 @@ function measureShape(
     clocks: m.clocks,
     ...(batched ? { batched, gatedOn: 'batched' as const } : {}),
     ...(graphTwin ? { graphTwin } : {}),
-    ...(shape.ungatedSpeedup ? { ungatedSpeedup: shape.ungatedSpeedup } : {}),
   };
 }
