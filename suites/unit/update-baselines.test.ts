@@ -54,6 +54,14 @@ describe('the update flow', () => {
     });
   });
 
+  test("an entry keeps the result's ungated-speedup reason, and only then", () => {
+    const ungated = { ...results, cases: results.cases.map((c) => ({ ...c, ungatedSpeedup: 'host-bound twin' })) };
+    expect(updateBaselines(v100, ungated, 'abc123').file.entries['gelu_scale/16M/fp32']?.ungatedSpeedup).toBe(
+      'host-bound twin',
+    );
+    expect(file.entries['gelu_scale/16M/fp32']).not.toHaveProperty('ungatedSpeedup');
+  });
+
   test('lists old → new for each entry it changed, and nothing else', () => {
     expect(changes).toEqual([
       'gelu_scale/16M/fp32: 1.91x, fused 0.1752 ms, δ ±5.0% (reported) → 1.94x, fused 0.1700 ms, δ ±5.0% (default) (measured)',
