@@ -8,7 +8,7 @@
  */
 import { type BaselineEntry, entryKey } from '../gate/baseline-file.ts';
 import { decide } from '../gate/decision.ts';
-import { judgedVerdict, ungatedNote } from '../gate/gate.ts';
+import { judgedVerdict } from '../gate/gate.ts';
 import { asMeasured, gatedOnBatched, type JudgedTiming, type TimingMethod, timingOf } from '../gate/judged-timing.ts';
 import { DELTA_FLOOR } from '../gate/tolerance.ts';
 import type { CaseResult, Decision, MeasuredCase, ResultsFile, Verdict } from '../results/results.ts';
@@ -125,8 +125,7 @@ export function compareCase(
     Decision,
     Decision | undefined,
   ];
-  const ungated = head.ungatedSpeedup ?? base.ungatedSpeedup;
-  const { verdict, speedupGates } = judgedVerdict(speedup, fusedTime, ungated);
+  const judged = judgedVerdict(speedup, fusedTime, head.ungatedSpeedup ?? base.ungatedSpeedup);
   return {
     key: keyOf(head),
     case: head.case,
@@ -135,8 +134,8 @@ export function compareCase(
     dtype: head.dtype,
     method,
     callsPerSample: h.callsPerSample,
-    methodNote: [note, speedupGates || !ungated ? undefined : ungatedNote(ungated)].filter(Boolean).join('; ') || undefined,
-    verdict,
+    methodNote: [note, judged.note].filter(Boolean).join('; ') || undefined,
+    verdict: judged.verdict,
     speedup,
     fusedTime,
   };

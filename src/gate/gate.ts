@@ -29,21 +29,20 @@ export function worst(verdicts: Verdict[]): Verdict {
 /**
  * The verdict of a speedup decision and a fused-time one: the worse of the two, or the fused time's alone
  * for a shape whose speedup the case calls ungated (it moves with the machine: `ungatedSpeedup`), when
- * there is a fused-time decision (a baseline or base run of the same device model). The gate and compare
- * both judge this way.
+ * there is a fused-time decision (a baseline or base run of the same device model); `note` then says so.
+ * The gate and compare both judge this way.
  */
 export function judgedVerdict(
   speedup: Decision,
   fusedTime: Decision | undefined,
   ungatedSpeedup: string | undefined,
-): { verdict: Verdict; speedupGates: boolean } {
-  const speedupGates = !ungatedSpeedup || fusedTime === undefined;
-  return { verdict: worst([...(speedupGates ? [speedup.verdict] : []), ...(fusedTime ? [fusedTime.verdict] : [])]), speedupGates };
-}
-
-/** The sentence a message adds for a speedup that was decided but not gated. */
-export function ungatedNote(reason: string): string {
-  return `The speedup is reported, not gated: ${reason.replace(/\.$/, '')}.`;
+): { verdict: Verdict; note: string | undefined } {
+  if (!ungatedSpeedup || fusedTime === undefined)
+    return { verdict: worst([speedup.verdict, ...(fusedTime ? [fusedTime.verdict] : [])]), note: undefined };
+  return {
+    verdict: fusedTime.verdict,
+    note: `The speedup is reported, not gated: ${ungatedSpeedup.replace(/\.$/, '')}.`,
+  };
 }
 
 /** Differences between this run's fingerprint and a measured baseline's provenance. */
@@ -117,7 +116,7 @@ export function gateCase(
   // Absolute times compare only within one device model.
   const sameModel = baselines.data.device.slug === device.slug;
   const fusedTime = sameModel ? decisions.find((d) => d.metric === 'fusedTime') : undefined;
-  const { verdict: status, speedupGates } = judgedVerdict(speedup, fusedTime, result.ungatedSpeedup);
+  const { verdict: status, note: ungated } = judgedVerdict(speedup, fusedTime, result.ungatedSpeedup);
   const source = entry.provenance.kind;
   const notes = fingerprintNotes(device, entry);
   const parts = [speedup, ...(fusedTime ? [fusedTime] : [])].map(describe).join('; ');
@@ -127,7 +126,6 @@ export function gateCase(
       : status === 'AMBIGUOUS'
         ? ' The interval straddles the ±δ band: too noisy to decide.'
         : '';
-  const ungated = speedupGates || !result.ungatedSpeedup ? '' : ` ${ungatedNote(result.ungatedSpeedup)}`;
   return {
     status,
     gating: entry.gating,
@@ -137,6 +135,6 @@ export function gateCase(
     fusedTime,
     remeasured: false,
     fingerprintNotes: notes,
-    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (δ ${deltaFrom}; baseline ${baselines.file}, ${source}${timed.method === 'batched' ? ', batched timing' : ''}).${ungated}${next}`,
+    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (δ ${deltaFrom}; baseline ${baselines.file}, ${source}${timed.method === 'batched' ? ', batched timing' : ''}).${ungated ? ` ${ungated}` : ''}${next}`,
   };
 }
