@@ -341,6 +341,13 @@ __device__ __forceinline__ uint4 mma_row(const T* w, int row, int n, int k, int 
   const int t = threadIdx.x & 3;
   return row < n ? *reinterpret_cast<const uint4*>(w + size_t(row) * k + kb + 8 * t) : uint4{0u, 0u, 0u, 0u};
 }
+// d += rows [0, min(n, 16)) of w (k elements each) × x, over the 32-wide k block at kb.
+template <class T>
+__device__ __forceinline__ void mma_rows_k32(float (&d)[4], const T* w, int n, int k, int kb, const T* x) {
+  const int g = (threadIdx.x & 31) >> 2, t = threadIdx.x & 3;
+  const uint4 xk = *reinterpret_cast<const uint4*>(x + kb + 8 * t);
+  mma_k32<T>(d, mma_row(w, g, n, k, kb), mma_row(w, g + 8, n, k, kb), xk);
+}
 
 // A GEMV piece of n ≤ kMmaRows rows, k a multiple of 32, on tensor cores: the warps split k (two
 // accumulator chains a warp), their partial sums meet in `part` (2 · kMmaRows · kConsumerWarps floats, a
@@ -352,12 +359,8 @@ __device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int
   constexpr int kStep = 32 * kConsumerWarps;
   float d0[4] = {}, d1[4] = {};
   for (int kb = 32 * warp; kb < k; kb += 2 * kStep) {
-    const uint4 x = *reinterpret_cast<const uint4*>(xh + kb + 8 * t);
-    mma_k32<T>(d0, mma_row(w, g, n, k, kb), mma_row(w, g + 8, n, k, kb), x);
-    if (kb + kStep < k) {  // warp-uniform
-      const uint4 x2 = *reinterpret_cast<const uint4*>(xh + kb + kStep + 8 * t);
-      mma_k32<T>(d1, mma_row(w, g, n, k, kb + kStep), mma_row(w, g + 8, n, k, kb + kStep), x2);
-    }
+    mma_rows_k32(d0, w, n, k, kb, xh);
+    if (kb + kStep < k) mma_rows_k32(d1, w, n, k, kb + kStep, xh);  // warp-uniform
   }
   if (t == 0) {  // column 0 of the result: rows g and g + 8
     part[warp * kMmaRows + g] = d0[0] + d1[0];
@@ -599,12 +602,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
         if constexpr (sizeof(T) == 2) {  // 16 rows a warp on tensor cores, the head's output as B
           const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
           for (int m0 = kMmaRows * (threadIdx.x >> 5); m0 < n; m0 += kMmaRows * kConsumerWarps) {
-            const T* wm = w + size_t(m0) * 64;
             float d[4] = {};
 #pragma unroll
-            for (int kb = 0; kb < 64; kb += 32)
-              mma_k32<T>(d, mma_row(wm, g, n - m0, 64, kb), mma_row(wm, g + 8, n - m0, 64, kb),
-                         *reinterpret_cast<const uint4*>(qh + kb + 8 * t));
+            for (int kb = 0; kb < 64; kb += 32) mma_rows_k32(d, w + size_t(m0) * 64, n - m0, 64, kb, qh);
             if (t == 0 && m0 + g < n) atomicAdd(x_cur + row0 + r0 + m0 + g, d[0]);
             if (t == 0 && m0 + g + 8 < n) atomicAdd(x_cur + row0 + r0 + m0 + g + 8, d[2]);
           }
