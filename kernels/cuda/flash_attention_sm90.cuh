@@ -6,8 +6,9 @@
 // Work: tiles of 128 query rows of one (batch, head); a tile walks its key tiles of 128 from the
 // diagonal down to key 0 (later tiles are fully masked and never loaded; the diagonal one, first,
 // is the only one masked). Persistent grid of one block per multiprocessor: a block takes tiles from
-// a global counter until none is left. The tile order takes heads in groups whose K and V fit in
-// half of L2, and inside a group the heaviest query tiles (most key tiles) first.
+// a global counter until none is left. The tile order takes heads in groups (flash90_group: about two
+// waves of the grid, K and V in half of L2), and inside a group the heaviest query tiles (most key
+// tiles) first.
 //
 // Block: three warpgroups. Warpgroup 0 is the producer: after giving back registers (setmaxnreg 24)
 // one thread issues the TMA copies — Q once per tile, K and V per key tile into a ring of kStages
@@ -30,6 +31,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -72,7 +74,7 @@ struct Flash90Config {
 struct Flash90Params {
   CUtensorMap q, k, v, o;  // 4-D (d, seq, heads, batch), boxes of 64 × rows, 128-byte swizzle
   int heads, seq, bh, nq;  // bh = batch·heads, nq = query tiles per head
-  int group;               // heads per L2 group
+  int group;               // heads per group of the tile order (flash90_group)
   int total;               // tiles: bh·nq
   float scale_log2;        // log2(e)/√D
 };
@@ -85,6 +87,22 @@ namespace {
 // last block to finish resets both, so consecutive launches (one at a time per .cu file, as the
 // suite runs them on one stream) each start from zero.
 __device__ unsigned flash90_sched[2];
+
+#ifdef FB_FLASH90_TIMELINE
+// scripts/device/flash-attention-sm90.cu's `timeline` mode: per block, [0] %globaltimer at entry, [1] clock64
+// at entry, [2] clock64 when the first consumer warpgroup has its first S, [3] clock64 and [4] %globaltimer
+// when it has stored its last tile, [5] its tiles, [6] their key tiles, [7] clock64 when the producer is done.
+__device__ unsigned long long flash90_tl[1024][8];
+__device__ __forceinline__ unsigned long long flash90_gtime() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#define FB_TL(i, v) \
+  if (blockIdx.x < 1024) flash90_tl[blockIdx.x][i] = (v)
+#else
+#define FB_TL(i, v)
+#endif
 
 // Tile t of the order above: its (batch·heads) index and query tile.
 __device__ __forceinline__ void flash90_tile(const Flash90Params& p, int t, int& bh, int& qt) {
@@ -116,6 +134,10 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
   const int wg = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
 
   if (threadIdx.x == 0) {
+#ifdef FB_FLASH90_TIMELINE
+    FB_TL(0, flash90_gtime());
+    FB_TL(1, clock64());
+#endif
     for (int i = 0; i < 2; ++i) {
       mbar_init(q_full0 + 8 * i, 1);
       mbar_init(q_empty0 + 8 * i, 8);  // lane 0 of each consumer warp
@@ -178,6 +200,7 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
       atomicExch(&flash90_sched[0], 0u);
       atomicExch(&flash90_sched[1], 0u);
     }
+    FB_TL(7, clock64());
     return;
   }
 
@@ -302,6 +325,9 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
   }
   // Each pass: S of the current tile's diagonal key tile is in flight (issued at the end of the previous
   // pass, so that it overlaps that tile's epilogue).
+#ifdef FB_FLASH90_TIMELINE
+  int tl_tiles = 0, tl_units = 0;
+#endif
   while (more) {
     const int q0 = cur.qt * kFlash90Rows;
     const uint32_t q_at = q_of(cur);
@@ -310,6 +336,11 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
     // The diagonal key tile (k0 = q0), masked: key > min(row, seq − 1).
     wgmma_wait<0>();
     fence_regs(sacc);
+#ifdef FB_FLASH90_TIMELINE
+    if (threadIdx.x == 128 && tl_tiles == 0) FB_TL(2, clock64());
+    ++tl_tiles;
+    tl_units += cur.qt + 1;
+#endif
     release(k_empty0 + 8 * stage);
     if (cur.qt == 0) release(q_empty0 + 8 * cur.qb);
     {
@@ -398,6 +429,14 @@ __global__ void __launch_bounds__(kFlash90Threads, 1) flash90_kernel(const __gri
   wgmma_wait<0>();
   if (cw == 0) turn_wait();  // consumes warpgroup 1's last pass
   if (threadIdx.x % 128 == 0) tma_store_wait_all();
+#ifdef FB_FLASH90_TIMELINE
+  if (threadIdx.x == 128) {
+    FB_TL(3, clock64());
+    FB_TL(4, flash90_gtime());
+    FB_TL(5, tl_tiles);
+    FB_TL(6, tl_units);
+  }
+#endif
 #else
   (void)p;
 #ifdef __CUDA_ARCH__
@@ -463,8 +502,22 @@ CUtensorMap make_map(const HalfHeadLayout<T>& l, int batch, int heads, int seq, 
 
 }  // namespace flash90_host
 
+// Heads per group of the tile order, for `blocks` blocks, nq query tiles a head and kv bytes of K and V a
+// head. A group's K and V are read again by each of its query tiles, so the fewer heads a group has, the
+// more of them L2 still holds at the next read; but the heaviest-first order inside a group can balance
+// the blocks only over enough tiles. So: two waves of the grid (no fewer than one head), their K and V in
+// half of L2, and the heads then spread evenly over the groups, so that no small group is left at the
+// end to start its heavy tiles last. (H100, bf16, 32x12x512x64: groups of 200 heads, half of L2, took
+// 56.5 µs, of 64 heads 53.5 µs; 8x16x4096x128: 12 heads 843 µs, 8 heads 837 µs, 4 heads 911 µs.)
+inline int flash90_group(int bh, int nq, int blocks, long long l2, long long kv) {
+  long long g = std::max(1, 2 * blocks / nq);
+  g = std::max(1ll, std::min({g, (l2 / 2) / kv, static_cast<long long>(bh)}));
+  const long long groups = (bh + g - 1) / g;
+  return static_cast<int>((bh + groups - 1) / groups);
+}
+
 template <class T, int D>
-Flash90Params flash90_params(const FlashMmaArgs<T>& a) {
+Flash90Params flash90_params(const FlashMmaArgs<T>& a, int blocks) {
   using flash90_host::make_map;
   Flash90Params p;
   p.q = make_map(a.q, a.batch, a.heads, a.seq, D, kFlash90Rows);
@@ -476,10 +529,8 @@ Flash90Params flash90_params(const FlashMmaArgs<T>& a) {
   p.bh = a.batch * a.heads;
   p.nq = (a.seq + kFlash90Rows - 1) / kFlash90Rows;
   p.total = p.bh * p.nq;
-  // Heads per group: their K and V (2·seq·D two-byte elements each) in half of L2.
   static const int l2 = device_attribute(cudaDevAttrL2CacheSize);
-  const long long kv = 4ll * a.seq * D;
-  p.group = static_cast<int>(std::max(1ll, std::min<long long>(p.bh, (l2 / 2) / kv)));
+  p.group = flash90_group(p.bh, p.nq, blocks, l2, 4ll * a.seq * D);
   p.scale_log2 = a.scale_log2;
   return p;
 }
@@ -494,11 +545,12 @@ void launch_flash90(const FlashMmaArgs<T>& a, const LaunchContext& ctx, const ch
     return true;
   }();
   (void)opted_in;
-  const Flash90Params p = flash90_params<T, D>(a);
-  int grid = std::min(p.total, std::max(1, ctx.sm_count));
+  const long long tiles = static_cast<long long>(a.batch) * a.heads * ((a.seq + kFlash90Rows - 1) / kFlash90Rows);
+  int grid = static_cast<int>(std::min<long long>(tiles, std::max(1, ctx.sm_count)));
   // Tests cap every grid (LaunchContext::max_blocks) so that blocks loop over several tiles: the persistent
   // scheduler takes any grid size.
   if (ctx.max_blocks > 0 && static_cast<size_t>(grid) > ctx.max_blocks) grid = static_cast<int>(ctx.max_blocks);
+  const Flash90Params p = flash90_params<T, D>(a, grid);
   flash90_kernel<T, D, kPingPong><<<grid, kFlash90Threads, smem, static_cast<cudaStream_t>(ctx.stream)>>>(p);
   FB_CUDA_CHECK_LAUNCH(name);
 }

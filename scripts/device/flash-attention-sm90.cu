@@ -8,7 +8,7 @@
 //   ./fa90 check          # numerics at every shape, then the timing table
 //   ./fa90 time           # the timing table only
 //   ./fa90 small          # the small shapes once each (for compute-sanitizer --tool memcheck|racecheck|synccheck)
-//   ./fa90 groups 1 8 0   # the ping-pong kernel per tile-order head group (0: the launcher's choice)
+//   ./fa90 groups short bf16 1 8 0  # the ping-pong kernel per tile-order head group (0: the launcher's choice)
 //   ./fa90 vcheck / vtime # the ping-pong kernel only: numerics / one "T shape dtype us" line per timing
 //                         # (scripts/device/attn-variants.sh: this tree's kernel against main's)
 //   ncu --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis -k regex:flash90 ./fa90 ncu
@@ -159,9 +159,10 @@ void launch_var(const FlashMmaArgs<T>& a) {
     return true;
   }();
   (void)once;
-  Flash90Params p = flash90_params<T, D>(a);
+  const int tiles = a.batch * a.heads * ((a.seq + kFlash90Rows - 1) / kFlash90Rows), grid = std::min(tiles, g_ctx.sm_count);
+  Flash90Params p = flash90_params<T, D>(a, grid);
   if (g_group > 0) p.group = std::min(g_group, p.bh);
-  flash90_kernel<T, D, PP><<<std::min(p.total, g_ctx.sm_count), kFlash90Threads, smem>>>(p);
+  flash90_kernel<T, D, PP><<<grid, kFlash90Threads, smem>>>(p);
   CK(cudaGetLastError());
 }
 template <class T>
@@ -352,21 +353,89 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (mode == "groups") {  // bf16, the ping-pong kernel, per tile-order group size: ./harness groups g1 g2 ...
+  if (mode == "groups") {  // the ping-pong kernel per tile-order group size: ./harness groups short|batch8|long bf16|fp16 g1 g2 ...
+    CK(cudaMalloc(&g_flush, kFlush));
+    CK(cudaMalloc(&g_clean, kFlush));
+    CK(cudaMemset(g_clean, 0, kFlush));
+    CK(cudaMalloc(&g_sink, 4));
+    const std::string which = argc > 2 ? argv[2] : "short";
+    const bool lng = which == "long";
+    const bool fp16 = argc > 3 && std::string(argv[3]) == "fp16";
+    // short: the attention case's shape; batch8: gpt2_forward's attention (batch 8); long: 8x16x4096x128.
+    const Shape s = lng ? Shape{8, 16, 4096, 128, false}
+                        : which == "batch8" ? Shape{8, 12, 512, 64, false} : Shape{32, 12, 512, 64, false};
+    for (int i = 4; i < argc; ++i) {
+      g_group = atoi(argv[i]);
+      const int iters = lng ? 20 : 60;
+      const double t = fp16 ? time_us<__half>(s, 0, iters) : time_us<__nv_bfloat16>(s, 0, iters);
+      printf("G %dx%dx%dx%d %s %d %.3f\n", s.b, s.h, s.s, s.d, fp16 ? "fp16" : "bf16", g_group, t);
+    }
+  }
+#ifdef FB_FLASH90_TIMELINE
+  if (mode == "timeline") {  // built with -DFB_FLASH90_TIMELINE: where a block's time goes, bf16, after a flush
     CK(cudaMalloc(&g_flush, kFlush));
     CK(cudaMalloc(&g_clean, kFlush));
     CK(cudaMemset(g_clean, 0, kFlush));
     CK(cudaMalloc(&g_sink, 4));
     const Shape shapes[2] = {{32, 12, 512, 64, false}, {8, 16, 4096, 128, false}};
-    for (int i = 2; i < argc; ++i) {
-      g_group = atoi(argv[i]);
-      for (const Shape& s : shapes) {
-        const double t = time_us<__nv_bfloat16>(s, 0, s.s > 1024 ? 20 : 60);
-        printf("group %3d %dx%dx%dx%d bf16 sm90pp %.2f us %.1f TFLOP/s\n", g_group, s.b, s.h, s.s, s.d, t,
-               causal_flops(s) / t * 1e-6);
+    for (const Shape& s : shapes) {
+      Bufs<__nv_bfloat16> B = make<__nv_bfloat16>(s, 3);
+      for (int rep = 0; rep < 5; ++rep) {
+        flush_l2(rep);
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0));
+        CK(cudaEventCreate(&e1));
+        CK(cudaEventRecord(e0));
+        run_kernel<__nv_bfloat16>(0, B.args, s.d, g_ctx);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        static unsigned long long tl[1024][8];
+        CK(cudaMemcpyFromSymbol(tl, flash90_tl, sizeof(tl)));
+        const int nb = g_ctx.sm_count;
+        std::vector<double> ratio;
+        unsigned long long g0 = ~0ull, g1 = 0;
+        for (int b = 0; b < nb; ++b) {
+          g0 = std::min(g0, tl[b][0]);
+          g1 = std::max(g1, tl[b][4]);
+          if (tl[b][4] > tl[b][0]) ratio.push_back(double(tl[b][3] - tl[b][1]) / double(tl[b][4] - tl[b][0]));
+        }
+        std::sort(ratio.begin(), ratio.end());
+        const double ghz = ratio[ratio.size() / 2];  // cycles per ns
+        double first = 0, first_max = 0, busy = 0, busy_max = 0, start_max = 0, prod = 0;
+        int umin = 1 << 30, umax = 0, tmin = 1 << 30, tmax = 0;
+        std::vector<double> ends;
+        for (int b = 0; b < nb; ++b) {
+          const double st = double(tl[b][0] - g0);
+          const double f = (tl[b][2] - tl[b][1]) / ghz, bu = (tl[b][3] - tl[b][1]) / ghz;
+          first += f / nb;
+          first_max = std::max(first_max, f);
+          busy += bu / nb;
+          busy_max = std::max(busy_max, bu);
+          start_max = std::max(start_max, st);
+          prod += (tl[b][7] - tl[b][1]) / ghz / nb;
+          ends.push_back(st + bu);
+          umin = std::min<int>(umin, tl[b][6]);
+          umax = std::max<int>(umax, tl[b][6]);
+          tmin = std::min<int>(tmin, tl[b][5]);
+          tmax = std::max<int>(tmax, tl[b][5]);
+        }
+        std::sort(ends.begin(), ends.end());
+        double idle = 0;
+        for (double e : ends) idle += (ends.back() - e) / nb;
+        printf("timeline %dx%dx%dx%d bf16 run %d: event %.2f us, globaltimer span %.2f us, clock %.3f GHz; "
+               "block start spread %.2f us; first S after %.2f (max %.2f) us; consumer busy mean %.2f max %.2f us; "
+               "idle before the last block ends: mean %.2f us, ends p10/p50/p90 %.2f/%.2f/%.2f us; producer done "
+               "at %.2f us; tiles %d-%d, key tiles %d-%d a block\n",
+               s.b, s.h, s.s, s.d, rep, ms * 1000, (g1 - g0) / 1000.0, ghz, start_max / 1000, first / 1000,
+               first_max / 1000, busy / 1000, busy_max / 1000, idle / 1000, ends[nb / 10] / 1000,
+               ends[nb / 2] / 1000, ends[nb * 9 / 10] / 1000, prod / 1000, tmin, tmax, umin, umax);
       }
+      release(B);
     }
   }
+#endif
   if (mode == "ncu") {  // one launch of each shape, bf16
     const Shape shapes[2] = {{32, 12, 512, 64, false}, {8, 16, 4096, 128, false}};
     for (const Shape& s : shapes) {
