@@ -6,9 +6,9 @@
 // Work: tiles of 128 query rows of one (batch, head); a tile walks its key tiles of 128 from the
 // diagonal down to key 0 (later tiles are fully masked and never loaded; the diagonal one, first,
 // is the only one masked). Persistent grid of one block per multiprocessor: a block takes tiles from
-// a global counter until none is left. The tile order takes heads in groups (flash90_group: about two
-// waves of the grid, K and V in half of L2), and inside a group the heaviest query tiles (most key
-// tiles) first.
+// a global counter until none is left. The tile order takes heads in groups (flash90_groups: as many
+// as keep the blocks balanced, so that each group's K and V stay in L2), and inside a group the
+// heaviest query tiles (most key tiles) first.
 //
 // Block: three warpgroups. Warpgroup 0 is the producer: after giving back registers (setmaxnreg 24)
 // one thread issues the TMA copies — Q once per tile, K and V per key tile into a ring of kStages
@@ -74,7 +74,7 @@ struct Flash90Config {
 struct Flash90Params {
   CUtensorMap q, k, v, o;  // 4-D (d, seq, heads, batch), boxes of 64 × rows, 128-byte swizzle
   int heads, seq, bh, nq;  // bh = batch·heads, nq = query tiles per head
-  int group;               // heads per group of the tile order (flash90_group)
+  int group, big;          // the tile order's groups: `big` groups of group + 1 heads, then groups of `group`
   int total;               // tiles: bh·nq
   float scale_log2;        // log2(e)/√D
 };
@@ -106,10 +106,12 @@ __device__ __forceinline__ unsigned long long flash90_gtime() {
 
 // Tile t of the order above: its (batch·heads) index and query tile.
 __device__ __forceinline__ void flash90_tile(const Flash90Params& p, int t, int& bh, int& qt) {
-  const int per_group = p.group * p.nq, gi = t / per_group, r = t - gi * per_group;
-  const int gsize = min(p.group, p.bh - gi * p.group);
+  const int big_tiles = p.big * (p.group + 1) * p.nq;
+  int gsize = p.group + 1, first = 0;  // the group's size and first head
+  if (t >= big_tiles) t -= big_tiles, gsize = p.group, first = p.big * (p.group + 1);
+  const int gi = t / (gsize * p.nq), r = t - gi * gsize * p.nq;
   qt = p.nq - 1 - r / gsize;
-  bh = gi * p.group + r % gsize;
+  bh = first + gi * gsize + r % gsize;
 }
 
 // kPingPong: the two consumer warpgroups take turns issuing their GEMMs (named barriers), so that one
@@ -502,18 +504,26 @@ CUtensorMap make_map(const HalfHeadLayout<T>& l, int batch, int heads, int seq, 
 
 }  // namespace flash90_host
 
-// Heads per group of the tile order, for `blocks` blocks, nq query tiles a head and kv bytes of K and V a
-// head. A group's K and V are read again by each of its query tiles, so the fewer heads a group has, the
-// more of them L2 still holds at the next read; but the heaviest-first order inside a group can balance
-// the blocks only over enough tiles. So: two waves of the grid (no fewer than one head), their K and V in
-// half of L2, and the heads then spread evenly over the groups, so that no small group is left at the
-// end to start its heavy tiles last. (H100, bf16, 32x12x512x64: groups of 200 heads, half of L2, took
-// 56.5 µs, of 64 heads 53.5 µs; 8x16x4096x128: 12 heads 843 µs, 8 heads 837 µs, 4 heads 911 µs.)
-inline int flash90_group(int bh, int nq, int blocks, long long l2, long long kv) {
-  long long g = std::max(1, 2 * blocks / nq);
-  g = std::max(1ll, std::min({g, (l2 / 2) / kv, static_cast<long long>(bh)}));
-  const long long groups = (bh + g - 1) / g;
-  return static_cast<int>((bh + groups - 1) / groups);
+// The number of groups of heads in the tile order, for `blocks` blocks, nq query tiles a head and kv bytes
+// of K and V a head. A head's K and V are read again by each of its query tiles, so the fewer heads a group
+// has, the more of them L2 still holds at the next read: as many groups as balance allows, and never a
+// group whose K and V exceed half of L2. Balance: the last group's tiles, heaviest first, must give
+// every block about one heaviest tile (nq key tiles) of work, or a few blocks finish its heavy tiles
+// while the others wait; a head's tiles hold nq(nq + 1)/2 key tiles, so a group needs at least
+// 2·blocks/(nq + 1) heads. H100, bf16, 32x12x512x64: one group of 200 heads (half of L2) took 56.3 µs,
+// groups of 64 heads 53.7 µs, of 48 heads 52.9 µs; 8x12x512x64: one group of 96 heads 20.2 µs, two of 48
+// 21.3 µs; 8x16x4096x128: groups of 12 heads 843 µs, 8 heads 831 µs, 6 heads 876 µs.
+inline int flash90_groups(int bh, int nq, int blocks, long long l2, long long kv) {
+  const long long min_heads = (2ll * blocks + nq) / (nq + 1);  // ⌈2·blocks/(nq + 1)⌉
+  const long long by_l2 = (static_cast<long long>(bh) * kv + l2 / 2 - 1) / std::max(1ll, l2 / 2);
+  return static_cast<int>(std::min<long long>(bh, std::max({1ll, bh / std::max(1ll, min_heads), by_l2})));
+}
+
+// Spreads the heads over `groups` groups whose sizes differ by at most one.
+inline void flash90_set_groups(Flash90Params& p, int groups) {
+  groups = std::max(1, std::min(groups, p.bh));
+  p.group = p.bh / groups;
+  p.big = p.bh % groups;
 }
 
 template <class T, int D>
@@ -530,7 +540,7 @@ Flash90Params flash90_params(const FlashMmaArgs<T>& a, int blocks) {
   p.nq = (a.seq + kFlash90Rows - 1) / kFlash90Rows;
   p.total = p.bh * p.nq;
   static const int l2 = device_attribute(cudaDevAttrL2CacheSize);
-  p.group = flash90_group(p.bh, p.nq, blocks, l2, 4ll * a.seq * D);
+  flash90_set_groups(p, flash90_groups(p.bh, p.nq, blocks, l2, 4ll * a.seq * D));
   p.scale_log2 = a.scale_log2;
   return p;
 }
