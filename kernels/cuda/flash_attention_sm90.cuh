@@ -510,9 +510,7 @@ CUtensorMap make_map(const HalfHeadLayout<T>& l, int batch, int heads, int seq, 
 // group whose K and V exceed half of L2. Balance: the last group's tiles, heaviest first, must give
 // every block about one heaviest tile (nq key tiles) of work, or a few blocks finish its heavy tiles
 // while the others wait; a head's tiles hold nq(nq + 1)/2 key tiles, so a group needs at least
-// 2·blocks/(nq + 1) heads. H100, bf16, 32x12x512x64: one group of 200 heads (half of L2) took 56.3 µs,
-// groups of 64 heads 53.7 µs, of 48 heads 52.9 µs; 8x12x512x64: one group of 96 heads 20.2 µs, two of 48
-// 21.3 µs; 8x16x4096x128: groups of 12 heads 843 µs, 8 heads 831 µs, 6 heads 876 µs.
+// 2·blocks/(nq + 1) heads. What the rule buys, and where it does not, is measured in docs/cases.md.
 inline int flash90_groups(int bh, int nq, int blocks, long long l2, long long kv) {
   const long long min_heads = (2ll * blocks + nq) / (nq + 1);  // ⌈2·blocks/(nq + 1)⌉
   const long long by_l2 = (static_cast<long long>(bh) * kv + l2 / 2 - 1) / std::max(1ll, l2 / 2);

@@ -8,7 +8,10 @@
 //   ./fa90 check          # numerics at every shape, then the timing table
 //   ./fa90 time           # the timing table only
 //   ./fa90 small          # the small shapes once each (for compute-sanitizer --tool memcheck|racecheck|synccheck)
-//   ./fa90 groups short bf16 1 8 0  # the ping-pong kernel per tile-order head group (0: the launcher's choice)
+//   ./fa90 groups short bf16 0 48 200 # per group size (short|batch8|long, bf16|fp16; about g heads a group, 0: the launcher's rule)
+//   GROUP=48 ./fa90 vcheck # any mode with the tile order's groups of about 48 heads instead of the launcher's
+//   ./fa90tl timeline     # built with -DFB_FLASH90_TIMELINE: per block, when its first S came and when it
+//                         # finished, summed over the grid (the start-up and the tail), bf16, both shapes
 //   ./fa90 vcheck / vtime # the ping-pong kernel only: numerics / one "T shape dtype us" line per timing
 //                         # (scripts/device/attn-variants.sh: this tree's kernel against main's)
 //   ncu --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis -k regex:flash90 ./fa90 ncu
