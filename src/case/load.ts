@@ -141,7 +141,13 @@ function measuredShapes(
     entries.map(([backend, list]) => [
       backend,
       list.map((s) => {
-        const dims = inNativeOrder(folder, native, `shape '${s.label ?? JSON.stringify(s.dims)}'`, s.dims);
+        const what = `shape '${s.label ?? JSON.stringify(s.dims)}'`;
+        const dims = inNativeOrder(folder, native, what, s.dims);
+        if (s.ungatedSpeedup !== undefined && s.ungatedSpeedup.trim() === '') {
+          throw new Error(
+            `${folder}: ${what} has an empty ungatedSpeedup; say why its speedup moves with the machine, or leave the field out`,
+          );
+        }
         const value: Shape = {
           label: shapeLabel(dims, s.label),
           description: s.description,

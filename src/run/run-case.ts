@@ -61,7 +61,8 @@ export function resultSkeleton(def: CaseDef, shape: Shape): CaseResult {
     key: entryKey(def.name, shape.label, def.dtype),
     case: def.name,
     title: def.title,
-    shape,
+    // What the results schema declares of a shape; the descriptor's timing options are the result's own fields.
+    shape: { label: shape.label, description: shape.description, dims: shape.dims },
     dtype: def.dtype,
     sources: [...def.sources],
     status: 'skipped',

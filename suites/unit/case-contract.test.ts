@@ -132,6 +132,17 @@ describe('a disagreement fails, naming what the other half lacks', () => {
     );
   });
 
+  test('a shape whose speedup is ungated without a reason', async () => {
+    const d = await importDescriptor('residual_layernorm');
+    const shapes = {
+      ...d.shapes,
+      cpu: [{ label: 'x', dims: { rows: 2, hidden: 8 }, description: '', ungatedSpeedup: ' ' }],
+    };
+    expect(() => buildCaseDefs('residual_layernorm', { ...d, shapes }, [native])).toThrow(
+      /residual_layernorm: shape 'x' has an empty ungatedSpeedup; say why its speedup moves with the machine/,
+    );
+  });
+
   test('a descriptor reading a dim or parameter the addon lacks', async () => {
     const renamed = { ...native, dims: ['rows', 'width'] };
     const d = await importDescriptor('residual_layernorm');

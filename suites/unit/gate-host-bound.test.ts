@@ -39,6 +39,8 @@ describe('the gate on a host-bound unfused twin', () => {
     const shape = decode?.shapes('cuda').find((s) => s.label === '12x768@511');
     if (!decode || !shape) throw new Error('gpt2_decode bf16 at 12x768@511 is not declared');
     expect(resultSkeleton(decode, shape).ungatedSpeedup).toBe(declared);
+    // Once: the result's shape is the results schema's (label, description, dims), not the descriptor's.
+    expect(Object.keys(resultSkeleton(decode, shape).shape).sort()).toEqual(['description', 'dims', 'label']);
     const other = CASES.find((c) => c.name === 'gelu_scale')?.shapes('cuda')[0];
     if (!other) throw new Error('gelu_scale has no CUDA shape');
     expect(
