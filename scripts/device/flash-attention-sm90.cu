@@ -241,6 +241,13 @@ __global__ void read_pass(const float4* p, long long n, float* sink) {
   }
   if (acc == 1234.5f) *sink = acc;
 }
+// The buffers of flush_l2.
+static void alloc_flush() {
+  CK(cudaMalloc(&g_flush, kFlush));
+  CK(cudaMalloc(&g_clean, kFlush));
+  CK(cudaMemset(g_clean, 0, kFlush));
+  CK(cudaMalloc(&g_sink, 4));
+}
 // fusebench's flush: write a buffer larger than L2, then read another one so no dirty line is left.
 static void flush_l2(int i) {
   CK(cudaMemsetAsync(g_flush, i & 1, kFlush));
@@ -302,10 +309,7 @@ int main(int argc, char** argv) {
     }
   }
   if (mode == "vtime") {  // attn-variants.sh: the ping-pong kernel at both shapes, one parseable line each
-    CK(cudaMalloc(&g_flush, kFlush));
-    CK(cudaMalloc(&g_clean, kFlush));
-    CK(cudaMemset(g_clean, 0, kFlush));
-    CK(cudaMalloc(&g_sink, 4));
+    alloc_flush();
     const Shape shapes[2] = {{32, 12, 512, 64, false}, {8, 16, 4096, 128, false}};
     for (const Shape& s : shapes) {
       const int iters = s.s > 1024 ? 30 : 100;
@@ -338,10 +342,7 @@ int main(int argc, char** argv) {
     }
   }
   if (mode == "time" || mode == "check") {
-    CK(cudaMalloc(&g_flush, kFlush));
-    CK(cudaMalloc(&g_clean, kFlush));
-    CK(cudaMemset(g_clean, 0, kFlush));
-    CK(cudaMalloc(&g_sink, 4));
+    alloc_flush();
     const Shape shapes[2] = {{32, 12, 512, 64, false}, {8, 16, 4096, 128, false}};
     printf("\n| kernel | shape | dtype | median us | TFLOP/s |\n|---|---|---|---|---|\n");
     for (const Shape& s : shapes) {
@@ -357,10 +358,7 @@ int main(int argc, char** argv) {
     }
   }
   if (mode == "groups") {  // the ping-pong kernel per tile-order group size: ./harness groups short|batch8|long bf16|fp16 g1 g2 ...
-    CK(cudaMalloc(&g_flush, kFlush));
-    CK(cudaMalloc(&g_clean, kFlush));
-    CK(cudaMemset(g_clean, 0, kFlush));
-    CK(cudaMalloc(&g_sink, 4));
+    alloc_flush();
     const std::string which = argc > 2 ? argv[2] : "short";
     const bool lng = which == "long";
     const bool fp16 = argc > 3 && std::string(argv[3]) == "fp16";
@@ -376,18 +374,15 @@ int main(int argc, char** argv) {
   }
 #ifdef FB_FLASH90_TIMELINE
   if (mode == "timeline") {  // built with -DFB_FLASH90_TIMELINE: where a block's time goes, bf16, after a flush
-    CK(cudaMalloc(&g_flush, kFlush));
-    CK(cudaMalloc(&g_clean, kFlush));
-    CK(cudaMemset(g_clean, 0, kFlush));
-    CK(cudaMalloc(&g_sink, 4));
+    alloc_flush();
     const Shape shapes[2] = {{32, 12, 512, 64, false}, {8, 16, 4096, 128, false}};
     for (const Shape& s : shapes) {
       Bufs<__nv_bfloat16> B = make<__nv_bfloat16>(s, 3);
+      cudaEvent_t e0, e1;
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
       for (int rep = 0; rep < 5; ++rep) {
         flush_l2(rep);
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
         CK(cudaEventRecord(e0));
         run_kernel<__nv_bfloat16>(0, B.args, s.d, g_ctx);
         CK(cudaEventRecord(e1));
@@ -435,6 +430,8 @@ int main(int argc, char** argv) {
                first_max / 1000, busy / 1000, busy_max / 1000, idle / 1000, ends[nb / 10] / 1000,
                ends[nb / 2] / 1000, ends[nb * 9 / 10] / 1000, prod / 1000, tmin, tmax, umin, umax);
       }
+      CK(cudaEventDestroy(e0));
+      CK(cudaEventDestroy(e1));
       release(B);
     }
   }
