@@ -7,8 +7,8 @@
 // diagonal down to key 0 (later tiles are fully masked and never loaded; the diagonal one, first,
 // is the only one masked). Persistent grid of one block per multiprocessor: a block takes tiles from
 // a global counter until none is left. The tile order takes heads in groups (flash90_groups: as many
-// as keep the blocks balanced, so that each group's K and V stay in L2), and inside a group the
-// heaviest query tiles (most key tiles) first.
+// groups as balance allows, since smaller groups keep their K and V in L2 between reads, and none whose
+// K and V exceed half of L2), and inside a group the heaviest query tiles (most key tiles) first.
 //
 // Block: three warpgroups. Warpgroup 0 is the producer: after giving back registers (setmaxnreg 24)
 // one thread issues the TMA copies — Q once per tile, K and V per key tile into a ring of kStages
@@ -98,10 +98,14 @@ __device__ __forceinline__ unsigned long long flash90_gtime() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-#define FB_TL(i, v) \
-  if (blockIdx.x < 1024) flash90_tl[blockIdx.x][i] = (v)
+#define FB_TL(i, v)                                           \
+  do {                                                        \
+    if (blockIdx.x < 1024) flash90_tl[blockIdx.x][i] = (v); \
+  } while (0)
 #else
-#define FB_TL(i, v)
+#define FB_TL(i, v) \
+  do {              \
+  } while (0)
 #endif
 
 // Tile t of the order above: its (batch·heads) index and query tile.
@@ -507,13 +511,15 @@ CUtensorMap make_map(const HalfHeadLayout<T>& l, int batch, int heads, int seq, 
 // The number of groups of heads in the tile order, for `blocks` blocks, nq query tiles a head and kv bytes
 // of K and V a head. A head's K and V are read again by each of its query tiles, so the fewer heads a group
 // has, the more of them L2 still holds at the next read: as many groups as balance allows, and never a
-// group whose K and V exceed half of L2. Balance: the last group's tiles, heaviest first, must give
-// every block about one heaviest tile (nq key tiles) of work, or a few blocks finish its heavy tiles
-// while the others wait; a head's tiles hold nq(nq + 1)/2 key tiles, so a group needs at least
-// 2·blocks/(nq + 1) heads. What the rule buys, and where it does not, is measured in docs/cases.md.
+// group whose K and V exceed half of L2 (where the two conflict, L2 wins). Balance: the last group's
+// tiles, heaviest first, must give every block about one heaviest tile (nq key tiles) of work, or a few
+// blocks finish its heavy tiles while the others wait; a head's tiles hold nq(nq + 1)/2 key tiles, so a
+// group needs at least 2·blocks/(nq + 1) heads. What the rule buys, and where it does not, is measured in
+// docs/cases.md.
 inline int flash90_groups(int bh, int nq, int blocks, long long l2, long long kv) {
   const long long min_heads = (2ll * blocks + nq) / (nq + 1);  // ⌈2·blocks/(nq + 1)⌉
-  const long long by_l2 = (static_cast<long long>(bh) * kv + l2 / 2 - 1) / std::max(1ll, l2 / 2);
+  const long long fit = std::max(1ll, (l2 / 2) / std::max(1ll, kv));  // heads whose K and V fit in half of L2
+  const long long by_l2 = (bh + fit - 1) / fit;
   return static_cast<int>(std::min<long long>(bh, std::max({1ll, bh / std::max(1ll, min_heads), by_l2})));
 }
 

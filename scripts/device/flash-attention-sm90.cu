@@ -372,7 +372,12 @@ int main(int argc, char** argv) {
       printf("G %dx%dx%dx%d %s %d %.3f\n", s.b, s.h, s.s, s.d, fp16 ? "fp16" : "bf16", g_group, t);
     }
   }
-#ifdef FB_FLASH90_TIMELINE
+#ifndef FB_FLASH90_TIMELINE
+  if (mode == "timeline") {
+    fprintf(stderr, "timeline: build this harness with -DFB_FLASH90_TIMELINE\n");
+    return 2;
+  }
+#else
   if (mode == "timeline") {  // built with -DFB_FLASH90_TIMELINE: where a block's time goes, bf16, after a flush
     alloc_flush();
     const Shape shapes[2] = {{32, 12, 512, 64, false}, {8, 16, 4096, 128, false}};
@@ -391,7 +396,7 @@ int main(int argc, char** argv) {
         CK(cudaEventElapsedTime(&ms, e0, e1));
         static unsigned long long tl[1024][8];
         CK(cudaMemcpyFromSymbol(tl, flash90_tl, sizeof(tl)));
-        const int nb = g_ctx.sm_count;
+        const int nb = std::min(s.b * s.h * ((s.s + kFlash90Rows - 1) / kFlash90Rows), g_ctx.sm_count);  // launch_var's grid
         std::vector<double> ratio;
         unsigned long long g0 = ~0ull, g1 = 0;
         for (int b = 0; b < nb; ++b) {
