@@ -359,9 +359,13 @@ int main(int argc, char** argv) {
   }
   if (mode == "groups") {  // the ping-pong kernel per tile-order group size: ./harness groups short|batch8|long bf16|fp16 g1 g2 ...
     alloc_flush();
-    const std::string which = argc > 2 ? argv[2] : "short";
+    if (argc < 5) {
+      fprintf(stderr, "usage: groups short|batch8|long bf16|fp16 <heads a group, 0: the launcher's rule>...\n");
+      return 2;
+    }
+    const std::string which = argv[2];
     const bool lng = which == "long";
-    const bool fp16 = argc > 3 && std::string(argv[3]) == "fp16";
+    const bool fp16 = std::string(argv[3]) == "fp16";
     // short: the attention case's shape; batch8: gpt2_forward's attention (batch 8); long: 8x16x4096x128.
     const Shape s = lng ? Shape{8, 16, 4096, 128, false}
                         : which == "batch8" ? Shape{8, 12, 512, 64, false} : Shape{32, 12, 512, 64, false};
