@@ -467,6 +467,22 @@ constexpr bool flash90_built() {
 }
 
 // Why the sm_90 kernel cannot take these operands on this device, or "" if it can. D is the head dimension.
+// The query tiles of these operands: 128 rows of one (batch, head) each.
+template <class T>
+long long flash90_tiles(const FlashMmaArgs<T>& a) {
+  return static_cast<long long>(a.batch) * a.heads * ((a.seq + kFlash90Rows - 1) / kFlash90Rows);
+}
+
+// The persistent grid: a block per multiprocessor, no more than the tiles, and capped where the context
+// says so (tests cap every grid, LaunchContext::max_blocks, so that blocks loop over several tiles; the
+// scheduler takes any grid size).
+template <class T>
+int flash90_grid(const FlashMmaArgs<T>& a, const LaunchContext& ctx) {
+  int grid = static_cast<int>(std::min<long long>(flash90_tiles(a), std::max(1, ctx.sm_count)));
+  if (ctx.max_blocks > 0 && static_cast<size_t>(grid) > ctx.max_blocks) grid = static_cast<int>(ctx.max_blocks);
+  return grid;
+}
+
 template <class T>
 std::string flash90_refusal(const FlashMmaArgs<T>& a, int d) {
   if (!flash90_built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
@@ -478,8 +494,7 @@ std::string flash90_refusal(const FlashMmaArgs<T>& a, int d) {
     if (reinterpret_cast<uintptr_t>(l.base) % 16 != 0 || l.sb % 8 != 0 || l.sh % 8 != 0 || l.ss % 8 != 0)
       return "TMA needs 16-byte aligned bases and strides";
   }
-  const long long tiles = static_cast<long long>(a.batch) * a.heads * ((a.seq + kFlash90Rows - 1) / kFlash90Rows);
-  if (tiles >= (1ll << 31)) return "more than 2^31 query tiles";
+  if (flash90_tiles(a) >= (1ll << 31)) return "more than 2^31 query tiles";
   return "";
 }
 
@@ -559,11 +574,7 @@ void launch_flash90(const FlashMmaArgs<T>& a, const LaunchContext& ctx, const ch
     return true;
   }();
   (void)opted_in;
-  const long long tiles = static_cast<long long>(a.batch) * a.heads * ((a.seq + kFlash90Rows - 1) / kFlash90Rows);
-  int grid = static_cast<int>(std::min<long long>(tiles, std::max(1, ctx.sm_count)));
-  // Tests cap every grid (LaunchContext::max_blocks) so that blocks loop over several tiles: the persistent
-  // scheduler takes any grid size.
-  if (ctx.max_blocks > 0 && static_cast<size_t>(grid) > ctx.max_blocks) grid = static_cast<int>(ctx.max_blocks);
+  const int grid = flash90_grid(a, ctx);
   const Flash90Params p = flash90_params<T, D>(a, grid);
   flash90_kernel<T, D, kPingPong><<<grid, kFlash90Threads, smem, static_cast<cudaStream_t>(ctx.stream)>>>(p);
   FB_CUDA_CHECK_LAUNCH(name);

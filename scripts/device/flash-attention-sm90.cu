@@ -162,7 +162,7 @@ void launch_var(const FlashMmaArgs<T>& a) {
     return true;
   }();
   (void)once;
-  const int tiles = a.batch * a.heads * ((a.seq + kFlash90Rows - 1) / kFlash90Rows), grid = std::min(tiles, g_ctx.sm_count);
+  const int grid = flash90_grid(a, g_ctx);
   Flash90Params p = flash90_params<T, D>(a, grid);
   if (g_group > 0) flash90_set_groups(p, (p.bh + g_group - 1) / g_group);  // groups of about g_group heads
   flash90_kernel<T, D, PP><<<grid, kFlash90Threads, smem>>>(p);
@@ -400,7 +400,7 @@ int main(int argc, char** argv) {
         CK(cudaEventElapsedTime(&ms, e0, e1));
         static unsigned long long tl[1024][8];
         CK(cudaMemcpyFromSymbol(tl, flash90_tl, sizeof(tl)));
-        const int nb = std::min(s.b * s.h * ((s.s + kFlash90Rows - 1) / kFlash90Rows), g_ctx.sm_count);  // launch_var's grid
+        const int nb = flash90_grid(B.args, g_ctx);  // launch_var's grid
         std::vector<double> ratio;
         unsigned long long g0 = ~0ull, g1 = 0;
         for (int b = 0; b < nb; ++b) {
