@@ -42,7 +42,7 @@ struct Gpt2DecodeArgs {
   // Scratch of both: the attention's per-chunk partial results (max, sum, 64 unnormalized outputs).
   float* att_part;              // [heads, max_splits(ctx), 66]
   // Scratch of the fused kernel, fp32: the residual stream, q|k|v, and gelu(FFN1).
-  float* x_f, *qkv_f, *g_f;     // [c], [3c], [f]
+  float* x_f, *qkv_f, *g_f;     // [c·kResidualCopies], [3c], [max(f, c·kResidualCopies)] (gpt2_decode_case.cc)
   size_t layers, hidden, heads, f, vocab, ctx, pos, token;
   float eps;
 };
@@ -70,6 +70,13 @@ inline size_t max_splits(size_t ctx) { return (ctx + kMinChunk - 1) / kMinChunk;
 // The fused kernel's per-layer, per-head completion counters are static device memory.
 constexpr size_t kMaxLayers = 64;
 constexpr size_t kMaxHeads = 64;
+// The ring kernel's residual stream: each of its two fp32 buffers (x_f, g_f) holds this many copies of
+// the vector. Block b adds into copy b mod kResidualCopies and a reader sums them, so the split-K atomics
+// of ~130 blocks spread over more cache lines of L2.
+#ifndef GPT2_RING_RESIDUAL_COPIES
+#define GPT2_RING_RESIDUAL_COPIES 8
+#endif
+constexpr int kResidualCopies = GPT2_RING_RESIDUAL_COPIES;
 // The fused kernel stages the GEMV input vector (x, or gelu(FFN1)) in shared memory as floats.
 constexpr size_t kMaxVector = 8192;
 

@@ -25,6 +25,13 @@ Size ctx_c(const A& a) { return Size(a.ctx) * a.hidden; }
 template <class A>
 Size cache(const A& a) { return Size(a.layers) * a.hidden * a.ctx; }
 template <class A>
+Size residual(const A& a) { return Size(a.hidden) * gpt2::kResidualCopies; }  // the ring kernel's copies
+template <class A>
+Size residual_f(const A& a) {  // the copies, or the register kernel's gelu(FFN1)
+  const Size copies = residual(a);
+  return copies.value() > a.f ? copies : Size(a.f);
+}
+template <class A>
 Size parts(const A& a) { return Size(a.heads) * gpt2::max_splits(a.ctx) * gpt2::kPartFloats; }
 
 }  // namespace
@@ -40,8 +47,8 @@ FB_CASE(gpt2_decode, Gpt2DecodeArgs) {
            {"logits", &A::logits, out, vocab<A>},
            {"x", &A::x, tmp, c<A>}, {"h", &A::h, tmp, c<A>}, {"a", &A::a, tmp, c<A>}, {"qkv", &A::qkv, tmp, c3<A>},
            {"att", &A::att, tmp, c<A>}, {"proj", &A::proj, tmp, c<A>}, {"f1", &A::f1, tmp, f<A>},
-           {"g", &A::g, tmp, f<A>}, {"att_part", &A::att_part, tmp, parts<A>}, {"x_f", &A::x_f, tmp, c<A>},
-           {"qkv_f", &A::qkv_f, tmp, c3<A>}, {"g_f", &A::g_f, tmp, f<A>}})
+           {"g", &A::g, tmp, f<A>}, {"att_part", &A::att_part, tmp, parts<A>}, {"x_f", &A::x_f, tmp, residual<A>},
+           {"qkv_f", &A::qkv_f, tmp, c3<A>}, {"g_f", &A::g_f, tmp, residual_f<A>}})
     buffers.push_back(std::move(b));
   return {case_name,
           {{"layers", &A::layers}, {"hidden", &A::hidden}, {"heads", &A::heads}, {"f", &A::f}, {"vocab", &A::vocab},

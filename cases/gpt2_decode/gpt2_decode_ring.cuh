@@ -504,13 +504,19 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   // x_next (a.g_f, which the ring kernel does not otherwise use), zeroed earlier in the layer.
   float* x_cur = a.x_f;
   float* x_next = a.g_f;
+  // This block's copy of a residual buffer (what it adds into) and the sum of the copies (what it reads).
+  const size_t copy = (blockIdx.x % kResidualCopies) * size_t(c);
+  auto stage_residual = [&](const float* x) { stage_vector_sum<kConsumers, kResidualCopies>(xs, x, c, kResidualCopies); };
   stage_norm<T, kConsumers>(ng, nb, a.ln1_g, a.ln1_b, c);
   stage_floats(bias, a.b_qkv + qkv_rows.begin, qkv_rows.size());
   // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.
   for (int i = threadIdx.x; i < c; i += kConsumers) {
     const float v = to_float(a.wte[a.token * c + i]) + to_float(a.wpe[a.pos * c + i]);
     xs[i] = v;
-    if (blockIdx.x == 0) a.x_f[i] = v;
+    if (blockIdx.x == 0) {
+      a.x_f[i] = v;
+      for (int k = 1; k < kResidualCopies; ++k) a.x_f[size_t(k) * c + i] = 0.f;
+    }
   }
   FB_STAMP(0);
   for (size_t l = 0; l < a.layers; ++l) {
@@ -518,8 +524,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // 1. LN1 + QKV (+ bias) into qkv_f. x_next's rows of this block start at zero (the last reads of that
     // buffer, the previous layer's, were before the barrier behind us; the first adds into it come after
     // two more).
-    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) x_next[r] = 0.f;
-    if (l > 0) stage_vector<kConsumers>(xs, x_cur, c);
+    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
+      for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
+    if (l > 0) stage_residual(x_cur);
     FB_SUB_STAMP(l, 1);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 0);
@@ -532,7 +539,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     wait(st + 2);
 
     // 2. Attention over the cache, then the out-projection; bo by the block owning the row.
-    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_cur + r, bias[r - c_rows.begin]);
+    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_cur + copy + r, bias[r - c_rows.begin]);
     T* kc = a.k_cache + l * cache_layer;
     T* vc = a.v_cache + l * cache_layer;
     unsigned* done = g_head_done + l * kMaxHeads;
@@ -605,15 +612,15 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
             float d[4] = {};
 #pragma unroll
             for (int kb = 0; kb < 64; kb += 32) mma_rows_k32(d, w + size_t(m0) * 64, n - m0, 64, kb, qh);
-            if (t == 0 && m0 + g < n) atomicAdd(x_cur + row0 + r0 + m0 + g, d[0]);
-            if (t == 0 && m0 + g + 8 < n) atomicAdd(x_cur + row0 + r0 + m0 + g + 8, d[2]);
+            if (t == 0 && m0 + g < n) atomicAdd(x_cur + copy + row0 + r0 + m0 + g, d[0]);
+            if (t == 0 && m0 + g + 8 < n) atomicAdd(x_cur + copy + row0 + r0 + m0 + g + 8, d[2]);
           }
         } else {
           const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
           for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound
             const int j = j0 + (grp & 3);
             const float v = group8_sum(j < n ? dot_pack(smem_pack(w + j * 64 + l8 * kPack), q + l8 * kPack) : 0.f);
-            if (j < n && l8 == 0) atomicAdd(x_cur + row0 + r0 + j, v);
+            if (j < n && l8 == 0) atomicAdd(x_cur + copy + row0 + r0 + j, v);
           }
         }
       });
@@ -629,10 +636,10 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // no barrier of its own); x_next's owner adds the residual and b2. Block 0 also clears this layer's
     // head counters (nobody reads them now).
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
-    stage_vector<kConsumers>(xs, x_cur, c);
+    stage_residual(x_cur);
     Consumers::sync();  // the owner's rows from the staged x: one round trip to L2 in this span, not two
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
-      atomicAdd(x_next + r, xs[r] + b2s[r - c_rows.begin]);
+      atomicAdd(x_next + copy + r, xs[r] + b2s[r - c_rows.begin]);
     FB_SUB_STAMP(l, 10);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 8);
@@ -649,7 +656,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
         const T* wr = w + size_t(j) * pitch;
         float v = 0.f;
         for (int col = 0; col < cols; col += kPack) v += dot_pack(smem_pack(wr + col), gs + col);
-        atomicAdd(x_next + r0 + j, v);
+        atomicAdd(x_next + copy + r0 + j, v);
       }
     });
     arrive_then(st + 7);
@@ -666,7 +673,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   }
 
   // LNf + LM head over the tied embedding.
-  stage_vector<kConsumers>(xs, x_cur, c);
+  stage_residual(x_cur);
   layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
   const size_t vocab0 = share(a.vocab).begin;
   consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
@@ -722,7 +729,6 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   const size_t row = a.hidden * sizeof(T);  // the longest row a piece takes (W2's come as column slabs)
   if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
   if (a.f % 8 != 0) return "FFN width " + std::to_string(a.f) + " is not a multiple of 8 (W2's column slabs are copied in 16-byte units)";
-  if (a.f < a.hidden) return "FFN width " + std::to_string(a.f) + " is below the hidden size (its scratch holds the second residual buffer)";
   if (ffn_chunk(a.f, blocks) > kMaxBox)
     return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
            " blocks: a W2 column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";

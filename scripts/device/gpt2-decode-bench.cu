@@ -236,7 +236,8 @@ int run(const Config& k, int reps, size_t max_blocks) {
   a.x = alloc<T>(c), a.h = alloc<T>(c), a.a = alloc<T>(c), a.qkv = alloc<T>(3 * c), a.att = alloc<T>(c);
   a.proj = alloc<T>(c), a.f1 = alloc<T>(f), a.g = alloc<T>(f);
   a.att_part = alloc<float>(k.heads * kernels::gpt2::max_splits(k.ctx) * kernels::gpt2::kPartFloats);
-  a.x_f = alloc<float>(c), a.qkv_f = alloc<float>(3 * c), a.g_f = alloc<float>(f);
+  const size_t residual = c * kernels::gpt2::kResidualCopies;
+  a.x_f = alloc<float>(residual), a.qkv_f = alloc<float>(3 * c), a.g_f = alloc<float>(std::max(residual, f));
   FB_CUDA_CHECK(cudaDeviceSynchronize());
 
   int dev = 0, sms = 0;
