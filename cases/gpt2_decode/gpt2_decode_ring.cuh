@@ -500,8 +500,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   const Range qkv_rows = share(3 * size_t(c)), f_cols = ffn_cols(f, p.ffn_chunk), c_rows = share(c);
   GemvScratch<T> gemv{xs, xh, red, opart};
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the LayerNorms round their output for the MMAs
-  // The residual stream in two buffers: layer l reads x_cur (a.x_f for even l) and its FFN adds into
-  // x_next (a.g_f, which the ring kernel does not otherwise use), zeroed earlier in the layer.
+  // The residual stream in two buffers of kResidualCopies copies each (gpt2_decode.h): layer l reads x_cur
+  // (a.x_f for even l) and its FFN adds into x_next (a.g_f, which the ring kernel does not otherwise use),
+  // zeroed earlier in the layer.
   float* x_cur = a.x_f;
   float* x_next = a.g_f;
   // This block's copy of a residual buffer (what it adds into) and the sum of the copies (what it reads).
