@@ -69,34 +69,45 @@ __device__ __forceinline__ void grid_arrive() {
   if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&g_barrier_count) : "memory");
 }
 
-// Waits until every block has arrived at the k-th barrier of this launch (thread 0 polls with acquire
-// loads; G's barrier then orders every thread's reads after it).
+#ifndef GPT2_POLL_BACKOFF
+#define GPT2_POLL_BACKOFF 100
+#endif
+// Cycles a waiting thread lets pass after a poll that found the count short, before the next: ~130
+// blocks poll one word, and polls that come more often slow the arrivals they wait for
+// (docs/gpt2-decode.md, "Polling").
+constexpr long long kPollBackoff = GPT2_POLL_BACKOFF;
+
+// Thread 0 waits until *counter ≥ target (acquire), then the group G: its barrier orders every thread's
+// reads after it.
 template <class G>
-__device__ __forceinline__ void grid_wait(unsigned k) {
+__device__ __forceinline__ void wait_at_least(const unsigned* counter, unsigned target) {
   if (threadIdx.x == 0) {
-    const unsigned target = k * gridDim.x;
     const long long start = clock64();
     unsigned seen;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(&g_barrier_count) : "memory");
-      if (clock64() - start > kWaitTimeoutCycles) __trap();
-    } while (seen < target);
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+    while (seen < target) {
+      const long long now = clock64();
+      if (now - start > kWaitTimeoutCycles) __trap();
+      if constexpr (kPollBackoff > 0) {
+        while (clock64() - now < kPollBackoff) {
+        }
+      }
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+    }
   }
   G::sync();
 }
 
-// Waits (thread 0 with acquire loads, then the group) until `counter` reaches `target`.
+// Waits until every block has arrived at the k-th barrier of this launch.
+template <class G>
+__device__ __forceinline__ void grid_wait(unsigned k) {
+  wait_at_least<G>(&g_barrier_count, k * gridDim.x);
+}
+
+// Waits until `counter` reaches `target`.
 template <class G>
 __device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
-  if (threadIdx.x == 0) {
-    const long long start = clock64();
-    unsigned seen;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
-      if (clock64() - start > kWaitTimeoutCycles) __trap();
-    } while (seen < target);
-  }
-  G::sync();
+  wait_at_least<G>(counter, target);
 }
 
 // Publishes one more finished chunk of a head: the group's writes first (G's barrier), then thread 0's
