@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A/B of gpt2_decode builds on one GPU machine, in one call: build the standalone benchmark once per
+# variant (in parallel), check each variant's logits against the unfused twin, then time the fused step of
+# every variant in interleaved rounds (so drift hits all of them alike), and optionally print one
+# variant's stage spans and run compute-sanitizer on one. Run from the repository root.
+#
+#   bash scripts/device/gpt2-decode-ab.sh [NAME=FLAGS]...
+#
+# A variant is NAME=FLAGS: nvcc switches, split on spaces, e.g. "r8=-DGPT2_RING_RESIDUAL_COPIES=8"; "NAME="
+# builds this tree as it is. A variant whose FLAGS start with @DIR builds the tree under DIR instead (the
+# machine has no git history: export a revision beforehand, e.g.
+#   mkdir -p ab/base && git archive HEAD cases kernels native scripts | tar -x -C ab/base
+# then "base=@ab/base"). Environment: ROUNDS (3), REPS (31 calls a variant a round), DTYPE (bf16), STAGES
+# (a variant's name: also build it with -DGPT2_DECODE_STAGE_TIMES and print its spans), SANITIZE (a
+# variant's name: memcheck, racecheck and synccheck at the test configuration on a 3-block grid).
+# Output goes to stdout; redirect it under $OUT.
+set -uo pipefail
+[ $# -gt 0 ] || { sed -n '2,17p' "$0"; exit 2; }
+root=$PWD
+bin="${BIN_DIR:-/tmp/gpt2-decode-ab}"
+mkdir -p "$bin"
+flags=(-O3 -std=c++17 -arch=sm_90a -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -DFUSEBENCH_SM90A
+  -I kernels -I native -I cases/gpt2_decode)
+sources=(scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu cases/gpt2_decode/gpt2_decode_unfused.cu
+  kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu kernels/cuda/norm_blocks.cu)
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
+t0=$(date +%s)
+
+names=()
+pids=()
+build() {  # name, tree, extra nvcc switches...
+  local name=$1 tree=$2
+  shift 2
+  (cd "$tree" && nvcc "${flags[@]}" "$@" "${sources[@]}" -lcublas -lcublasLt -o "$bin/$name") >"$bin/$name.build.log" 2>&1 &
+  pids+=($!)
+}
+for spec in "$@"; do
+  name=${spec%%=*}
+  rest=${spec#*=}
+  tree=$root
+  if [[ $rest == @* ]]; then
+    dir=${rest%% *}
+    tree=$root/${dir#@}
+    [[ $rest == *" "* ]] && rest=${rest#* } || rest=""
+  fi
+  read -ra extra <<<"$rest"
+  names+=("$name")
+  build "$name" "$tree" "${extra[@]}"
+  [ "${STAGES:-}" = "$name" ] && build "$name-stages" "$tree" "${extra[@]}" -DGPT2_DECODE_STAGE_TIMES
+done
+# Wait for the builds by pid: a bare `wait` would also wait for any process substitution of the caller.
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+echo "build $(($(date +%s) - t0)) s"
+if [ $failed = 1 ]; then
+  for f in "$bin"/*.build.log; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
+  exit 1
+fi
+
+dtype="${DTYPE:-bf16}"
+echo "=== check ($dtype, against the unfused twin)"
+for name in "${names[@]}"; do
+  echo "--- $name"
+  timeout 60 "$bin/$name" "$dtype" full 0 | grep -E "fused kernel|^check"
+done
+echo "=== rounds: fused step, median of ${REPS:-31} calls (L2 flushed), $dtype"
+for round in $(seq "${ROUNDS:-3}"); do
+  for name in "${names[@]}"; do
+    printf "round %s %-12s " "$round" "$name"
+    timeout 120 "$bin/$name" "$dtype" full "${REPS:-31}" | grep "time fused"
+  done
+done
+if [ -n "${STAGES:-}" ]; then
+  echo "=== stages: ${STAGES}"
+  timeout 60 "$bin/${STAGES}-stages" "$dtype" full 0 | sed -n '/^stages/,$p'
+fi
+if [ -n "${SANITIZE:-}" ]; then
+  for tool in memcheck racecheck synccheck; do
+    timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/$SANITIZE" "$dtype" small 0 3 >"$bin/$tool.txt" 2>&1
+    echo "$tool exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$bin/$tool.txt" | head -1))"
+  done
+fi
+echo "total $(($(date +%s) - t0)) s"
