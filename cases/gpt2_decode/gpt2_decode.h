@@ -77,6 +77,7 @@ constexpr size_t kMaxHeads = 64;
 #define GPT2_RING_RESIDUAL_COPIES 8
 #endif
 constexpr int kResidualCopies = GPT2_RING_RESIDUAL_COPIES;
+static_assert(kResidualCopies >= 1, "at least one copy of the residual");
 // The fused kernel stages the GEMV input vector (x, or gelu(FFN1)) in shared memory as floats.
 constexpr size_t kMaxVector = 8192;
 

@@ -110,7 +110,8 @@ __device__ __forceinline__ void stage_vector(float* xs, const float* v, int n) {
   }
 }
 // xs[0 .. n) ← Σ_k v[k·n .. k·n + n) over `copies` copies of a vector that other blocks add into (through
-// L2), n a multiple of 4: every load of a thread in flight before its first sum, one round trip as above.
+// L2), n a multiple of 4: every load of a thread in flight before its first sum, one round trip while
+// n ≤ 4·N (GPT-2 small: 768 ≤ 1024), one more for each further 4·N.
 template <int N, int kMaxCopies>
 __device__ __forceinline__ void stage_vector_sum(float* xs, const float* v, int n, int copies) {
   if (copies == 1) return stage_vector<N>(xs, v, n);

@@ -730,6 +730,9 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   const size_t row = a.hidden * sizeof(T);  // the longest row a piece takes (W2's come as column slabs)
   if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
   if (a.f % 8 != 0) return "FFN width " + std::to_string(a.f) + " is not a multiple of 8 (W2's column slabs are copied in 16-byte units)";
+  if (a.f < a.hidden)
+    return "FFN width " + std::to_string(a.f) + " is below the hidden size " + std::to_string(a.hidden) +
+           ": no such shape has been checked on the ring kernel";
   if (ffn_chunk(a.f, blocks) > kMaxBox)
     return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
            " blocks: a W2 column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";

@@ -12,13 +12,15 @@
 #   mkdir -p ab/base && git archive HEAD cases kernels native scripts | tar -x -C ab/base
 # then "base=@ab/base"). Environment: ROUNDS (3), REPS (31 calls a variant a round), DTYPE (bf16), STAGES
 # (a variant's name: also build it with -DGPT2_DECODE_STAGE_TIMES and print its spans), SANITIZE (a
-# variant's name: memcheck, racecheck and synccheck at the test configuration on a 3-block grid).
-# Output goes to stdout; redirect it under $OUT.
+# variant's name: memcheck, racecheck and synccheck at the test configuration on a 3-block grid; their
+# reports go to $OUT when it is set). A variant whose logits check fails (or crashes) is not timed, and the
+# script then exits 1. Output goes to stdout; redirect it under $OUT.
 set -uo pipefail
-[ $# -gt 0 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,18p' "$0"; exit 2; }
 root=$PWD
-bin="${BIN_DIR:-/tmp/gpt2-decode-ab}"
+bin="$(realpath -m "${BIN_DIR:-/tmp/gpt2-decode-ab}")"
 mkdir -p "$bin"
+rm -f "$bin"/*.build.log
 flags=(-O3 -std=c++17 -arch=sm_90a -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -DFUSEBENCH_SM90A
   -I kernels -I native -I cases/gpt2_decode)
 sources=(scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu cases/gpt2_decode/gpt2_decode_unfused.cu
@@ -35,12 +37,15 @@ build() {  # name, tree, extra nvcc switches...
   pids+=($!)
 }
 for spec in "$@"; do
+  [[ $spec == ?*=* ]] || { echo "a variant is NAME=FLAGS or NAME=@DIR [FLAGS], not '$spec'" >&2; exit 2; }
   name=${spec%%=*}
   rest=${spec#*=}
+  for seen in "${names[@]}"; do [ "$seen" = "$name" ] && { echo "variant '$name' given twice" >&2; exit 2; }; done
   tree=$root
   if [[ $rest == @* ]]; then
     dir=${rest%% *}
-    tree=$root/${dir#@}
+    dir=${dir#@}
+    [[ $dir == /* ]] && tree=$dir || tree=$root/$dir
     [[ $rest == *" "* ]] && rest=${rest#* } || rest=""
   fi
   read -ra extra <<<"$rest"
@@ -53,21 +58,31 @@ failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 echo "build $(($(date +%s) - t0)) s"
 if [ $failed = 1 ]; then
-  for f in "$bin"/*.build.log; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
+  for f in "$bin"/*.build.log; do [ -s "$f" ] && { echo "--- $f"; grep -m5 -i error "$f" || tail -5 "$f"; }; done
   exit 1
 fi
 
 dtype="${DTYPE:-bf16}"
 echo "=== check ($dtype, against the unfused twin)"
+timed=()
+status=0
 for name in "${names[@]}"; do
   echo "--- $name"
-  timeout 60 "$bin/$name" "$dtype" full 0 | grep -E "fused kernel|^check"
+  # The bench exits non-zero when the fused logits disagree with the unfused twin's beyond its tolerance.
+  if timeout 60 "$bin/$name" "$dtype" full 0 >"$bin/$name.check.txt" 2>&1; then
+    grep -E "fused kernel|^check" "$bin/$name.check.txt"
+    timed+=("$name")
+  else
+    tail -5 "$bin/$name.check.txt"
+    echo "$name: check failed, not timed"
+    status=1
+  fi
 done
 echo "=== rounds: fused step, median of ${REPS:-31} calls (L2 flushed), $dtype"
 for round in $(seq "${ROUNDS:-3}"); do
-  for name in "${names[@]}"; do
+  for name in "${timed[@]}"; do
     printf "round %s %-12s " "$round" "$name"
-    timeout 120 "$bin/$name" "$dtype" full "${REPS:-31}" | grep "time fused"
+    timeout 120 "$bin/$name" "$dtype" full "${REPS:-31}" | grep "time fused" || echo "(no time: the run failed)"
   done
 done
 if [ -n "${STAGES:-}" ]; then
@@ -75,9 +90,13 @@ if [ -n "${STAGES:-}" ]; then
   timeout 60 "$bin/${STAGES}-stages" "$dtype" full 0 | sed -n '/^stages/,$p'
 fi
 if [ -n "${SANITIZE:-}" ]; then
+  reports="${OUT:-$bin}"
   for tool in memcheck racecheck synccheck; do
-    timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/$SANITIZE" "$dtype" small 0 3 >"$bin/$tool.txt" 2>&1
-    echo "$tool exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$bin/$tool.txt" | head -1))"
+    timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/$SANITIZE" "$dtype" small 0 3 >"$reports/$tool.txt" 2>&1
+    rc=$?
+    echo "$tool exit $rc ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$reports/$tool.txt" | head -1))"
+    [ $rc = 0 ] || status=1
   done
 fi
 echo "total $(($(date +%s) - t0)) s"
+exit $status
