@@ -109,23 +109,24 @@ __device__ __forceinline__ void stage_vector(float* xs, const float* v, int n) {
     }
   }
 }
-// xs[0 .. n) ← Σ_k v[k·n .. k·n + n) over `copies` copies of a vector that other blocks add into (through
+// xs[0 .. n) ← Σ_k v[k·n .. k·n + n) over kCopies copies of a vector that other blocks add into (through
 // L2), n a multiple of 4: every load of a thread in flight before its first sum, one round trip while
 // n ≤ 4·N (GPT-2 small: 768 ≤ 1024), one more for each further 4·N.
-template <int N, int kMaxCopies>
-__device__ __forceinline__ void stage_vector_sum(float* xs, const float* v, int n, int copies) {
-  if (copies == 1) return stage_vector<N>(xs, v, n);
-  const int n4 = n / 4;
-  for (int i = threadIdx.x; i < n4; i += N) {
-    float4 r[kMaxCopies];
+template <int N, int kCopies>
+__device__ __forceinline__ void stage_vector_sum(float* xs, const float* v, int n) {
+  if constexpr (kCopies == 1) {
+    stage_vector<N>(xs, v, n);
+  } else {
+    const int n4 = n / 4;
+    for (int i = threadIdx.x; i < n4; i += N) {
+      float4 r[kCopies];
 #pragma unroll
-    for (int k = 0; k < kMaxCopies; ++k)
-      if (k < copies) r[k] = __ldcg(reinterpret_cast<const float4*>(v + size_t(k) * n) + i);
-    float4 sum = r[0];
+      for (int k = 0; k < kCopies; ++k) r[k] = __ldcg(reinterpret_cast<const float4*>(v + size_t(k) * n) + i);
+      float4 sum = r[0];
 #pragma unroll
-    for (int k = 1; k < kMaxCopies; ++k)
-      if (k < copies) sum.x += r[k].x, sum.y += r[k].y, sum.z += r[k].z, sum.w += r[k].w;
-    reinterpret_cast<float4*>(xs)[i] = sum;
+      for (int k = 1; k < kCopies; ++k) sum.x += r[k].x, sum.y += r[k].y, sum.z += r[k].z, sum.w += r[k].w;
+      reinterpret_cast<float4*>(xs)[i] = sum;
+    }
   }
 }
 // A LayerNorm's γ and β into shared memory as floats, n a multiple of 8 (before a barrier's wait: they do

@@ -507,7 +507,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   float* x_next = a.g_f;
   // This block's copy of a residual buffer (what it adds into) and the sum of the copies (what it reads).
   const size_t copy = (blockIdx.x % kResidualCopies) * size_t(c);
-  auto stage_residual = [&](const float* x) { stage_vector_sum<kConsumers, kResidualCopies>(xs, x, c, kResidualCopies); };
+  auto stage_residual = [&](const float* x) { stage_vector_sum<kConsumers, kResidualCopies>(xs, x, c); };
   stage_norm<T, kConsumers>(ng, nb, a.ln1_g, a.ln1_b, c);
   stage_floats(bias, a.b_qkv + qkv_rows.begin, qkv_rows.size());
   // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.

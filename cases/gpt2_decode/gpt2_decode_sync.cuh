@@ -80,7 +80,7 @@ constexpr long long kPollBackoff = GPT2_POLL_BACKOFF;
 // Thread 0 waits until *counter ≥ target (acquire), then the group G: its barrier orders every thread's
 // reads after it.
 template <class G>
-__device__ __forceinline__ void wait_at_least(const unsigned* counter, unsigned target) {
+__device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
   if (threadIdx.x == 0) {
     const long long start = clock64();
     unsigned seen;
@@ -101,13 +101,7 @@ __device__ __forceinline__ void wait_at_least(const unsigned* counter, unsigned 
 // Waits until every block has arrived at the k-th barrier of this launch.
 template <class G>
 __device__ __forceinline__ void grid_wait(unsigned k) {
-  wait_at_least<G>(&g_barrier_count, k * gridDim.x);
-}
-
-// Waits until `counter` reaches `target`.
-template <class G>
-__device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
-  wait_at_least<G>(counter, target);
+  wait_count<G>(&g_barrier_count, k * gridDim.x);
 }
 
 // Publishes one more finished chunk of a head: the group's writes first (G's barrier), then thread 0's

@@ -466,7 +466,6 @@ constexpr bool flash90_built() {
 #endif
 }
 
-// Why the sm_90 kernel cannot take these operands on this device, or "" if it can. D is the head dimension.
 // The query tiles of these operands: 128 rows of one (batch, head) each.
 template <class T>
 long long flash90_tiles(const FlashMmaArgs<T>& a) {
@@ -483,6 +482,7 @@ int flash90_grid(const FlashMmaArgs<T>& a, const LaunchContext& ctx) {
   return grid;
 }
 
+// Why the sm_90 kernel cannot take these operands on this device, or "" if it can. D is the head dimension.
 template <class T>
 std::string flash90_refusal(const FlashMmaArgs<T>& a, int d) {
   if (!flash90_built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
