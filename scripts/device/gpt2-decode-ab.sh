@@ -10,21 +10,21 @@
 # builds this tree as it is. A variant whose FLAGS start with @DIR builds the tree under DIR instead (the
 # machine has no git history: export a revision beforehand, e.g.
 #   mkdir -p ab/base && git archive HEAD cases kernels native scripts | tar -x -C ab/base
-# then "base=@ab/base"). Environment: ROUNDS (3), REPS (31 calls a variant a round), DTYPE (bf16), STAGES
+# then "base=@ab/base"). Environment: ARCH (90a), ROUNDS (3), REPS (31 calls a variant a round), DTYPE (bf16), STAGES
 # (a variant's name: also build it with -DGPT2_DECODE_STAGE_TIMES and print its spans), SANITIZE (a
 # variant's name: memcheck, racecheck and synccheck at the test configuration on a 3-block grid; their
 # reports go to $OUT when it is set). A variant whose logits check fails (or crashes) is not timed, and the
 # script then exits 1. Output goes to stdout; redirect it under $OUT.
 set -uo pipefail
-[ $# -gt 0 ] || { sed -n '2,18p' "$0"; exit 2; }
+[ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 root=$PWD
 bin="$(realpath -m "${BIN_DIR:-/tmp/gpt2-decode-ab}")"
 mkdir -p "$bin"
 rm -f "$bin"/*.build.log
-flags=(-O3 -std=c++17 -arch=sm_90a -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -DFUSEBENCH_SM90A
-  -I kernels -I native -I cases/gpt2_decode)
-sources=(scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu cases/gpt2_decode/gpt2_decode_unfused.cu
-  kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu kernels/cuda/norm_blocks.cu)
+# shellcheck source=scripts/device/gpt2-decode-build.sh
+source "$(dirname "$0")/gpt2-decode-build.sh"
+flags=("${gpt2_decode_flags[@]}")
+sources=("${gpt2_decode_sources[@]}")
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
 t0=$(date +%s)
 

@@ -10,16 +10,13 @@ log="$out/gpt2-decode.log"
 exec > >(tee "$log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
 nvcc --version | tail -2
-arch="${ARCH:-90a}"
-# sm_90a: the ring kernel's code (FUSEBENCH_SM90A, as the addon's build defines it for 90).
-flags=(-O3 -std=c++17 -arch="sm_$arch" -lineinfo -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_WITH_CUBLAS -I kernels -I native
-  -I cases/gpt2_decode)
-[ "$arch" = 90a ] && flags+=(-DFUSEBENCH_SM90A)
+# shellcheck source=scripts/device/gpt2-decode-build.sh
+source "$(dirname "$0")/gpt2-decode-build.sh"
+flags=("${gpt2_decode_flags[@]}")
 # NVCC_FLAGS: more flags, split on spaces (a variant's -D switches, e.g. -DGPT2_RING_CONSUMER_WARPS=12).
 read -ra extra <<< "${NVCC_FLAGS:-}"
 flags+=("${extra[@]}")
-sources=(scripts/device/gpt2-decode-bench.cu cases/gpt2_decode/gpt2_decode_fused.cu cases/gpt2_decode/gpt2_decode_unfused.cu
-  kernels/cuda/cublas_ops.cu kernels/cuda/elementwise_blocks.cu kernels/cuda/norm_blocks.cu)
+sources=("${gpt2_decode_sources[@]}")
 # BIN: where the binaries go (two trees side by side need two); REUSE=1: keep binaries built before.
 bin="${BIN:-/tmp/gpt2-decode-bench}"
 t0=$(date +%s)
