@@ -21,6 +21,7 @@ export const CASE_FOLDERS: readonly string[] = [
   'transformer_block',
   'gpt2_forward',
   'gpt2_decode',
+  'llama_decode',
 ];
 
 let loaded: Promise<CaseDef[]> | undefined;

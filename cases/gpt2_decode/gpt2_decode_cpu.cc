@@ -6,35 +6,15 @@
 #include <cmath>
 #include <vector>
 
-#include "common/constants.h"
 #include "common/gelu.h"
+#include "cpu/decode_cpu.h"
 #include "gpt2_decode.h"
 
 namespace fusebench::kernels {
 namespace {
 
-// v as stored: rounded to T where the variant stores T, kept in float where it keeps float.
-template <class T, bool kFloat>
-void keep(std::vector<float>& v) {
-  if constexpr (!kFloat)
-    for (float& x : v) x = to_float(from_float<T>(x));
-}
-
-// y[j] = Σ_k w[j, k]·x[k] (+ b[j]) for j < n, w [n, k] row-major; eight partial sums per row.
-template <class T>
-std::vector<float> linear(const std::vector<float>& x, const T* w, const T* b, size_t n) {
-  const size_t k = x.size();
-  std::vector<float> y(n);
-  for (size_t j = 0; j < n; ++j) {
-    float acc[8] = {};
-    const T* row = w + j * k;
-    for (size_t i = 0; i < k; ++i) acc[i % 8] += to_float(row[i]) * x[i];
-    float s = 0.f;
-    for (float a : acc) s += a;
-    y[j] = s + (b != nullptr ? to_float(b[j]) : 0.f);
-  }
-  return y;
-}
+using cpu::keep;
+using cpu::linear;
 
 template <class T>
 std::vector<float> layernorm(const std::vector<float>& x, const T* g, const T* b, float eps) {
@@ -47,29 +27,6 @@ std::vector<float> layernorm(const std::vector<float>& x, const T* g, const T* b
   std::vector<float> y(n);
   for (size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * to_float(g[i]) + to_float(b[i]);
   return y;
-}
-
-// The attention of q (heads × 64) over the cache rows 0 .. keys − 1 of one layer, per head.
-template <class T>
-std::vector<float> attention(const std::vector<float>& q, const T* kc, const T* vc, size_t heads, size_t keys) {
-  const size_t c = heads * kHeadDim;
-  std::vector<float> o(c), p(keys);
-  for (size_t h = 0; h < heads; ++h) {
-    float m = -INFINITY, l = 0.f;
-    for (size_t j = 0; j < keys; ++j) {
-      float s = 0.f;
-      for (size_t d = 0; d < kHeadDim; ++d) s += q[h * kHeadDim + d] * to_float(kc[j * c + h * kHeadDim + d]);
-      p[j] = s * static_cast<float>(kAttentionScale);
-      m = std::fmax(m, p[j]);
-    }
-    for (size_t j = 0; j < keys; ++j) l += p[j] = std::exp(p[j] - m);
-    for (size_t d = 0; d < kHeadDim; ++d) {
-      float acc = 0.f;
-      for (size_t j = 0; j < keys; ++j) acc += p[j] * to_float(vc[j * c + h * kHeadDim + d]);
-      o[h * kHeadDim + d] = acc / l;
-    }
-  }
-  return o;
 }
 
 template <class T, bool kFloat>
@@ -89,7 +46,7 @@ void decode_step(const Gpt2DecodeArgs<T>& a) {
       kc[a.pos * c + i] = from_float<T>(qkv[c + i]);
       vc[a.pos * c + i] = from_float<T>(qkv[2 * c + i]);
     }
-    std::vector<float> att = attention(qkv, kc, vc, a.heads, a.pos + 1);
+    std::vector<float> att = cpu::attend_cache(qkv, kc, vc, a.heads, a.heads, a.pos + 1);
     keep<T, kFloat>(att);
     std::vector<float> proj = linear(att, a.w_o + l * cc, a.b_o + l * c, c);
     keep<T, kFloat>(proj);

@@ -246,7 +246,7 @@ void launch_streaming(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int 
   const size_t smem = fused_smem_bytes(a.hidden, a.f);
   const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
   launch_persistent(kernel, FusedParams<T>{a, split.chunk, split.splits}, blocks, kThreads, smem, ctx,
-                    "register streaming");
+                    "gpt2_decode fused (register streaming)");
 }
 
 }  // namespace

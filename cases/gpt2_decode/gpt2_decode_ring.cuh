@@ -71,6 +71,7 @@ using Consumers = FirstThreads<kConsumers>;
 // row, slab_layer) of the kernel's W2 map, `elems` columns a row (the rows of a piece are dense in the slot).
 template <class T>
 struct Segment {
+  using Elem = T;
   const T* base;
   const T* base2;
   size_t stride;
@@ -219,11 +220,13 @@ struct Ring {
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
 };
 
-// The producer warp: every piece of the plan into the ring, in order, as slots come free.
-template <class T>
-__device__ void produce(const Plan<T>& plan, Ring ring, const void* w2_map) {
+// The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
+// tensor map of the plan's column slabs (a Segment with slab_layer ≥ 0).
+template <class P>
+__device__ void produce(const P& plan, Ring ring, const void* slab_map) {
   const int lane = threadIdx.x & 31;
-  plan.for_each([&](const Segment<T>& s) {
+  plan.for_each([&](const auto& s) {
+    using T = typename std::remove_reference_t<decltype(s)>::Elem;
     const bool paired = s.base2 != nullptr;
     const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
     const int per = piece_rows<T>(s.elems, paired);
@@ -233,7 +236,7 @@ __device__ void produce(const Plan<T>& plan, Ring ring, const void* w2_map) {
       if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
         if (lane == 0) {
           sm90::mbar_arrive_expect_tx(ring.full_bar(), per * row_bytes);
-          sm90::tma_load_3d(dst, w2_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
+          sm90::tma_load_3d(dst, slab_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
         }
         ring.advance();
         return;
@@ -744,22 +747,26 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
 }
 
 #ifdef FB_TENSOR_MAP_HOST
-// W2 of every layer as a 3-D tensor (f, c, layers) with boxes of `chunk` columns × piece_rows(chunk) rows.
+// A matrix [rows, cols] of every layer (stacked) as a 3-D tensor (cols, rows, layers) with boxes of `chunk`
+// columns × piece_rows(chunk) rows: the column slabs of W2 (or of any split-K projection). `what` names
+// the matrix in the error.
 template <class T>
-void encode_w2_map(const Gpt2DecodeArgs<T>& a, size_t chunk, unsigned char (&out)[128]) {
+void encode_slab_map(const T* w, size_t cols, size_t rows, size_t layers, size_t chunk, unsigned char (&out)[128],
+                     const char* what) {
   static_assert(sizeof(CUtensorMap) == 128, "a tensor map is 128 bytes");
-  const cuuint64_t dims[3] = {a.f, a.hidden, a.layers};
-  const cuuint64_t strides[2] = {a.f * sizeof(T), a.hidden * a.f * sizeof(T)};
+  const cuuint64_t dims[3] = {cols, rows, layers};
+  const cuuint64_t strides[2] = {cols * sizeof(T), rows * cols * sizeof(T)};
   const cuuint32_t box[3] = {static_cast<cuuint32_t>(chunk), static_cast<cuuint32_t>(piece_rows<T>(static_cast<int>(chunk), false)), 1};
   const cuuint32_t estrides[3] = {1, 1, 1};
   const CUtensorMapDataType type = sizeof(T) == 4                   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : std::is_same_v<T, ::fusebench::bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   CUtensorMap map;
-  const CUresult r = ::fusebench::cuda::encode_tiled()(&map, type, 3, const_cast<T*>(a.w2), dims, strides, box, estrides,
+  const CUresult r = ::fusebench::cuda::encode_tiled()(&map, type, 3, const_cast<T*>(w), dims, strides, box, estrides,
                                                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                                                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) throw CudaError("gpt2_decode ring: cuTensorMapEncodeTiled (W2) failed (CUresult " + std::to_string(r) + ")");
+  if (r != CUDA_SUCCESS)
+    throw CudaError(std::string(what) + ": cuTensorMapEncodeTiled failed (CUresult " + std::to_string(r) + ")");
   std::memcpy(out, &map, sizeof map);
 }
 
@@ -778,11 +785,11 @@ void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, in
     unsigned char map[128];
   } last;
   if (last.w2 != a.w2 || last.f != a.f || last.hidden != a.hidden || last.layers != a.layers || last.chunk != p.ffn_chunk) {
-    encode_w2_map(a, p.ffn_chunk, last.map);
+    encode_slab_map(a.w2, a.f, a.hidden, a.layers, p.ffn_chunk, last.map, "gpt2_decode ring (W2)");
     last.w2 = a.w2, last.f = a.f, last.hidden = a.hidden, last.layers = a.layers, last.chunk = p.ffn_chunk;
   }
   std::memcpy(p.w2_map, last.map, sizeof last.map);
-  launch_persistent(kernel, p, blocks, kThreads, smem, ctx, "ring");
+  launch_persistent(kernel, p, blocks, kThreads, smem, ctx, "gpt2_decode fused (ring)");
 }
 #else
 template <class T>

@@ -38,7 +38,7 @@ inline void zero_barrier(cudaStream_t stream) {
 // threads and `smem` bytes of dynamic shared memory, after checking that they can be co-resident (else it
 // throws, naming the occupancy it needs; the cooperative launch checks again). The occupancy query is kept
 // per kernel for the last shared-memory size: host time before the launch shows in the device timing as
-// idle time after the start event. `what` names the kernel in the error.
+// idle time after the start event. `what` names the kernel in the error ("gpt2_decode fused (ring)").
 template <class P>
 void launch_persistent(void (*kernel)(P), P params, int blocks, int threads, size_t smem, const LaunchContext& ctx,
                        const char* what) {
@@ -50,7 +50,7 @@ void launch_persistent(void (*kernel)(P), P params, int blocks, int threads, siz
     occupancy_smem = smem;
   }
   if (per_sm < 1 || static_cast<long long>(per_sm) * ctx.sm_count < blocks)
-    throw std::runtime_error(std::string("gpt2_decode fused (") + what + "): the persistent grid needs " +
+    throw std::runtime_error(std::string(what) + ": the persistent grid needs " +
                              std::to_string(blocks) + " co-resident blocks of " + std::to_string(threads) +
                              " threads and " + std::to_string(smem) + " B of shared memory; the device holds " +
                              std::to_string(per_sm) + " per multiprocessor × " + std::to_string(ctx.sm_count));

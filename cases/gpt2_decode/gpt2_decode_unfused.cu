@@ -11,22 +11,13 @@
 #include "cuda/building_blocks.h"
 #include "cuda/cublas_ops.h"
 #include "cuda/launch_pdl.cuh"
+#include "decode_unfused.cuh"
 #include "gpt2_decode.h"
-#include "gpt2_decode_device.cuh"
 
 namespace fusebench::kernels {
 namespace {
 
 using namespace gpt2;
-
-constexpr int kAttentionThreads = 256;
-
-// dst[0 .. n) = src[0 .. n): one embedding row (the gather of nn.Embedding at one index).
-template <class T>
-__global__ void copy_row_kernel(const T* src, T* dst, int n) {
-  cuda::pdl_begin();
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) dst[i] = src[i];
-}
 
 // The cache rows pos of one layer: K and V from qkv's K and V thirds (the cache update, k_cache[:, pos] = k).
 template <class T>
@@ -36,31 +27,6 @@ __global__ void kv_append_kernel(const T* qkv, T* k_row, T* v_row, int c) {
     k_row[i] = qkv[c + i];
     v_row[i] = qkv[2 * c + i];
   }
-}
-
-// One block per (chunk, head): the chunk's partial attention of the head's query over the cache.
-template <class T>
-__global__ void __launch_bounds__(kAttentionThreads) attention_chunk_kernel(const T* qkv, const T* kc, const T* vc,
-                                                                            size_t c, size_t keys, size_t chunk,
-                                                                            float* parts) {
-  __shared__ __align__(16) float q[64];
-  __shared__ float s[kMaxChunk];
-  __shared__ __align__(16) float opart[kAttentionThreads / 8 * 64];
-  __shared__ float red[32];
-  cuda::pdl_begin();
-  const size_t h = blockIdx.y, k0 = blockIdx.x * chunk, k1 = k0 + chunk < keys ? k0 + chunk : keys;
-  if (threadIdx.x < 64) q[threadIdx.x] = to_float(qkv[h * 64 + threadIdx.x]) * kScoreScale;
-  __syncthreads();
-  attend_chunk(q, kc + h * 64, vc + h * 64, c, k0, k1, s, opart, red,
-               parts + (h * gridDim.x + blockIdx.x) * kPartFloats);
-}
-
-// One block of 64 threads per head: the head's output from its chunks.
-template <class T>
-__global__ void attention_combine_kernel(const float* parts, size_t splits, T* att) {
-  cuda::pdl_begin();
-  const size_t h = blockIdx.x;
-  att[h * 64 + threadIdx.x] = from_float<T>(combine_head(parts + h * splits * kPartFloats, splits, threadIdx.x));
 }
 
 }  // namespace
@@ -83,7 +49,7 @@ void gpt2_decode_unfused_cuda(const Gpt2DecodeArgs<T>& a, const LaunchContext& c
                         vc + a.pos * c, ci);
     const dim3 chunks(static_cast<unsigned>(split.splits), static_cast<unsigned>(a.heads));
     cuda::launch_kernel(attention_chunk_kernel<T>, chunks, kAttentionThreads, 0, ctx, "attention_chunk_kernel", a.qkv,
-                        kc, vc, c, a.pos + 1, split.chunk, a.att_part);
+                        kc, vc, c, 1u, a.pos + 1, split.chunk, a.att_part);
     cuda::launch_kernel(attention_combine_kernel<T>, static_cast<unsigned>(a.heads), 64, 0, ctx,
                         "attention_combine_kernel", a.att_part, split.splits, a.att);
     cuda::cublaslt_linear_bias(a.att, a.w_o + l * cc, a.b_o + l * c, a.proj, 1, c, c, ctx);

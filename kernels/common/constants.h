@@ -30,5 +30,7 @@ constexpr size_t kFlashMmaSmemBytes = 4 * 64 * 64 * 2;
 // ε of the norms: PyTorch's and GPT-2's LayerNorm default; LLaMA's and T5's RMSNorm.
 constexpr double kLayerNormEps = 1e-5;
 constexpr double kRmsNormEps = 1e-6;
+// Llama-3.2's RMSNorm ε (its config's rms_norm_eps).
+constexpr double kLlamaRmsNormEps = 1e-5;
 
 }  // namespace fusebench

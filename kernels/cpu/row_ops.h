@@ -58,9 +58,10 @@ void layernorm_row(const T* x, const T* gamma, const T* beta, T* y, size_t n, fl
     y[i] = from_float<T>((to_float(x[i]) - mean) * rstd * to_float(gamma[i]) + to_float(beta[i]));
 }
 
-// y = x·rstd·γ with rstd = 1/√(mean(x²) + ε) over one row of n features (RMSNorm). y may alias x.
-template <class T>
-void rmsnorm_row(const T* x, const T* gamma, T* y, size_t n, float eps) {
+// y = x·rstd·γ with rstd = 1/√(mean(x²) + ε) over one row of n features (RMSNorm). y may alias x; γ may
+// be of another type than x and y (a float row normalized with γ in T).
+template <class T, class G>
+void rmsnorm_row(const T* x, const G* gamma, T* y, size_t n, float eps) {
   const float sq = row_sum_sq_dev(x, n, 0.0f);
   const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(n) + eps);
   for (size_t j = 0; j < n; ++j) y[j] = from_float<T>(to_float(x[j]) * rstd * to_float(gamma[j]));

@@ -28,6 +28,10 @@ void add(const T* x, const T* r, T* out, size_t n, const LaunchContext& ctx);
 // out = x·s.
 template <class T>
 void scale(const T* x, T* out, size_t n, float s, const LaunchContext& ctx);
+// out[i] = silu(gate_up[i])·gate_up[n + i], silu(g) = g / (1 + e^−g): SwiGLU over the [gate | up] halves of
+// gate_up, n·sizeof(T) a multiple of 16 (the up half starts on a 16-byte pack).
+template <class T>
+void swiglu(const T* gate_up, T* out, size_t n, const LaunchContext& ctx);
 
 // --- norm_blocks.cu ------------------------------------------------------------------------------
 // y = LayerNorm(x)·γ + β per row of [rows, hidden], hidden <= 2^30.

@@ -13,6 +13,11 @@ struct ScaleOp {
   __device__ float operator()(float x) const { return x * s; }
 };
 
+// SwiGLU's silu(gate)·up (building_blocks.h), on the accurate expf and division.
+struct SiluMulOp {
+  __device__ float operator()(float gate, float up) const { return gate / (1.0f + expf(-gate)) * up; }
+};
+
 }  // namespace
 
 template <class T>
@@ -35,11 +40,17 @@ void scale(const T* x, T* out, size_t n, float s, const LaunchContext& ctx) {
   launch_map(x, out, n, ScaleOp{s}, ctx, "scale");
 }
 
+template <class T>
+void swiglu(const T* gate_up, T* out, size_t n, const LaunchContext& ctx) {
+  launch_map2(gate_up, gate_up + n, out, n, SiluMulOp{}, ctx, "swiglu");
+}
+
 #define FB_INSTANTIATE(T)                                                                      \
   template void bias_add<T>(const T*, const T*, T*, size_t, size_t, const LaunchContext&); \
   template void gelu<T>(const T*, T*, size_t, const LaunchContext&);                       \
   template void add<T>(const T*, const T*, T*, size_t, const LaunchContext&);              \
-  template void scale<T>(const T*, T*, size_t, float, const LaunchContext&);
+  template void scale<T>(const T*, T*, size_t, float, const LaunchContext&);               \
+  template void swiglu<T>(const T*, T*, size_t, const LaunchContext&);
 FB_FOR_EACH_DTYPE(FB_INSTANTIATE)
 #undef FB_INSTANTIATE
 

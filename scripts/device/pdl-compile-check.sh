@@ -42,13 +42,14 @@ check_ptx() {  # file, kernel-name pattern
 }
 
 check_ptx cases/gpt2_decode/gpt2_decode_unfused.cu '.'
+check_ptx cases/llama_decode/llama_decode_unfused.cu '.'
 for f in kernels/cuda/norm_blocks.cu kernels/cuda/elementwise_blocks.cu; do
   "$NVCC" "${flags[@]}" -I"$(dirname "$f")" -arch=compute_90 -ptx "$f" -o "$tmp/shared.ptx"
   if grep -q griddepcontrol "$tmp/shared.ptx"; then echo "FAIL $f: a shared building block has griddepcontrol"; fail=1
   else echo "ok   $f: no griddepcontrol in the shared building blocks (compute_90)"; fi
 done
 
-pdl_files=(cases/gpt2_decode/gpt2_decode_unfused.cu kernels/cuda/norm_blocks.cu kernels/cuda/elementwise_blocks.cu
+pdl_files=(cases/gpt2_decode/gpt2_decode_unfused.cu cases/llama_decode/llama_decode_unfused.cu kernels/cuda/norm_blocks.cu kernels/cuda/elementwise_blocks.cu
   cases/gelu_scale/gelu_scale.cu native/cuda_graph.cu native/cuda_backend.cu)
 
 for f in "${pdl_files[@]}"; do

@@ -60,6 +60,9 @@ describe('case availability', () => {
       'gpt2_decode/fp32',
       'gpt2_decode/bf16',
       'gpt2_decode/fp16',
+      'llama_decode/fp32',
+      'llama_decode/bf16',
+      'llama_decode/fp16',
     ]);
   });
 

@@ -1,0 +1,415 @@
+// The fused Llama decode step on Hopper: gpt2_decode's ring kernel (gpt2_decode_ring.cuh: a producer warp
+// streams every weight and cached K/V row into a shared-memory ring with bulk copies, ahead of the
+// activations; 8 consumer warps take the pieces in the same order) with the Llama layer. Its machinery —
+// the ring, the plan walk, the GEMV pieces, the online softmax, the grid barrier and head counters — is
+// gpt2_decode's, used as it is; what differs is the plan and the consumers' stages:
+// 1. RMSNorm (every block normalizes x itself) + QKV, rows owned by blocks: c query rows, then kv key and
+//    kv value rows (grouped-query attention);                                                — barrier —
+// 2. attention over the cache, (query head, chunk of keys) items: the item turns its q by RoPE, and the
+//    chunk holding pos turns the new key and writes it and the value into the cache (once per K/V head);
+//    partials published with per-(layer, head) counters, then each item's share of the head's
+//    out-projection rows once its head is complete, added into the fp32 residual;        — barrier —
+// 3. RMSNorm + gate and up GEMVs for the block's own FFN columns, silu(gate)·up, then the down
+//    projection's column slab of the same columns (split-K over the blocks), added into the other buffer
+//    of the residual stream;                                                               — barrier —
+// then the final RMSNorm and the LM head over the tied embedding. Three grid barriers a layer, as gpt2's.
+// No biases. docs/llama-decode.md has the measurements.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "../gpt2_decode/gpt2_decode_ring.cuh"
+#include "llama_decode.h"
+
+namespace fusebench::kernels::llama::ring {
+
+using namespace ::fusebench::kernels::gpt2;
+using namespace ::fusebench::kernels::gpt2::ring;
+
+template <class T>
+struct Params {
+  LlamaDecodeArgs<T> a;
+  size_t chunk, splits;  // keys of an attention item, items a query head
+  size_t ffn_chunk;      // FFN columns a block owns (ffn_chunk(f, blocks))
+  int slots;
+  // W_down as a 3-D tensor (f, c, layers) for TMA, boxes of ffn_chunk × piece_rows(ffn_chunk).
+  alignas(64) unsigned char down_map[128];
+};
+
+// The attention's split: as many chunks a query head as give every block at most one item (at most
+// kMaxChunk keys a chunk, so a long cache gives some blocks more).
+inline AttentionSplit item_split(size_t keys, size_t heads, size_t blocks) {
+  const size_t want = std::max<size_t>(1, blocks / heads);
+  size_t chunk = (keys + want - 1) / want;
+  chunk = std::clamp(chunk, kMinChunk, kMaxChunk);
+  return {chunk, (keys + chunk - 1) / chunk};
+}
+
+// What this block streams, in order: the same calls make the producer's schedule and the consumers'.
+template <class T>
+struct Plan {
+  const Params<T>& p;
+  static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
+  __device__ size_t kv() const { return p.a.kv_heads * kHeadDim; }
+  __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv(); }
+  __device__ size_t group() const { return p.a.heads / p.a.kv_heads; }
+  __device__ size_t items() const { return p.a.heads * p.splits; }
+  __device__ Item item(size_t i) const {
+    const size_t keys = p.a.pos + 1, chunk = i % p.splits, k0 = chunk * p.chunk;
+    const size_t k1 = k0 + p.chunk < keys ? k0 + p.chunk : keys;
+    return {static_cast<int>(i / p.splits), chunk, k0, k1 < p.a.pos ? k1 : p.a.pos, k1 == keys};
+  }
+  __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
+    const Range r = share(n);
+    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), -1, 0, true};
+  }
+  __device__ Segment<T> qkv(size_t l) const { return rows(p.a.w_qkv + l * qkv_rows() * p.a.hidden, qkv_rows(), p.a.hidden); }
+  // The item's cached keys and values: 64 columns of K/V head h / group, rows k0 .. cached_end − 1.
+  __device__ Segment<T> kv(size_t l, const Item& it) const {
+    const size_t off = l * p.a.ctx * kv() + it.k0 * kv() + (it.h / group()) * kHeadDim;
+    return {p.a.k_cache + off, p.a.v_cache + off, kv(), kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
+  }
+  // The item's out-projection rows: its chunk's share of Wo's rows, query head h's 64 columns.
+  __device__ Range wo_rows(const Item& it) const {
+    const size_t c = p.a.hidden;
+    return {c * it.chunk / p.splits, c * (it.chunk + 1) / p.splits};
+  }
+  __device__ Segment<T> wo(size_t l, const Item& it) const {
+    const size_t c = p.a.hidden;
+    const Range r = wo_rows(it);
+    return {p.a.w_o + l * c * c + r.begin * c + it.h * kHeadDim, nullptr, c, kHeadDim, r.size()};
+  }
+  // The gate (half 0) or up (half 1) rows of this block's FFN columns.
+  __device__ Segment<T> gate_up(size_t l, size_t half) const {
+    const Range r = ffn_cols(p.a.f, p.ffn_chunk);
+    const size_t c = p.a.hidden;
+    return {p.a.w_gu + (l * 2 * p.a.f + half * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size(), -1, 0, true};
+  }
+  // W_down's column slab of this block's FFN columns: every one of its c rows, those columns of each.
+  __device__ Segment<T> down(size_t l) const {
+    const Range r = ffn_cols(p.a.f, p.ffn_chunk);
+    return {p.a.w_down + l * p.a.f * p.a.hidden + r.begin, nullptr, p.a.f, static_cast<int>(p.ffn_chunk),
+            r.size() > 0 ? p.a.hidden : 0, static_cast<int>(l), static_cast<int>(r.begin)};
+  }
+  __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
+  template <class F>
+  __device__ void for_each(F&& f) const {
+    for (size_t l = 0; l < p.a.layers; ++l) {
+      f(qkv(l));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
+      f(gate_up(l, 0));
+      f(gate_up(l, 1));
+      f(down(l));
+    }
+    f(lm_head());
+  }
+};
+
+#ifdef FB_SM90A_DEVICE
+
+// xs[0 .. n) ← xs / √(mean(xs²) + ε)·γ in place over the group G (xs and γ in shared memory, written by G's
+// threads before the call); xh, when given, gets the result rounded to H as well (a tensor-core GEMV's B).
+template <class G, class H>
+__device__ inline void rmsnorm_smem(float* xs, const float* gamma, int n, float eps, float* red, H* xh) {
+  G::sync();
+  float s2 = 0.f;
+  for (int i = threadIdx.x; i < n; i += G::size()) s2 += xs[i] * xs[i];
+  const float rms = rsqrtf(block_sum2<G>(s2, 0.f, red).x / static_cast<float>(n) + eps);
+  for (int i = threadIdx.x; i < n; i += G::size()) {
+    const float v = xs[i] * rms * gamma[i];
+    xs[i] = v;
+    if (xh != nullptr) xh[i] = from_float<H>(v);
+  }
+  G::sync();
+}
+
+// A norm's γ into shared memory as floats (before a barrier's wait: it does not depend on it).
+template <class T>
+__device__ __forceinline__ void stage_gamma(float* g, const T* gamma, int n) {
+  for (int i = threadIdx.x; i < n; i += kConsumers) g[i] = to_float(gamma[i]);
+}
+
+template <class T>
+__global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_kernel(const __grid_constant__ Params<T> p) {
+  extern __shared__ __align__(128) char smem_raw[];
+  const LlamaDecodeArgs<T>& a = p.a;
+  const Plan<T> plan{p};
+  Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
+  ring.empty = ring.full + p.slots;
+  const int c = static_cast<int>(a.hidden), kvw = static_cast<int>(plan.kv());
+  const int group = static_cast<int>(plan.group());
+  float* xs = reinterpret_cast<float*>(ring.empty + p.slots);     // [c] the GEMV input
+  float* ng = xs + c;                                               // [c] the next norm's γ
+  float* gs = ng + c;                                               // [ffn_chunk] silu(gate)·up of its columns
+  float* q = gs + ((p.ffn_chunk + 3) & ~size_t{3});                 // [64] q, then the head's output
+  float* rope = q + 64;                                             // [64] cos, then sin, of pair i's angle
+  float* s = rope + 64;                                             // [kMaxPieceKeys + 1] scores
+  T* kv_new = reinterpret_cast<T*>(s + 2 * kMaxPieceKeys);          // [2 · 64] the new key and value, in T
+  float* opart = s + 2 * kMaxPieceKeys + 128;                       // [kConsumerWarps · 64]
+  float* red = opart + kConsumerWarps * 64;                         // [32]
+  T* xh = reinterpret_cast<T*>(red + 32);                           // [c] the GEMV input in T (16-bit T)
+  T* qh = xh + c;                                                   // [64] the head's output in T
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < p.slots; ++i) {
+      sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
+      sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
+    }
+    sm90::mbar_init_fence();
+  }
+  __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
+  if (threadIdx.x >= kConsumers) {
+    produce(plan, ring, p.down_map);
+    return;
+  }
+
+  const size_t cache_layer = a.ctx * size_t(kvw);
+  unsigned generation = 0;
+  auto arrive = [&] { grid_arrive<Consumers>(); };
+  auto wait = [&] { grid_wait<Consumers>(++generation); };
+  const Range qkv_rows = share(plan.qkv_rows()), f_cols = ffn_cols(a.f, p.ffn_chunk), c_rows = share(c);
+  GemvScratch<T> gemv{xs, xh, red, opart};
+  T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the norms round their output for the MMAs
+  float* x_cur = a.x_f;
+  float* x_next = a.x2_f;
+  const size_t copy = (blockIdx.x % kResidualCopies) * size_t(c);
+  auto stage_residual = [&](const float* x) { stage_vector_sum<kConsumers, kResidualCopies>(xs, x, c); };
+  if (threadIdx.x < 32) {  // RoPE's cos and sin at pos, pair i = thread (the angle in double: llama_decode.h)
+    double sn, cs;
+    sincos(rope_angle(a.pos, threadIdx.x, a.rope_theta), &sn, &cs);
+    rope[threadIdx.x] = static_cast<float>(cs);
+    rope[32 + threadIdx.x] = static_cast<float>(sn);
+  }
+  // Thread t < 64's element of a head (64 values from v, in L2) turned by RoPE: pairs (i, i + 32).
+  auto rotated = [&](const float* v) {
+    const int t = threadIdx.x, i = t & 31;
+    const float x = __ldcg(v + t), y = __ldcg(v + (t ^ 32));
+    return t < 32 ? x * rope[i] - y * rope[32 + i] : x * rope[i] + y * rope[32 + i];
+  };
+  stage_gamma(ng, a.attn_norm, c);
+  // x = embed[token]: every block for its own norm, block 0 also into the residual.
+  for (int i = threadIdx.x; i < c; i += kConsumers) {
+    const float v = to_float(a.embed[a.token * c + i]);
+    xs[i] = v;
+    if (blockIdx.x == 0) {
+      a.x_f[i] = v;
+      for (int k = 1; k < kResidualCopies; ++k) a.x_f[size_t(k) * c + i] = 0.f;
+    }
+  }
+  for (size_t l = 0; l < a.layers; ++l) {
+    // 1. RMSNorm + QKV into qkv_f. x_next's rows of this block start at zero (as gpt2's).
+    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
+      for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
+    if (l > 0) stage_residual(x_cur);
+    rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
+    consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
+      gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
+    });
+    arrive();
+    stage_gamma(ng, a.ffn_norm + l * c, c);
+    wait();
+
+    // 2. Attention over the cache, then the out-projection.
+    T* kc = a.k_cache + l * cache_layer;
+    T* vc = a.v_cache + l * cache_layer;
+    unsigned* done = g_head_done + l * kMaxHeads;
+    for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
+      const Item it = plan.item(i);
+      const int kvh = it.h / group;
+      if (threadIdx.x < 64) {
+        q[threadIdx.x] = rotated(a.qkv_f + it.h * 64) * kScoreScale;
+        if (it.has_new) {
+          const T k = from_float<T>(rotated(a.qkv_f + c + kvh * 64));
+          const T v = from_float<T>(__ldcg(a.qkv_f + c + kvw + kvh * 64 + threadIdx.x));
+          kv_new[threadIdx.x] = k;
+          kv_new[64 + threadIdx.x] = v;
+          if (it.h % group == 0) {  // one query head of the group writes the K/V head's row
+            kc[a.pos * kvw + kvh * 64 + threadIdx.x] = k;
+            vc[a.pos * kvw + kvh * 64 + threadIdx.x] = v;
+          }
+        }
+      }
+      Consumers::sync();
+      Online on;
+      const Segment<T> seg = plan.kv(l, it);
+      const T* knew = it.has_new ? kv_new : nullptr;
+      if (seg.rows == 0) {
+        attend_piece<T>(q, nullptr, nullptr, 0, knew, kv_new + 64, s, on);
+      } else {
+        consume(seg, ring, [&](const T* kv, size_t r0, int n) {
+          const bool last = r0 + n == seg.rows;
+          attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, kv_new + 64, s, on);
+        });
+      }
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+      for (int d = 0; d < kPack; ++d) {
+        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 8);
+        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 16);
+      }
+      if (lane < 8) {
+#pragma unroll
+        for (int d = 0; d < kPack; ++d) opart[warp * 64 + lane * kPack + d] = on.o[d];
+      }
+      Consumers::sync();
+      float* part = a.att_part + i * kPartFloats;
+      if (threadIdx.x < 64) {
+        float sum = 0.f;
+#pragma unroll
+        for (int w = 0; w < kConsumerWarps; ++w) sum += opart[w * 64 + threadIdx.x];
+        part[2 + threadIdx.x] = sum;
+      }
+      if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
+      count_done<Consumers>(done + it.h);
+    }
+    for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
+      const Item it = plan.item(i);
+      wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
+      if (threadIdx.x < 64) {
+        const float o = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
+        q[threadIdx.x] = o;
+        qh[threadIdx.x] = from_float<T>(o);
+      }
+      Consumers::sync();
+      const size_t row0 = plan.wo_rows(it).begin;
+      consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
+        if constexpr (sizeof(T) == 2) {  // 16 rows a warp on tensor cores, the head's output as B
+          const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+          for (int m0 = kMmaRows * (threadIdx.x >> 5); m0 < n; m0 += kMmaRows * kConsumerWarps) {
+            float d[4] = {};
+#pragma unroll
+            for (int kb = 0; kb < 64; kb += 32) mma_rows_k32(d, w + size_t(m0) * 64, n - m0, 64, kb, qh);
+            if (t == 0 && m0 + g < n) atomicAdd(x_cur + copy + row0 + r0 + m0 + g, d[0]);
+            if (t == 0 && m0 + g + 8 < n) atomicAdd(x_cur + copy + row0 + r0 + m0 + g + 8, d[2]);
+          }
+        } else {
+          const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
+          for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound
+            const int j = j0 + (grp & 3);
+            const float v = group8_sum(j < n ? dot_pack(smem_pack(w + j * 64 + l8 * kPack), q + l8 * kPack) : 0.f);
+            if (j < n && l8 == 0) atomicAdd(x_cur + copy + row0 + r0 + j, v);
+          }
+        }
+      });
+    }
+    arrive();
+    wait();
+
+    // 3. RMSNorm + gate/up for this block's FFN columns, silu(gate)·up into gs, then the down projection
+    // of those columns (W_down's column slab, split-K over the blocks) added into x_next, whose owner adds
+    // the residual. Block 0 also clears this layer's head counters (nobody reads them now).
+    if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
+    stage_residual(x_cur);
+    Consumers::sync();  // the owner's rows from the staged x
+    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
+    rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
+    consume(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
+      gemv.piece(w, r0, n, c, [&](size_t r, float v) { gs[r] = v; });
+    });
+    consume(plan.gate_up(l, 1), ring, [&](const T* w, size_t r0, int n) {
+      gemv.piece(w, r0, n, c, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
+    });
+    Consumers::sync();
+    const int cols = static_cast<int>(f_cols.size()), pitch = static_cast<int>(p.ffn_chunk);
+    // A group of 8 lanes a row, a pack a lane (a row of 64 columns is 128 contiguous bytes of bf16: no bank
+    // conflicts, where a thread a row would have its warp's loads 128 bytes apart, in the same banks).
+    consume(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
+      const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
+      for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound: all 32 lanes reach the shuffles
+        const int j = j0 + (grp & 3);
+        float v = 0.f;
+        if (j < n)
+          for (int col = l8 * kPack; col < cols; col += 8 * kPack) v += dot_pack(smem_pack(w + size_t(j) * pitch + col), gs + col);
+        v = group8_sum(v);
+        if (j < n && l8 == 0) atomicAdd(x_next + copy + r0 + j, v);
+      }
+    });
+    arrive();
+    stage_gamma(ng, l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f, c);
+    wait();
+    float* const t = x_cur;
+    x_cur = x_next;
+    x_next = t;
+  }
+
+  // The final RMSNorm + LM head over the tied embedding.
+  stage_residual(x_cur);
+  rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
+  const size_t vocab0 = share(a.vocab).begin;
+  consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
+    gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
+  });
+}
+
+#else
+
+template <class T>
+__global__ void llama_decode_ring_kernel(const __grid_constant__ Params<T>) {
+  __trap();  // launched only where the sm_90a code exists (refusal)
+}
+
+#endif  // FB_SM90A_DEVICE
+
+// Shared memory of one block besides the ring: x, γ, silu(gate)·up of the block's FFN columns, q, RoPE's
+// cos/sin, the attention's scratch, the reduction scratch, the vector and the head's output in T, and the
+// ring's barriers.
+template <class T>
+size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots) {
+  const size_t floats = 2 * a.hidden + ((ffn_chunk + 3) & ~size_t{3}) + 64 + 64 + 2 * kMaxPieceKeys + 128 +
+                        kConsumerWarps * 64 + 32 + (a.hidden + 64) * sizeof(T) / sizeof(float);
+  return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
+}
+
+// Why the ring kernel cannot run this step on this device with `blocks` blocks, or "" if it can; `slots`
+// gets the ring's size.
+template <class T>
+std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
+  if (!built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
+  const int cc = device_compute_capability();
+  if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+  const size_t row = a.hidden * sizeof(T);
+  if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
+  if (ffn_chunk(a.f, blocks) > kMaxBox)
+    return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
+           " blocks: a down-projection column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";
+  static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  const size_t fixed = fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots);
+  slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
+  if (slots < 2) return "needs " + std::to_string(fixed + 2 * kSlotBytes) + " B of shared memory a block; the device allows " + std::to_string(optin);
+  return "";
+}
+
+#ifdef FB_TENSOR_MAP_HOST
+// Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
+template <class T>
+void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, int slots) {
+  const auto kernel = llama_decode_ring_kernel<T>;
+  const size_t chunk = ffn_chunk(a.f, static_cast<size_t>(blocks));
+  const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, chunk, slots);
+  const AttentionSplit split = item_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
+  Params<T> p{a, split.chunk, split.splits, chunk, slots, {}};
+  // Encoded again only when W_down or the shape changes (host time before a launch shows in its timing).
+  static struct {
+    const T* w = nullptr;
+    size_t f = 0, hidden = 0, layers = 0, chunk = 0;
+    unsigned char map[128];
+  } last;
+  if (last.w != a.w_down || last.f != a.f || last.hidden != a.hidden || last.layers != a.layers || last.chunk != chunk) {
+    encode_slab_map(a.w_down, a.f, a.hidden, a.layers, chunk, last.map, "llama_decode ring (W_down)");
+    last.w = a.w_down, last.f = a.f, last.hidden = a.hidden, last.layers = a.layers, last.chunk = chunk;
+  }
+  std::memcpy(p.down_map, last.map, sizeof last.map);
+  launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
+}
+#else
+template <class T>
+void launch(const LlamaDecodeArgs<T>&, const LaunchContext&, int, int) {
+  throw std::logic_error("llama_decode ring: launched in a build without it (refusal says so first)");
+}
+#endif
+
+}  // namespace fusebench::kernels::llama::ring
