@@ -274,6 +274,32 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
   });
 }
 
+// The consumers' side of a segment whose pieces need no other warp: piece j goes to warp j mod
+// kConsumerWarps, which waits for it, calls fn(piece, first row, rows) and gives the slot back (each of its
+// lanes arrives for kConsumerWarps threads, so the slot's barrier counts the same kConsumers arrivals); the
+// other warps only step the ring past it. The consumers meet at their barrier after every kConsumerWarps
+// pieces and at the segment's end: a slot's `full` barrier is waited on by parity, which cannot tell phase
+// u from u − 2, so no warp may run a whole ring ahead of a piece still in work. With the ring at least
+// kConsumerWarps slots long (the kernels' refusal asks it), a piece's slot was last used by a piece of an
+// earlier group, already given back. Eight pieces are in work at once, where consume takes them one after
+// the other with the whole block, a barrier each.
+template <class T, class F>
+__device__ __forceinline__ void consume_by_warp(const Segment<T>& s, Ring& ring, F&& fn) {
+  const int warp = threadIdx.x >> 5;
+  int j = 0;
+  for_each_piece(s, [&](size_t r0, int n) {
+    if (j % kConsumerWarps == warp) {
+      wait_phase(ring.full_bar(), ring.phase);
+      fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
+      __syncwarp();
+      sm90::mbar_arrive(ring.empty_bar(), kConsumerWarps);
+    }
+    ring.advance();
+    if (++j % kConsumerWarps == 0) Consumers::sync();
+  });
+  if (j % kConsumerWarps != 0) Consumers::sync();
+}
+
 // One GEMV piece: rows [0, n) of k elements in shared memory against xs, out(first row + r, Σ). A piece of
 // more than half as many rows as warps: a warp takes up to two rows at a time (rows r and r + W: both loads
 // in flight, one reduction tree each), lane j the packs j, j + 32, … of a row, out from lane 0. Fewer rows:
@@ -375,6 +401,54 @@ __device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int
 #pragma unroll
     for (int i = 0; i < kConsumerWarps; ++i) sum += part[i * kMmaRows + threadIdx.x];
     out(r0 + threadIdx.x, sum);
+  }
+}
+
+// A GEMV piece by one warp, out(first row + r, W[r]·x) from one lane per row: n ≤ kMmaRows rows on tensor
+// cores (16-bit T, k a multiple of 32; four accumulator chains), else two rows at a time on CUDA cores.
+template <class T, class Out>
+__device__ __forceinline__ void gemv_piece_warp(const T* w, size_t r0, int n, int k, const float* xs, const T* xh,
+                                                Out out) {
+  const int lane = threadIdx.x & 31;
+  if constexpr (sizeof(T) == 2) {
+    if (n <= kMmaRows && k % 32 == 0) {
+      const int g = lane >> 2, t = lane & 3;
+      float d[4][4] = {};
+      int kb = 0;
+      for (; kb + 128 <= k; kb += 128) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u) mma_rows_k32(d[u], w, n, k, kb + 32 * u, xh);
+      }
+      if (kb < k) mma_rows_k32(d[0], w, n, k, kb, xh);  // k mod 128 (warp-uniform)
+      if (kb + 32 < k) mma_rows_k32(d[1], w, n, k, kb + 32, xh);
+      if (kb + 64 < k) mma_rows_k32(d[2], w, n, k, kb + 64, xh);
+      if (t == 0) {
+        if (g < n) out(r0 + g, (d[0][0] + d[1][0]) + (d[2][0] + d[3][0]));
+        if (g + 8 < n) out(r0 + g + 8, (d[0][2] + d[1][2]) + (d[2][2] + d[3][2]));
+      }
+      return;
+    }
+  }
+  for (int r = 0; r < n; r += 2) {
+    const bool two = r + 1 < n;
+    const T* wa = w + size_t(r) * k;
+    const T* wb = w + size_t(two ? r + 1 : r) * k;
+    float sa = 0.f, sb = 0.f;
+#pragma unroll 4
+    for (int col = lane * kPack; col < k; col += kSeg) {
+      const Pack<T> pa = smem_pack(wa + col), pb = smem_pack(wb + col);
+      sa += dot_pack(pa, xs + col);
+      sb += dot_pack(pb, xs + col);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      sa += __shfl_xor_sync(0xFFFFFFFFu, sa, o);
+      sb += __shfl_xor_sync(0xFFFFFFFFu, sb, o);
+    }
+    if (lane == 0) {
+      out(r0 + r, sa);
+      if (two) out(r0 + r + 1, sb);
+    }
   }
 }
 

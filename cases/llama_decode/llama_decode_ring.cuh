@@ -172,7 +172,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   auto arrive = [&] { grid_arrive<Consumers>(); };
   auto wait = [&] { grid_wait<Consumers>(++generation); };
   const Range qkv_rows = share(plan.qkv_rows()), f_cols = ffn_cols(a.f, p.ffn_chunk), c_rows = share(c);
-  GemvScratch<T> gemv{xs, xh, red, opart};
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the norms round their output for the MMAs
   float* x_cur = a.x_f;
   float* x_next = a.x2_f;
@@ -206,8 +205,8 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
     if (l > 0) stage_residual(x_cur);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
-    consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
-      gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
+    consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
     });
     arrive();
     stage_gamma(ng, a.ffn_norm + l * c, c);
@@ -307,20 +306,22 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     Consumers::sync();  // the owner's rows from the staged x
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
-    consume(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
-      gemv.piece(w, r0, n, c, [&](size_t r, float v) { gs[r] = v; });
+    // The gate's piece j and the up's piece j hold the same rows and go to the same warp (consume_by_warp).
+    consume_by_warp(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { gs[r] = v; });
     });
-    consume(plan.gate_up(l, 1), ring, [&](const T* w, size_t r0, int n) {
-      gemv.piece(w, r0, n, c, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
+    consume_by_warp(plan.gate_up(l, 1), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
     });
     Consumers::sync();
     const int cols = static_cast<int>(f_cols.size()), pitch = static_cast<int>(p.ffn_chunk);
-    // A group of 8 lanes a row, a pack a lane (a row of 64 columns is 128 contiguous bytes of bf16: no bank
-    // conflicts, where a thread a row would have its warp's loads 128 bytes apart, in the same banks).
-    consume(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
-      const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
-      for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound: all 32 lanes reach the shuffles
-        const int j = j0 + (grp & 3);
+    // A piece a warp; in it a group of 8 lanes a row, a pack a lane (a row of 64 columns is 128 contiguous
+    // bytes of bf16: no bank conflicts, where a lane a row would have the loads 128 bytes apart, in the same
+    // banks).
+    consume_by_warp(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
+      const int l8 = threadIdx.x & 7, sub = (threadIdx.x >> 3) & 3;
+      for (int j0 = 0; j0 < n; j0 += 4) {  // warp-uniform bound: all 32 lanes reach the shuffles
+        const int j = j0 + sub;
         float v = 0.f;
         if (j < n)
           for (int col = l8 * kPack; col < cols; col += 8 * kPack) v += dot_pack(smem_pack(w + size_t(j) * pitch + col), gs + col);
@@ -340,8 +341,8 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   stage_residual(x_cur);
   rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
   const size_t vocab0 = share(a.vocab).begin;
-  consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
-    gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
+  consume_by_warp(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
+    gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
   });
 }
 
@@ -379,7 +380,9 @@ std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
   static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
   const size_t fixed = fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots);
   slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
-  if (slots < 2) return "needs " + std::to_string(fixed + 2 * kSlotBytes) + " B of shared memory a block; the device allows " + std::to_string(optin);
+  if (slots < kConsumerWarps)  // consume_by_warp's pieces in work at once
+    return "needs " + std::to_string(fixed + kConsumerWarps * kSlotBytes) + " B of shared memory a block; the device allows " +
+           std::to_string(optin);
   return "";
 }
 

@@ -42,6 +42,10 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
+// One arrival that counts for `count` (a warp that stands for the threads of a whole group).
+__device__ __forceinline__ void mbar_arrive(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
 // Waits until the phase of this parity has completed (a fresh barrier counts its phase "−1", parity
 // 1, as completed: the producer's first wait on an empty slot returns at once).
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
