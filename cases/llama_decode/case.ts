@@ -2,7 +2,7 @@
  * One Llama decode step at batch 1 with a KV cache (llama_decode.h), c = hidden = heads·64, kv = kv_heads·64:
  *   x = embed[token]; per layer: a = RMSNorm(x)·γ; [q|k|v] = a·Wqkvᵀ; q, k ← RoPE at pos; the cache rows
  *   pos ← k, v; o = softmax(q·Kᵀ/8)·V over the cache rows 0 .. pos, query head h on K/V head
- *   h / (heads / kv_heads); x += o·Woᵀ; a = RMSNorm(x)·γ; [gate|up] = a·Wguᵀ; x += (silu(gate)·up)·Wdownᵀ;
+ *   h / (heads / kv_heads); x += o·Wo (Wo and Wdown stored in × out: llama_decode.h); a = RMSNorm(x)·γ; [gate|up] = a·Wguᵀ; x += (silu(gate)·up)·Wdown;
  *   then logits = (RMSNorm(x)·γ_f)·embedᵀ (the tied embedding as LM head). No biases.
  * Unfused: one launch per op, as an eager framework with merged QKV and gate/up projections runs the step
  * (3 + 12·layers launches, 195 for Llama-3.2-1B). Fused: one persistent kernel for the whole step

@@ -5,10 +5,12 @@
 //     a = RMSNorm(x)·γ_attn; [q | k | v] = a·Wqkvᵀ (q: c, k and v: kv values);
 //     q, k ← RoPE at position pos (each head's pairs (i, i + 32) turned by pos·θ^(−i/32), i < 32);
 //     K[l][pos] = k, V[l][pos] = v (written into the cache); o = attention of each query head h over the
-//     cache rows 0 .. pos of K/V head h / g; x += o·Woᵀ;
-//     a = RMSNorm(x)·γ_ffn; [gate | up] = a·Wguᵀ; x += (silu(gate)·up)·Wdownᵀ;
+//     cache rows 0 .. pos of K/V head h / g; x += o·Wo;
+//     a = RMSNorm(x)·γ_ffn; [gate | up] = a·Wguᵀ; x += (silu(gate)·up)·Wdown;
 //   logits = RMSNorm(x)·γ_f·embedᵀ.
-// No biases (Llama has none). Unfused: one launch per op, as an eager framework with merged QKV and
+// Wo and W_down are stored in × out (x·W, not x·Wᵀ): the fused kernel splits both projections by their
+// inputs (a head's 64, a block's FFN columns), whose weights are then contiguous runs, not 128-byte pieces
+// of every row. No biases (Llama has none). Unfused: one launch per op, as an eager framework with merged QKV and
 // gate/up projections runs the step (vLLM's and SGLang's layout). Fused: one persistent kernel for the
 // whole step on Hopper (llama_decode_fused.cu). The cache is an input whose row pos both variants write
 // in place (as gpt2_decode's).
@@ -27,10 +29,10 @@ struct LlamaDecodeArgs {
   const T* embed;             // [vocab, c] token embedding, also the LM head
   const T* attn_norm;         // [layers, c] γ of the RMSNorm before attention
   const T* w_qkv;             // [layers, c + 2·kv, c]: rows [Q | K | V]
-  const T* w_o;               // [layers, c, c]
+  const T* w_o;               // [layers, c, c] stored in × out: row i holds input i's weight to every output
   const T* ffn_norm;          // [layers, c] γ of the RMSNorm before the FFN
   const T* w_gu;              // [layers, 2f, c]: rows [gate | up]
-  const T* w_down;            // [layers, c, f]
+  const T* w_down;            // [layers, f, c] stored in × out (as GPT-2's Conv1D stores its weights)
   const T* norm_f;            // [c] γ of the final RMSNorm
   T* k_cache, *v_cache;       // [layers, ctx, kv]: the past in rows 0 .. pos − 1; the step writes row pos
   // Output.

@@ -69,7 +69,7 @@ void decode_step(const LlamaDecodeArgs<T>& a) {
     }
     std::vector<float> att = cpu::attend_cache(qkv, kc, vc, a.heads, a.kv_heads, a.pos + 1);
     keep<T, kFloat>(att);
-    std::vector<float> proj = linear<T>(att, a.w_o + l * c * c, nullptr, c);
+    std::vector<float> proj = cpu::linear_in_out(att, a.w_o + l * c * c, c);
     keep<T, kFloat>(proj);
     for (size_t i = 0; i < c; ++i) x[i] += proj[i];
     keep<T, kFloat>(x);
@@ -80,7 +80,7 @@ void decode_step(const LlamaDecodeArgs<T>& a) {
     std::vector<float> g(f);
     for (size_t i = 0; i < f; ++i) g[i] = gu[i] / (1.f + std::exp(-gu[i])) * gu[f + i];
     keep<T, kFloat>(g);
-    proj = linear<T>(g, a.w_down + l * c * f, nullptr, c);
+    proj = cpu::linear_in_out(g, a.w_down + l * f * c, c);
     keep<T, kFloat>(proj);
     for (size_t i = 0; i < c; ++i) x[i] += proj[i];
     keep<T, kFloat>(x);

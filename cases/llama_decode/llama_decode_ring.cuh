@@ -30,14 +30,17 @@ namespace fusebench::kernels::llama::ring {
 using namespace ::fusebench::kernels::gpt2;
 using namespace ::fusebench::kernels::gpt2::ring;
 
+// Registers a consumer thread gives the out-projection's outputs (an item's share of c) and the down
+// projection's packs of the c outputs.
+constexpr int kWoPerThread = 4;
+constexpr int kDownPacks = 4;
+
 template <class T>
 struct Params {
   LlamaDecodeArgs<T> a;
   size_t chunk, splits;  // keys of an attention item, items a query head
   size_t ffn_chunk;      // FFN columns a block owns (ffn_chunk(f, blocks))
   int slots;
-  // W_down as a 3-D tensor (f, c, layers) for TMA, boxes of ffn_chunk × piece_rows(ffn_chunk).
-  alignas(64) unsigned char down_map[128];
 };
 
 // The attention's split: as many chunks a query head as give every block at most one item (at most
@@ -73,15 +76,19 @@ struct Plan {
     const size_t off = l * p.a.ctx * kv() + it.k0 * kv() + (it.h / group()) * kHeadDim;
     return {p.a.k_cache + off, p.a.v_cache + off, kv(), kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
   }
-  // The item's out-projection rows: its chunk's share of Wo's rows, query head h's 64 columns.
-  __device__ Range wo_rows(const Item& it) const {
+  // The item's out-projection outputs: its chunk's share of the c outputs, in whole packs (each row of the
+  // piece a 16-byte multiple at a 16-byte boundary, as bulk copies take them; some items may get none).
+  __device__ Range wo_cols(const Item& it) const {
     const size_t c = p.a.hidden;
-    return {c * it.chunk / p.splits, c * (it.chunk + 1) / p.splits};
+    return {(c * it.chunk / p.splits) & ~size_t{kPack - 1}, (c * (it.chunk + 1) / p.splits) & ~size_t{kPack - 1}};
   }
+  // Wo (in × out) rows 64h .. 64h + 63, the inputs of query head h, over the item's outputs.
   __device__ Segment<T> wo(size_t l, const Item& it) const {
     const size_t c = p.a.hidden;
-    const Range r = wo_rows(it);
-    return {p.a.w_o + l * c * c + r.begin * c + it.h * kHeadDim, nullptr, c, kHeadDim, r.size()};
+    const Range r = wo_cols(it);
+    const int cols = static_cast<int>(r.size());
+    return {p.a.w_o + l * c * c + it.h * kHeadDim * c + r.begin, nullptr, c, cols > 0 ? cols : kPack,
+            cols > 0 ? size_t(kHeadDim) : 0};
   }
   // The gate (half 0) or up (half 1) rows of this block's FFN columns.
   __device__ Segment<T> gate_up(size_t l, size_t half) const {
@@ -89,11 +96,11 @@ struct Plan {
     const size_t c = p.a.hidden;
     return {p.a.w_gu + (l * 2 * p.a.f + half * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size(), -1, 0, true};
   }
-  // W_down's column slab of this block's FFN columns: every one of its c rows, those columns of each.
+  // W_down (in × out) rows of this block's FFN columns: contiguous, c outputs each.
   __device__ Segment<T> down(size_t l) const {
     const Range r = ffn_cols(p.a.f, p.ffn_chunk);
-    return {p.a.w_down + l * p.a.f * p.a.hidden + r.begin, nullptr, p.a.f, static_cast<int>(p.ffn_chunk),
-            r.size() > 0 ? p.a.hidden : 0, static_cast<int>(l), static_cast<int>(r.begin)};
+    const size_t c = p.a.hidden;
+    return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
   __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
   template <class F>
@@ -111,6 +118,44 @@ struct Plan {
 };
 
 #ifdef FB_SM90A_DEVICE
+
+#ifdef LLAMA_DECODE_SPANS
+// A measuring aid (never in a normal build): thread 0 of every block adds the SM cycles of each span of the
+// step (below, summed over the layers) into g_span_sum; the last block to finish prints their means over the
+// blocks and clears them. Build the addon with CUDAFLAGS=-DLLAMA_DECODE_SPANS and run
+// scripts/device/profile-shape.ts llama_decode 16x2048@1023 bf16 fused.
+constexpr int kSpans = 10;
+static __device__ unsigned long long g_span_sum[kSpans];
+static __device__ unsigned g_span_blocks;
+#define LLAMA_SPAN(k)                     \
+  do {                                    \
+    if (threadIdx.x == 0) {               \
+      const long long now = clock64();    \
+      span[k] += now - span_t;            \
+      span_t = now;                       \
+    }                                     \
+  } while (0)
+__device__ void report_spans(const long long (&span)[kSpans]) {
+  if (threadIdx.x != 0) return;
+  for (int k = 0; k < kSpans; ++k) atomicAdd(&g_span_sum[k], static_cast<unsigned long long>(span[k]));
+  __threadfence();
+  if (atomicAdd(&g_span_blocks, 1u) != gridDim.x - 1) return;
+  __threadfence();
+  const char* names[kSpans] = {"norm+QKV", "barrier 1", "attention pieces", "head wait+combine+Wo", "barrier 2",
+                               "FFN x+norm", "gate/up pieces", "down pieces", "barrier 3", "final norm+LM head"};
+  unsigned long long total = 0;
+  for (int k = 0; k < kSpans; ++k) total += g_span_sum[k];
+  for (int k = 0; k < kSpans; ++k) {
+    printf("span %-22s %10.0f cycles a block (%5.1f%%)\n", names[k], double(g_span_sum[k]) / gridDim.x,
+           100.0 * double(g_span_sum[k]) / double(total));
+    g_span_sum[k] = 0;
+  }
+  printf("span total %.0f cycles a block\n", double(total) / gridDim.x);
+  g_span_blocks = 0;
+}
+#else
+#define LLAMA_SPAN(k)
+#endif
 
 // xs[0 .. n) ← xs / √(mean(xs²) + ε)·γ in place over the group G (xs and γ in shared memory, written by G's
 // threads before the call); xh, when given, gets the result rounded to H as well (a tensor-core GEMV's B).
@@ -163,11 +208,14 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   }
   __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
   if (threadIdx.x >= kConsumers) {
-    produce(plan, ring, p.down_map);
+    produce(plan, ring, nullptr);
     return;
   }
 
   const size_t cache_layer = a.ctx * size_t(kvw);
+#ifdef LLAMA_DECODE_SPANS
+  long long span[kSpans] = {}, span_t = clock64();
+#endif
   unsigned generation = 0;
   auto arrive = [&] { grid_arrive<Consumers>(); };
   auto wait = [&] { grid_wait<Consumers>(++generation); };
@@ -208,9 +256,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
     });
+    LLAMA_SPAN(0);
     arrive();
     stage_gamma(ng, a.ffn_norm + l * c, c);
     wait();
+    LLAMA_SPAN(1);
 
     // 2. Attention over the cache, then the out-projection.
     T* kc = a.k_cache + l * cache_layer;
@@ -265,6 +315,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
       count_done<Consumers>(done + it.h);
     }
+    LLAMA_SPAN(2);
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
@@ -274,29 +325,31 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
         qh[threadIdx.x] = from_float<T>(o);
       }
       Consumers::sync();
-      const size_t row0 = plan.wo_rows(it).begin;
+      // o_h·Wo[64h .. 64h + 63, the item's outputs]: thread t the outputs t, t + kConsumers, … (at most
+      // kWoPerThread, refusal), summed over the pieces' rows in registers, then added into the residual.
+      const Range cols = plan.wo_cols(it);
+      const int ncols = static_cast<int>(cols.size());
+      float acc[kWoPerThread] = {};
       consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
-        if constexpr (sizeof(T) == 2) {  // 16 rows a warp on tensor cores, the head's output as B
-          const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-          for (int m0 = kMmaRows * (threadIdx.x >> 5); m0 < n; m0 += kMmaRows * kConsumerWarps) {
-            float d[4] = {};
+        for (int d = 0; d < n; ++d) {
+          const float od = q[r0 + d];
 #pragma unroll
-            for (int kb = 0; kb < 64; kb += 32) mma_rows_k32(d, w + size_t(m0) * 64, n - m0, 64, kb, qh);
-            if (t == 0 && m0 + g < n) atomicAdd(x_cur + copy + row0 + r0 + m0 + g, d[0]);
-            if (t == 0 && m0 + g + 8 < n) atomicAdd(x_cur + copy + row0 + r0 + m0 + g + 8, d[2]);
-          }
-        } else {
-          const int l8 = threadIdx.x & 7, grp = threadIdx.x >> 3;
-          for (int j0 = grp & ~3; j0 < n; j0 += kGroups) {  // warp-uniform bound
-            const int j = j0 + (grp & 3);
-            const float v = group8_sum(j < n ? dot_pack(smem_pack(w + j * 64 + l8 * kPack), q + l8 * kPack) : 0.f);
-            if (j < n && l8 == 0) atomicAdd(x_cur + copy + row0 + r0 + j, v);
+          for (int u = 0; u < kWoPerThread; ++u) {
+            const int j = threadIdx.x + u * kConsumers;
+            if (j < ncols) acc[u] += od * to_float(w[size_t(d) * ncols + j]);
           }
         }
       });
+#pragma unroll
+      for (int u = 0; u < kWoPerThread; ++u) {
+        const int j = threadIdx.x + u * kConsumers;
+        if (j < ncols) atomicAdd(x_cur + copy + cols.begin + j, acc[u]);
+      }
     }
+    LLAMA_SPAN(3);
     arrive();
     wait();
+    LLAMA_SPAN(4);
 
     // 3. RMSNorm + gate/up for this block's FFN columns, silu(gate)·up into gs, then the down projection
     // of those columns (W_down's column slab, split-K over the blocks) added into x_next, whose owner adds
@@ -306,6 +359,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     Consumers::sync();  // the owner's rows from the staged x
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
+    LLAMA_SPAN(5);
     // The gate's piece j and the up's piece j hold the same rows and go to the same warp (consume_by_warp).
     consume_by_warp(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { gs[r] = v; });
@@ -314,24 +368,40 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
     });
     Consumers::sync();
-    const int cols = static_cast<int>(f_cols.size()), pitch = static_cast<int>(p.ffn_chunk);
-    // A piece a warp; in it a group of 8 lanes a row, a pack a lane (a row of 64 columns is 128 contiguous
-    // bytes of bf16: no bank conflicts, where a lane a row would have the loads 128 bytes apart, in the same
-    // banks).
-    consume_by_warp(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
-      const int l8 = threadIdx.x & 7, sub = (threadIdx.x >> 3) & 3;
-      for (int j0 = 0; j0 < n; j0 += 4) {  // warp-uniform bound: all 32 lanes reach the shuffles
-        const int j = j0 + sub;
-        float v = 0.f;
-        if (j < n)
-          for (int col = l8 * kPack; col < cols; col += 8 * kPack) v += dot_pack(smem_pack(w + size_t(j) * pitch + col), gs + col);
-        v = group8_sum(v);
-        if (j < n && l8 == 0) atomicAdd(x_next + copy + r0 + j, v);
+    LLAMA_SPAN(6);
+    // Σ over this block's FFN columns i of g[i]·W_down[i, ·]: thread t the packs t, t + kConsumers, … of
+    // the c outputs (at most kDownPacks, refusal), summed over the pieces' rows in registers, then added into
+    // x_next (split-K over the blocks).
+    {
+      float acc[kDownPacks][kPack] = {};
+      consume(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
+        for (int i = 0; i < n; ++i) {
+          const float gi = gs[r0 + i];
+#pragma unroll
+          for (int u = 0; u < kDownPacks; ++u) {
+            const int col = (threadIdx.x + u * kConsumers) * kPack;
+            if (col < c) {
+              float v[kPack];
+              unpack(smem_pack(w + size_t(i) * c + col), v);
+#pragma unroll
+              for (int e = 0; e < kPack; ++e) acc[u][e] += gi * v[e];
+            }
+          }
+        }
+      });
+#pragma unroll
+      for (int u = 0; u < kDownPacks; ++u) {
+        const int col = (threadIdx.x + u * kConsumers) * kPack;
+        if (col < c && f_cols.size() > 0)
+#pragma unroll
+          for (int e = 0; e < kPack; ++e) atomicAdd(x_next + copy + col + e, acc[u][e]);
       }
-    });
+    }
+    LLAMA_SPAN(7);
     arrive();
     stage_gamma(ng, l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f, c);
     wait();
+    LLAMA_SPAN(8);
     float* const t = x_cur;
     x_cur = x_next;
     x_next = t;
@@ -344,6 +414,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   consume_by_warp(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
     gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
   });
+#ifdef LLAMA_DECODE_SPANS
+  Consumers::sync();
+  LLAMA_SPAN(9);
+  report_spans(span);
+#endif
 }
 
 #else
@@ -374,9 +449,13 @@ std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
   if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
   const size_t row = a.hidden * sizeof(T);
   if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
-  if (ffn_chunk(a.f, blocks) > kMaxBox)
-    return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
-           " blocks: a down-projection column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";
+  const size_t wo_cols = a.hidden / item_split(a.pos + 1, a.heads, blocks).splits + kPack;  // whole packs: wo_cols
+  if (wo_cols > size_t(kWoPerThread) * kConsumers)
+    return std::to_string(wo_cols) + " out-projection outputs an attention item on " + std::to_string(blocks) +
+           " blocks: more than its threads hold (" + std::to_string(kWoPerThread * kConsumers) + ")";
+  if (a.hidden > size_t(kDownPacks) * kConsumers * kPack)
+    return "hidden " + std::to_string(a.hidden) + ": more down-projection outputs than the threads hold (" +
+           std::to_string(kDownPacks * kConsumers * kPack) + ")";
   static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
   const size_t fixed = fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots);
   slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
@@ -386,7 +465,6 @@ std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
   return "";
 }
 
-#ifdef FB_TENSOR_MAP_HOST
 // Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
 template <class T>
 void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, int slots) {
@@ -394,25 +472,8 @@ void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, i
   const size_t chunk = ffn_chunk(a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, chunk, slots);
   const AttentionSplit split = item_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
-  Params<T> p{a, split.chunk, split.splits, chunk, slots, {}};
-  // Encoded again only when W_down or the shape changes (host time before a launch shows in its timing).
-  static struct {
-    const T* w = nullptr;
-    size_t f = 0, hidden = 0, layers = 0, chunk = 0;
-    unsigned char map[128];
-  } last;
-  if (last.w != a.w_down || last.f != a.f || last.hidden != a.hidden || last.layers != a.layers || last.chunk != chunk) {
-    encode_slab_map(a.w_down, a.f, a.hidden, a.layers, chunk, last.map, "llama_decode ring (W_down)");
-    last.w = a.w_down, last.f = a.f, last.hidden = a.hidden, last.layers = a.layers, last.chunk = chunk;
-  }
-  std::memcpy(p.down_map, last.map, sizeof last.map);
+  const Params<T> p{a, split.chunk, split.splits, chunk, slots};
   launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
 }
-#else
-template <class T>
-void launch(const LlamaDecodeArgs<T>&, const LaunchContext&, int, int) {
-  throw std::logic_error("llama_decode ring: launched in a build without it (refusal says so first)");
-}
-#endif
 
 }  // namespace fusebench::kernels::llama::ring

@@ -60,12 +60,12 @@ void llama_decode_unfused_cuda(const LlamaDecodeArgs<T>& a, const LaunchContext&
                         kc, vc, kv, group, a.pos + 1, split.chunk, a.att_part);
     cuda::launch_kernel(attention_combine_kernel<T>, static_cast<unsigned>(a.heads), 64, 0, ctx,
                         "attention_combine_kernel", a.att_part, split.splits, a.att);
-    cuda::cublas_gemm_xwt(a.att, a.w_o + l * c * c, a.proj, 1, c, c, ctx);
+    cuda::cublas_gemm_batched(a.att, a.w_o + l * c * c, a.proj, 1, 1, c, c, false, ctx);  // Wo in × out
     cuda::add(a.x, a.proj, a.h, c, ctx);
     cuda::rmsnorm(a.h, a.ffn_norm + l * c, a.a, 1, c, a.eps, ctx);
     cuda::cublas_gemm_xwt(a.a, a.w_gu + l * 2 * f * c, a.gu, 1, 2 * f, c, ctx);
     cuda::swiglu(a.gu, a.g, f, ctx);
-    cuda::cublas_gemm_xwt(a.g, a.w_down + l * c * f, a.proj, 1, c, f, ctx);
+    cuda::cublas_gemm_batched(a.g, a.w_down + l * f * c, a.proj, 1, 1, c, f, false, ctx);  // W_down in × out
     cuda::add(a.h, a.proj, a.x, c, ctx);
   }
   cuda::rmsnorm(a.x, a.norm_f, a.a, 1, c, a.eps, ctx);

@@ -77,14 +77,25 @@ export function decodeStep(
       const at = (data: Float64Array) => ({ data, base: first * kv + kvHeadOf(h) * headDim, stride: kv });
       o.set(causalAttentionRow({ data: qkv, base: h * headDim, stride: 0 }, at(k), at(v), last - first), h * headDim);
     }
-    x = added(x, linearRow(o, layer('w_o', l, c * c), undefined, c));
+    x = added(x, inOutRow(o, layer('w_o', l, c * c), c));
     const gu = linearRow(rmsNormRow(x, layer('ffn_norm', l, c), eps), layer('w_gu', l, 2 * f * c), undefined, 2 * f);
     const g = gu.subarray(0, f).map((gate, i) => (gate / (1 + Math.exp(-gate))) * (gu[f + i] as number));
-    x = added(x, linearRow(g, layer('w_down', l, c * f), undefined, c));
+    x = added(x, inOutRow(g, layer('w_down', l, f * c), c));
   }
   const logits = linearRow(rmsNormRow(x, input('norm_f'), eps), embed, undefined, d.vocab);
   const shift = defect.lmHeadShift ?? 0;
   return shift === 0 ? logits : logits.map((_, j) => logits[(j + shift) % d.vocab] as number);
+}
+
+/** y[j] = Σ_i x[i]·w[i·n + j]: x times a weight stored in × out ([x.length, n], row-major). */
+function inOutRow(x: Float64Array, w: Float32Array, n: number): Float64Array {
+  const y = new Float64Array(n);
+  for (let i = 0; i < x.length; i++) {
+    const xi = x[i] as number;
+    const row = w.subarray(i * n, (i + 1) * n);
+    for (let j = 0; j < n; j++) y[j] = (y[j] as number) + xi * (row[j] as number);
+  }
+  return y;
 }
 
 /** x + y, elementwise (the residual add). */

@@ -34,6 +34,19 @@ std::vector<float> linear(const std::vector<float>& x, const T* w, const T* b, s
   return y;
 }
 
+// y[j] = Σ_i x[i]·w[i, j] for j < n, w [k, n] row-major (a weight stored in × out); eight partial sums
+// per output, as linear's.
+template <class T>
+std::vector<float> linear_in_out(const std::vector<float>& x, const T* w, size_t n) {
+  const size_t k = x.size();
+  std::vector<float> acc(8 * n, 0.f), y(n, 0.f);
+  for (size_t i = 0; i < k; ++i)
+    for (size_t j = 0; j < n; ++j) acc[(i % 8) * n + j] += to_float(w[i * n + j]) * x[i];
+  for (size_t p = 0; p < 8; ++p)
+    for (size_t j = 0; j < n; ++j) y[j] += acc[p * n + j];
+  return y;
+}
+
 // The attention of q (heads × 64, the first heads·64 values of q) over the cache rows 0 .. keys − 1 of
 // one layer (rows of kv_heads·64), per query head; query head h reads K/V head h / (heads / kv_heads).
 template <class T>

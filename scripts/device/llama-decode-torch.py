@@ -3,7 +3,7 @@ graph, torch.compile, and torch.compile with CUDA graphs ("reduce-overhead"). On
 part of the package (PyTorch is never a dependency): the Llama-3.2-1B shape (16 layers, hidden 2,048, 32
 query / 8 K/V heads of 64, SwiGLU 8,192, vocab 128,256, the tied embedding as LM head), batch 1, 1,023
 tokens cached, random weights of the case's scales, the case's static KV cache layout ([layers, ctx,
-kv_heads·64]) and its merged QKV and gate/up projections. SDPA runs its default choice with
+kv_heads·64]), its merged QKV and gate/up projections and its in × out Wo and W_down (x @ W). SDPA runs its default choice with
 enable_gqa=True (no K/V repeat).
 
     python3 scripts/device/llama-decode-torch.py [bf16|fp16] [reps]
@@ -32,8 +32,8 @@ def rnd(*shape, sd=1.0, mean=0.0):
 sc, sf = C**-0.5, FF**-0.5
 embed = rnd(V, C, sd=0.05)
 attn_norm, ffn_norm, norm_f = rnd(L, C, sd=0.1, mean=1), rnd(L, C, sd=0.1, mean=1), rnd(C, sd=0.1, mean=1)
-w_qkv, w_o = rnd(L, C + 2 * KV, C, sd=sc), rnd(L, C, C, sd=sc)
-w_gu, w_down = rnd(L, 2 * FF, C, sd=sc), rnd(L, C, FF, sd=sf)
+w_qkv, w_o = rnd(L, C + 2 * KV, C, sd=sc), rnd(L, C, C, sd=sc)  # w_o in × out, as the case stores it
+w_gu, w_down = rnd(L, 2 * FF, C, sd=sc), rnd(L, FF, C, sd=sf)  # w_down in × out
 k_cache, v_cache = rnd(L, CTX, KV), rnd(L, CTX, KV)
 token = torch.tensor([TOKEN], device=dev)
 inv_freq = THETA ** (-torch.arange(0, 64, 2, device=dev, dtype=torch.float64) / 64)
@@ -62,9 +62,9 @@ def step(token):
         kk = k_cache[l, : POS + 1].view(POS + 1, HKV, 64).transpose(0, 1)[None]
         vv = v_cache[l, : POS + 1].view(POS + 1, HKV, 64).transpose(0, 1)[None]
         o = F.scaled_dot_product_attention(q.view(1, H, 1, 64), kk, vv, enable_gqa=True)
-        x = x + F.linear(o.reshape(1, C), w_o[l])
+        x = x + o.reshape(1, C) @ w_o[l]
         gate, up = F.linear(rms_norm(x, ffn_norm[l]), w_gu[l]).split(FF, dim=-1)
-        x = x + F.linear(F.silu(gate) * up, w_down[l])
+        x = x + (F.silu(gate) * up) @ w_down[l]
     return F.linear(rms_norm(x, norm_f), embed)
 
 
