@@ -88,14 +88,15 @@ export default defineCase<Dim, 'eps' | 'rope_theta'>({
   // The logits carry the rounding of every stored tensor of 2·layers blocks. Max |error| against the
   // reference on the CPU, unfused / fused: at the test shapes (seeds 1 .. 16) fp32 2.2e-6 / 2.2e-6, bf16
   // 0.036 / 0.0074, fp16 4.1e-3 / 9.6e-4; at the CUDA shape (2 seeds) fp32 4.2e-5 / 4.2e-5, bf16 0.28 /
-  // 0.031, fp16 0.038 / 3.9e-3, where the unfused twin, rounding a, qkv, att, proj, gu, g and x to T in
-  // every layer of 16, sets the atol (logits of rms 2.3 there, 0.55–0.75 at the test shapes). The stated
-  // atol sits ≥ ×2 above the largest error measured, and every planted defect (a layer skipped, the K/V
+  // 0.031, fp16 0.038 / 3.9e-3; on two H100s (the perf runs of docs/llama-decode.md) fp32 ≤ 1.9e-5 /
+  // 1.4e-5, bf16 ≤ 0.333 / 0.116, fp16 ≤ 0.036 / 0.014. The unfused twin, rounding a, qkv, att, proj, gu, g
+  // and x to T in every layer of 16, sets the atol (logits of rms 2.3 there, 0.55–0.75 at the test shapes).
+  // The stated atol sits ≥ ×2 above the largest error measured, and every planted defect (a layer skipped, the K/V
   // row at the wrong position, the attention range off by one, the LM head reading the wrong row, RoPE
   // not turned, a query head reading the wrong K/V head) moves logits by more (the case's tests plant them).
   tolerance: {
     fp32: { atol: 1e-4, rtol: 2e-5 },
-    bf16: { atol: 0.6, rtol: 0.03 },
+    bf16: { atol: 0.7, rtol: 0.03 },
     fp16: { atol: 0.08, rtol: 4e-3 },
   },
   traffic: (d, e) => decodeTraffic(d, e),

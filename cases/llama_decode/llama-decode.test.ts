@@ -33,7 +33,7 @@ describe.each(everyDtype.map((d) => [d.dtype, d] as const))(
   (_dtype, def) => {
     // 2 layers, hidden 768, 12 query heads on 2 K/V heads (groups of 6, so a query head can read the
     // wrong one), 5 keys (pos 4): each defect moves some logit by ≥ 1.97 here in every precision (the
-    // largest move, at the least of 8 seeds; RoPE not turned moves them least), ≥ 3× the bf16 atol (0.6).
+    // largest move, at the least of 8 seeds; RoPE not turned moves them least), ≥ 2.8× the bf16 atol (0.7).
     const dims = [2, 768, 12, 2, 256, 1000, 64, 4, 7];
     test.each([
       ['the first layer skipped', { skipLayer: 0 }],
