@@ -530,6 +530,49 @@ __device__ void attend_piece(const float* q, const T* K, const T* V, int n, cons
   Consumers::sync();  // s is written again by the next piece
 }
 
+// One attention item's online softmax over its cached keys (the segment's pieces, as they land) and, at the
+// end of the chunk that holds pos, the new key `knew` (null elsewhere) with its value `vnew`. q: 64 floats,
+// scaled; s: the scores' scratch.
+template <class T>
+__device__ __forceinline__ Online attend_item(const Segment<T>& seg, Ring& ring, const float* q, const T* knew,
+                                              const T* vnew, float* s) {
+  Online on;
+  if (seg.rows == 0) {
+    attend_piece<T>(q, nullptr, nullptr, 0, knew, vnew, s, on);
+  } else {
+    consume(seg, ring, [&](const T* kv, size_t r0, int n) {
+      const bool last = r0 + n == seg.rows;
+      attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, vnew, s, on);
+    });
+  }
+  return on;
+}
+
+// An item's partial result into part (max, Σ exp, Σ exp·v over its keys), then one more finished chunk on
+// its head's counter. Σ p·v over the groups: the warp's four groups by shuffles, then the warps' sums in
+// opart (kConsumerWarps · 64 floats).
+__device__ __forceinline__ void publish_item(Online& on, float* opart, float* part, unsigned* counter) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int d = 0; d < kPack; ++d) {
+    on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 8);
+    on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 16);
+  }
+  if (lane < 8) {
+#pragma unroll
+    for (int d = 0; d < kPack; ++d) opart[warp * 64 + lane * kPack + d] = on.o[d];
+  }
+  Consumers::sync();
+  if (threadIdx.x < 64) {
+    float sum = 0.f;
+#pragma unroll
+    for (int w = 0; w < kConsumerWarps; ++w) sum += opart[w * 64 + threadIdx.x];
+    part[2 + threadIdx.x] = sum;
+  }
+  if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
+  count_done<Consumers>(counter);
+}
+
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __grid_constant__ Params<T> p) {
   extern __shared__ __align__(128) char smem_raw[];
@@ -636,39 +679,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       }
       Consumers::sync();
       FB_SUB_STAMP(l, 2);
-      Online on;
-      const Segment<T> seg = plan.kv(l, it);
-      const T* knew = it.has_new ? kv_new : nullptr;
-      if (seg.rows == 0) {
-        attend_piece<T>(q, nullptr, nullptr, 0, knew, kv_new + 64, s, on);
-      } else {
-        consume(seg, ring, [&](const T* kv, size_t r0, int n) {
-          const bool last = r0 + n == seg.rows;
-          attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, kv_new + 64, s, on);
-        });
-      }
+      Online on = attend_item(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s);
       FB_SUB_STAMP(l, 3);
-      // Σ p·v over the groups: the warp's four groups by shuffles, then the warps' sums in opart.
-      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-      for (int d = 0; d < kPack; ++d) {
-        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 8);
-        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 16);
-      }
-      if (lane < 8) {
-#pragma unroll
-        for (int d = 0; d < kPack; ++d) opart[warp * 64 + lane * kPack + d] = on.o[d];
-      }
-      Consumers::sync();
-      float* part = a.att_part + i * kPartFloats;
-      if (threadIdx.x < 64) {
-        float sum = 0.f;
-#pragma unroll
-        for (int w = 0; w < kConsumerWarps; ++w) sum += opart[w * 64 + threadIdx.x];
-        part[2 + threadIdx.x] = sum;
-      }
-      if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
-      count_done<Consumers>(done + it.h);
+      publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
       FB_SUB_STAMP(l, 4);
     }
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {

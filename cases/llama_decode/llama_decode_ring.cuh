@@ -283,37 +283,8 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
         }
       }
       Consumers::sync();
-      Online on;
-      const Segment<T> seg = plan.kv(l, it);
-      const T* knew = it.has_new ? kv_new : nullptr;
-      if (seg.rows == 0) {
-        attend_piece<T>(q, nullptr, nullptr, 0, knew, kv_new + 64, s, on);
-      } else {
-        consume(seg, ring, [&](const T* kv, size_t r0, int n) {
-          const bool last = r0 + n == seg.rows;
-          attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, kv_new + 64, s, on);
-        });
-      }
-      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-      for (int d = 0; d < kPack; ++d) {
-        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 8);
-        on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 16);
-      }
-      if (lane < 8) {
-#pragma unroll
-        for (int d = 0; d < kPack; ++d) opart[warp * 64 + lane * kPack + d] = on.o[d];
-      }
-      Consumers::sync();
-      float* part = a.att_part + i * kPartFloats;
-      if (threadIdx.x < 64) {
-        float sum = 0.f;
-#pragma unroll
-        for (int w = 0; w < kConsumerWarps; ++w) sum += opart[w * 64 + threadIdx.x];
-        part[2 + threadIdx.x] = sum;
-      }
-      if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
-      count_done<Consumers>(done + it.h);
+      Online on = attend_item(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s);
+      publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
     }
     LLAMA_SPAN(2);
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
