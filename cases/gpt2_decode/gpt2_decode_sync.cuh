@@ -1,7 +1,8 @@
 // How the blocks of the fused GPT-2 decode kernels wait for each other: a grid barrier split into arrive
 // and wait (one atomic a block), per-(layer, head) completion counters, and the optional stage stamps of
-// GPT2_DECODE_STAGE_TIMES. One translation unit includes it (gpt2_decode_fused.cu): the counters are its
-// static device memory.
+// GPT2_DECODE_STAGE_TIMES. Each fused decode step's translation unit includes it (gpt2_decode_fused.cu,
+// llama_decode_fused.cu) and gets counters of its own, as static device memory; the host functions that
+// reach them are static too.
 //
 // The barrier count is zeroed on the stream before every launch (zero_barrier: a 4-byte memset, part of
 // the timed call) and only grows within it, so the k-th barrier opens when it reaches k·gridDim.x: the
@@ -28,7 +29,11 @@ static __device__ unsigned g_barrier_count;  // arrivals in this launch: zeroed 
 static __device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
 
 // Zeroes the barrier count on the stream (before each launch of a kernel that uses the grid barrier).
-inline void zero_barrier(cudaStream_t stream) {
+// `static`: every translation unit that includes this header (gpt2_decode_fused.cu, llama_decode_fused.cu)
+// has its own g_barrier_count, so each needs its own copy of this function and of its cached address. An
+// inline function would be one across them, and the first caller's counter would be the one zeroed for
+// every kernel.
+static void zero_barrier(cudaStream_t stream) {
   static void* count = nullptr;
   if (count == nullptr) FB_CUDA_CHECK(cudaGetSymbolAddress(&count, g_barrier_count));
   FB_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned), stream));
@@ -40,7 +45,7 @@ inline void zero_barrier(cudaStream_t stream) {
 // per kernel for the last shared-memory size: host time before the launch shows in the device timing as
 // idle time after the start event. `what` names the kernel in the error ("gpt2_decode fused (ring)").
 template <class P>
-void launch_persistent(void (*kernel)(P), P params, int blocks, int threads, size_t smem, const LaunchContext& ctx,
+static void launch_persistent(void (*kernel)(P), P params, int blocks, int threads, size_t smem, const LaunchContext& ctx,
                        const char* what) {
   static size_t occupancy_smem = 0;
   static int per_sm = 0;
