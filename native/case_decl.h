@@ -84,6 +84,7 @@ struct Variant {
   Needs needs = Needs::Nothing;
   size_t shared_memory = 0;  // dynamic shared memory per block its CUDA kernels need (bytes)
   int min_compute_capability = 0;  // e.g. 80: its CUDA kernels use sm_80 instructions (0: any GPU)
+  int max_compute_capability = 0;  // e.g. 90: its CUDA kernels are sm_90a code, which later GPUs cannot run (0: no bound)
 };
 
 template <class Args>
@@ -124,7 +125,8 @@ CaseSpec erase(CaseDecl<Args> decl, const char* dtype) {
   for (const auto& x : d->dims) s.dims.emplace_back(x.name);
   for (const auto& p : d->params) s.params.push_back({p.name, p.value});
   for (const auto& v : d->variants)
-    s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs, v.shared_memory, v.min_compute_capability});
+    s.variants.push_back({v.name, v.cpu != nullptr, v.cuda != nullptr, v.needs, v.shared_memory, v.min_compute_capability,
+                          v.max_compute_capability});
   for (const auto& l : d->limits) s.limits.push_back({l.rule, l.why});
   s.buffers = [d](const std::vector<int64_t>& dims) {
     const Args a = detail::args_of(*d, dims);
@@ -166,6 +168,13 @@ CaseSpec erase(CaseDecl<Args> decl, const char* dtype) {
 #define FB_CUDA(fn) (fn)
 #else
 #define FB_CUDA(fn) nullptr
+#endif
+// A CUDA entry point that only sm_90a code implements: null in a build without it (FUSEBENCH_SM90A: the
+// architectures include 90 and the toolkit is CUDA 12+), so the variant is a skip there, not an error.
+#if defined(FUSEBENCH_WITH_CUDA) && defined(FUSEBENCH_SM90A)
+#define FB_CUDA_SM90A(fn) (fn)
+#else
+#define FB_CUDA_SM90A(fn) nullptr
 #endif
 
 // The standard comparison's two variants in a declaration's table: "unfused" and "fused", each with its

@@ -45,6 +45,7 @@ struct VariantSpec {
   Needs needs;
   size_t shared_memory;  // bytes of dynamic shared memory per block its CUDA kernels need
   int min_compute_capability;  // e.g. 80 when its CUDA kernels need sm_80 instructions; 0: any
+  int max_compute_capability;  // e.g. 90 when its CUDA kernels are sm_90a code (no later GPU runs it); 0: no bound
 };
 
 struct LimitSpec {

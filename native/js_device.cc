@@ -145,6 +145,7 @@ Napi::Value cases(const Napi::CallbackInfo& info) {
             o.Set("needs", v.needs == Needs::Cublas ? "cublas" : "");
             o.Set("sharedMemoryBytes", static_cast<double>(v.shared_memory));
             o.Set("minComputeCapability", v.min_compute_capability);
+            o.Set("maxComputeCapability", v.max_compute_capability);
           }));
     c.Set("limits", objects(env, s.limits, [](Napi::Object& o, const LimitSpec& l) {
             o.Set("rule", l.rule);

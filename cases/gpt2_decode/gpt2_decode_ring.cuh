@@ -1,5 +1,6 @@
 // The fused GPT-2 decode step on Hopper: one persistent kernel whose weights never wait for an
-// activation. Included by gpt2_decode_fused.cu (one translation unit: the grid barrier's device memory).
+// activation. Included by gpt2_decode_fused.cu, and its machinery by llama_decode_ring.cuh (each translation
+// unit has a grid barrier's device memory of its own: gpt2_decode_sync.cuh).
 //
 // Block: 8 consumer warps and 1 producer warp, one block per multiprocessor, launched cooperatively.
 // The producer walks this block's whole schedule of weight (and cached K/V) rows for the step — per layer
@@ -280,7 +281,7 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
 // other warps only step the ring past it. The consumers meet at their barrier after every kConsumerWarps
 // pieces and at the segment's end: a slot's `full` barrier is waited on by parity, which cannot tell phase
 // u from u − 2, so no warp may run a whole ring ahead of a piece still in work. With the ring at least
-// kConsumerWarps slots long (the kernels' refusal asks it), a piece's slot was last used by a piece of an
+// kConsumerWarps slots long (the refusal of a kernel that calls this asks it: llama_decode's), a piece's slot was last used by a piece of an
 // earlier group, already given back. Eight pieces are in work at once, where consume takes them one after
 // the other with the whole block, a barrier each.
 template <class T, class F>

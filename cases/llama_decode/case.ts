@@ -62,16 +62,18 @@ export default defineCase<Dim, 'eps' | 'rope_theta'>({
   },
   // The test configuration; the second position (two keys); a cache of 300 rows with 291 keys; 4 query
   // heads on 2 K/V heads with SwiGLU 200 (GEMV rows ending inside a 256-wide segment), the last cache
-  // row and the last token.
+  // row and the last token; Llama-3.2-1B's heads at 6 keys.
   testShapes: [
     SMALL,
     { layers: 1, hidden: 128, heads: 2, kv_heads: 1, f: 64, vocab: 50, ctx: 8, pos: 1, token: 3 },
     LONG,
     { layers: 2, hidden: 256, heads: 4, kv_heads: 2, f: 200, vocab: 333, ctx: 40, pos: 39, token: 332 },
+    // Llama-3.2-1B's heads with 6 keys: one chunk a query head, so an item's out-projection spans all 2,048
+    // outputs, more than the fused kernel's threads hold at once (two blocks of outputs).
+    { layers: 1, hidden: 2048, heads: 32, kv_heads: 8, f: 256, vocab: 100, ctx: 16, pos: 5, token: 3 },
   ],
-  // The fused kernel's grid capped at 1 and 3 blocks: several (head, chunk) items per block, every
-  // warp's share of each GEMV larger than its registers hold. On one block the kernel takes a block's
-  // FFN columns up to 256 wide, so every f here is ≤ 256.
+  // The fused kernel's grid capped at 1 and 3 blocks: several (head, chunk) items per block, and many
+  // GEMV pieces a warp, so that warps take pieces a ring apart (the consumers' meeting every eight pieces).
   cappedGridShapes: [SMALL, LONG],
   // The model's weights (weights.ts); the cached K and V rows ~ N(0, 1), like the projections.
   inputs: ({ layers, hidden, kv_heads, f, vocab, ctx }, seed) => {

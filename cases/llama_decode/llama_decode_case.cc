@@ -65,7 +65,8 @@ FB_CASE(llama_decode, LlamaDecodeArgs) {
            {"att_part", &A::att_part, tmp, parts<A>}, {"x_f", &A::x_f, tmp, residual<A>},
            {"x2_f", &A::x2_f, tmp, residual<A>}, {"qkv_f", &A::qkv_f, tmp, q<A>}},
           {{"unfused", llama_decode_unfused_cpu<T>, FB_CUDA(llama_decode_unfused_cuda<T>), Needs::Cublas},
-           {"fused", llama_decode_fused_cpu<T>, FB_CUDA(llama_decode_fused_cuda<T>), Needs::Nothing, 0, 90}},
+           // The ring kernel is sm_90a code: Hopper only, and only in a build that has it.
+           {"fused", llama_decode_fused_cpu<T>, FB_CUDA_SM90A(llama_decode_fused_cuda<T>), Needs::Nothing, 0, 90, 90}},
           {{"hidden = heads·64", "every attention kernel's head is 64 wide",
             [](const A& a) { return a.hidden == a.heads * kHeadDim; }},
            {"kv_heads divides heads", "grouped-query attention gives each K/V head the same number of query heads",

@@ -9,9 +9,9 @@
 //    chunk holding pos turns the new key and writes it and the value into the cache (once per K/V head);
 //    partials published with per-(layer, head) counters, then each item's share of the head's
 //    out-projection rows once its head is complete, added into the fp32 residual;        — barrier —
-// 3. RMSNorm + gate and up GEMVs for the block's own FFN columns, silu(gate)·up, then the down
-//    projection's column slab of the same columns (split-K over the blocks), added into the other buffer
-//    of the residual stream;                                                               — barrier —
+// 3. RMSNorm + gate and up GEMVs for the block's own FFN columns, silu(gate)·up, then those columns' rows
+//    of W_down (stored in × out: one contiguous run; split-K over the blocks), added into the other
+//    buffer of the residual stream;                                                        — barrier —
 // then the final RMSNorm and the LM head over the tied embedding. Three grid barriers a layer, as gpt2's.
 // No biases. docs/llama-decode.md has the measurements.
 #pragma once
@@ -33,6 +33,7 @@ using namespace ::fusebench::kernels::gpt2::ring;
 // Registers a consumer thread gives the out-projection's outputs (an item's share of c) and the down
 // projection's packs of the c outputs.
 constexpr int kWoPerThread = 4;
+constexpr size_t kWoBlock = size_t{kWoPerThread} * kConsumers;
 constexpr int kDownPacks = 4;
 
 template <class T>
@@ -82,13 +83,18 @@ struct Plan {
     const size_t c = p.a.hidden;
     return {(c * it.chunk / p.splits) & ~size_t{kPack - 1}, (c * (it.chunk + 1) / p.splits) & ~size_t{kPack - 1}};
   }
-  // Wo (in × out) rows 64h .. 64h + 63, the inputs of query head h, over the item's outputs.
-  __device__ Segment<T> wo(size_t l, const Item& it) const {
-    const size_t c = p.a.hidden;
+  // The item's outputs in blocks of at most kWoBlock (what the consumer threads hold in registers).
+  __device__ size_t wo_blocks(const Item& it) const { return (wo_cols(it).size() + kWoBlock - 1) / kWoBlock; }
+  __device__ Range wo_block(const Item& it, size_t b) const {
     const Range r = wo_cols(it);
-    const int cols = static_cast<int>(r.size());
-    return {p.a.w_o + l * c * c + it.h * kHeadDim * c + r.begin, nullptr, c, cols > 0 ? cols : kPack,
-            cols > 0 ? size_t(kHeadDim) : 0};
+    const size_t begin = r.begin + b * kWoBlock;
+    return {begin, begin + kWoBlock < r.end ? begin + kWoBlock : r.end};
+  }
+  // Wo (in × out) rows 64h .. 64h + 63, the inputs of query head h, over block b of the item's outputs.
+  __device__ Segment<T> wo(size_t l, const Item& it, size_t b) const {
+    const size_t c = p.a.hidden;
+    const Range r = wo_block(it, b);
+    return {p.a.w_o + l * c * c + it.h * kHeadDim * c + r.begin, nullptr, c, static_cast<int>(r.size()), size_t(kHeadDim)};
   }
   // The gate (half 0) or up (half 1) rows of this block's FFN columns.
   __device__ Segment<T> gate_up(size_t l, size_t half) const {
@@ -108,7 +114,8 @@ struct Plan {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
-      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x)
+        for (size_t b = 0; b < wo_blocks(item(i)); ++b) f(wo(l, item(i), b));
       f(gate_up(l, 0));
       f(gate_up(l, 1));
       f(down(l));
@@ -198,7 +205,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   float* opart = s + 2 * kMaxPieceKeys + 128;                       // [kConsumerWarps · 64]
   float* red = opart + kConsumerWarps * 64;                         // [32]
   T* xh = reinterpret_cast<T*>(red + 32);                           // [c] the GEMV input in T (16-bit T)
-  T* qh = xh + c;                                                   // [64] the head's output in T
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
@@ -293,28 +299,30 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       if (threadIdx.x < 64) {
         const float o = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
         q[threadIdx.x] = o;
-        qh[threadIdx.x] = from_float<T>(o);
       }
       Consumers::sync();
-      // o_h·Wo[64h .. 64h + 63, the item's outputs]: thread t the outputs t, t + kConsumers, … (at most
-      // kWoPerThread, refusal), summed over the pieces' rows in registers, then added into the residual.
-      const Range cols = plan.wo_cols(it);
-      const int ncols = static_cast<int>(cols.size());
-      float acc[kWoPerThread] = {};
-      consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
-        for (int d = 0; d < n; ++d) {
-          const float od = q[r0 + d];
+      // o_h·Wo[64h .. 64h + 63, the item's outputs], kWoBlock outputs at a time: thread t the outputs t,
+      // t + kConsumers, … of the block, summed over the pieces' rows in registers, then added into the
+      // residual.
+      for (size_t b = 0; b < plan.wo_blocks(it); ++b) {
+        const Range cols = plan.wo_block(it, b);
+        const int ncols = static_cast<int>(cols.size());
+        float acc[kWoPerThread] = {};
+        consume(plan.wo(l, it, b), ring, [&](const T* w, size_t r0, int n) {
+          for (int d = 0; d < n; ++d) {
+            const float od = q[r0 + d];
 #pragma unroll
-          for (int u = 0; u < kWoPerThread; ++u) {
-            const int j = threadIdx.x + u * kConsumers;
-            if (j < ncols) acc[u] += od * to_float(w[size_t(d) * ncols + j]);
+            for (int u = 0; u < kWoPerThread; ++u) {
+              const int j = threadIdx.x + u * kConsumers;
+              if (j < ncols) acc[u] += od * to_float(w[size_t(d) * ncols + j]);
+            }
           }
-        }
-      });
+        });
 #pragma unroll
-      for (int u = 0; u < kWoPerThread; ++u) {
-        const int j = threadIdx.x + u * kConsumers;
-        if (j < ncols) atomicAdd(x_cur + copy + cols.begin + j, acc[u]);
+        for (int u = 0; u < kWoPerThread; ++u) {
+          const int j = threadIdx.x + u * kConsumers;
+          if (j < ncols) atomicAdd(x_cur + copy + cols.begin + j, acc[u]);
+        }
       }
     }
     LLAMA_SPAN(3);
@@ -323,7 +331,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     LLAMA_SPAN(4);
 
     // 3. RMSNorm + gate/up for this block's FFN columns, silu(gate)·up into gs, then the down projection
-    // of those columns (W_down's column slab, split-K over the blocks) added into x_next, whose owner adds
+    // of those columns (their rows of W_down, split-K over the blocks) added into x_next, whose owner adds
     // the residual. Block 0 also clears this layer's head counters (nobody reads them now).
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
     stage_residual(x_cur);
@@ -402,12 +410,11 @@ __global__ void llama_decode_ring_kernel(const __grid_constant__ Params<T>) {
 #endif  // FB_SM90A_DEVICE
 
 // Shared memory of one block besides the ring: x, γ, silu(gate)·up of the block's FFN columns, q, RoPE's
-// cos/sin, the attention's scratch, the reduction scratch, the vector and the head's output in T, and the
-// ring's barriers.
+// cos/sin, the attention's scratch, the reduction scratch, the vector in T, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots) {
   const size_t floats = 2 * a.hidden + ((ffn_chunk + 3) & ~size_t{3}) + 64 + 64 + 2 * kMaxPieceKeys + 128 +
-                        kConsumerWarps * 64 + 32 + (a.hidden + 64) * sizeof(T) / sizeof(float);
+                        kConsumerWarps * 64 + 32 + a.hidden * sizeof(T) / sizeof(float);
   return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }
 
@@ -420,10 +427,6 @@ std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
   if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
   const size_t row = a.hidden * sizeof(T);
   if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
-  const size_t wo_cols = a.hidden / item_split(a.pos + 1, a.heads, blocks).splits + kPack;  // whole packs: wo_cols
-  if (wo_cols > size_t(kWoPerThread) * kConsumers)
-    return std::to_string(wo_cols) + " out-projection outputs an attention item on " + std::to_string(blocks) +
-           " blocks: more than its threads hold (" + std::to_string(kWoPerThread * kConsumers) + ")";
   if (a.hidden > size_t(kDownPacks) * kConsumers * kPack)
     return "hidden " + std::to_string(a.hidden) + ": more down-projection outputs than the threads hold (" +
            std::to_string(kDownPacks * kConsumers * kPack) + ")";

@@ -40,13 +40,13 @@ export function decodeBytes(d: LlamaDims, e: number): { unfused: DecodeBytes; fu
   const logits = e * V;
   // Unfused: the gather writes x; per layer RMSNorm x→a, QKV a→qkv, RoPE and the append (read q|k|v,
   // write q|k turned; the cache rows counted above), the attention q→att (its partials left out), the
-  // out-projection att→proj, add x + proj → x, RMSNorm x→a, gate/up a→gu, SwiGLU gu→g, down g→proj,
-  // add x + proj → x; the final RMSNorm x→a and the LM head reads a.
+  // out-projection att→proj, add x + proj → h, RMSNorm h→a, gate/up a→gu, SwiGLU gu→g, down g→proj,
+  // add h + proj → x; the final RMSNorm x→a and the LM head reads a.
   const layer = 2 * c + (c + q) + (q + c + kv) + 2 * c + 2 * c + 3 * c + 2 * c + (c + 2 * f) + 3 * f + (f + c) + 3 * c;
   const unfusedActs = c + L * layer + 3 * c;
-  // Fused, fp32 per layer: x read by the two norms and updated by the two accumulations, q|k|v and
-  // silu(gate)·up written and read once; x written once by the embedding.
-  const fusedActs = 4 * (L * (2 * c + 2 * c + 2 * q + 2 * f) + c);
+  // Fused, fp32 per layer: x read by the two norms and updated by the two accumulations, q|k|v written
+  // and read once (silu(gate)·up stays in shared memory); x written once by the embedding.
+  const fusedActs = 4 * (L * (2 * c + 2 * c + 2 * q) + c);
   return {
     unfused: {
       weights,

@@ -99,6 +99,8 @@ export interface NativeCase {
     sharedMemoryBytes: number;
     /** e.g. 80 when its CUDA kernels use sm_80 instructions (0: any GPU). */
     minComputeCapability: number;
+    /** e.g. 90 when its CUDA kernels are sm_90a code, which no later GPU runs (0: no bound). */
+    maxComputeCapability: number;
   }[];
   /** Shape limits, checked before any allocation. */
   limits: { rule: string; why: string }[];

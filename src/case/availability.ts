@@ -48,6 +48,10 @@ function cudaGap(
     const need = (v.minComputeCapability / 10).toFixed(1);
     return `its variant '${v.name}' needs compute capability ${need}+ (sm_${v.minComputeCapability} instructions); this GPU is ${cc}`;
   }
+  if (cc !== undefined && v.maxComputeCapability > 0 && v.maxComputeCapability < Math.round(Number(cc) * 10)) {
+    const most = (v.maxComputeCapability / 10).toFixed(1);
+    return `its variant '${v.name}' runs on compute capability ${most} at most (sm_${v.maxComputeCapability}a code, which later GPUs cannot run); this GPU is ${cc}`;
+  }
   if (smem !== undefined && v.sharedMemoryBytes > smem) {
     return (
       `its variant '${v.name}' needs ${v.sharedMemoryBytes.toLocaleString('en-US')} bytes of shared memory per ` +

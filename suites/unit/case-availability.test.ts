@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { findCase, loadCases } from '../../cases/registry.ts';
 import type { DeviceContext } from '../../src/addon/device.ts';
+import { unavailableReason } from '../../src/case/availability.ts';
 import { runCase } from '../../src/run/run-case.ts';
 
 const linearGelu = await findCase('linear_gelu');
@@ -92,6 +93,28 @@ describe('precisions and instructions a Volta GPU lacks', () => {
       of('attention', 'fp16')?.unavailableReason('cuda', { cublas: true, computeCapability: '9.0' }),
     ).toBeUndefined();
     expect(of('attention', 'fp16')?.unavailableReason('cpu', volta)).toBeUndefined();
+  });
+});
+
+describe('sm_90a code, which no later GPU runs', () => {
+  // The variant llama_decode declares (native: min and max compute capability 90).
+  const hopperOnly = {
+    name: 'fused',
+    cpu: true,
+    cuda: true,
+    needs: '' as const,
+    sharedMemoryBytes: 0,
+    minComputeCapability: 90,
+    maxComputeCapability: 90,
+  };
+  test('runs on 9.0 only: a skip on Ampere and on Blackwell, naming why', () => {
+    const on = (cc: string) => unavailableReason('bf16', [hopperOnly], 'cuda', { cublas: true, computeCapability: cc });
+    expect(on('9.0')).toBeUndefined();
+    expect(on('8.0')).toBe("its variant 'fused' needs compute capability 9.0+ (sm_90 instructions); this GPU is 8.0");
+    expect(on('10.0')).toBe(
+      "its variant 'fused' runs on compute capability 9.0 at most (sm_90a code, which later GPUs cannot run); this GPU is 10.0",
+    );
+    expect(unavailableReason('bf16', [hopperOnly], 'cpu')).toBeUndefined();
   });
 });
 
