@@ -33,7 +33,7 @@ using namespace ::fusebench::kernels::gpt2::ring;
 // Registers a consumer thread gives the out-projection's outputs (an item's share of c) and the down
 // projection's packs of the c outputs.
 constexpr int kWoPerThread = 4;
-constexpr size_t kWoBlock = size_t{kWoPerThread} * kConsumers;
+static_assert(kMaxWoOutputs + kPack <= size_t{kWoPerThread} * kConsumers, "an item's outputs, in whole packs, fit the threads");
 constexpr int kDownPacks = 4;
 
 template <class T>
@@ -45,12 +45,14 @@ struct Params {
 };
 
 // The attention's split: as many chunks a query head as give every block at most one item (at most
-// kMaxChunk keys a chunk, so a long cache gives some blocks more).
-inline AttentionSplit item_split(size_t keys, size_t heads, size_t blocks) {
+// kMaxChunk keys a chunk, so a long cache gives some blocks more), and at least min_splits(hidden), so that
+// an item's share of the out-projection's outputs fits its threads (items past the last chunk of keys
+// attend to nothing and take their share of the outputs only).
+inline AttentionSplit item_split(size_t keys, size_t heads, size_t blocks, size_t hidden) {
   const size_t want = std::max<size_t>(1, blocks / heads);
   size_t chunk = (keys + want - 1) / want;
   chunk = std::clamp(chunk, kMinChunk, kMaxChunk);
-  return {chunk, (keys + chunk - 1) / chunk};
+  return {chunk, std::max((keys + chunk - 1) / chunk, min_splits(hidden))};
 }
 
 // What this block streams, in order: the same calls make the producer's schedule and the consumers'.
@@ -65,7 +67,7 @@ struct Plan {
   __device__ Item item(size_t i) const {
     const size_t keys = p.a.pos + 1, chunk = i % p.splits, k0 = chunk * p.chunk;
     const size_t k1 = k0 + p.chunk < keys ? k0 + p.chunk : keys;
-    return {static_cast<int>(i / p.splits), chunk, k0, k1 < p.a.pos ? k1 : p.a.pos, k1 == keys};
+    return {static_cast<int>(i / p.splits), chunk, k0, k1 < p.a.pos ? k1 : p.a.pos, k0 < keys && k1 == keys};
   }
   __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
     const Range r = share(n);
@@ -83,18 +85,13 @@ struct Plan {
     const size_t c = p.a.hidden;
     return {(c * it.chunk / p.splits) & ~size_t{kPack - 1}, (c * (it.chunk + 1) / p.splits) & ~size_t{kPack - 1}};
   }
-  // The item's outputs in blocks of at most kWoBlock (what the consumer threads hold in registers).
-  __device__ size_t wo_blocks(const Item& it) const { return (wo_cols(it).size() + kWoBlock - 1) / kWoBlock; }
-  __device__ Range wo_block(const Item& it, size_t b) const {
-    const Range r = wo_cols(it);
-    const size_t begin = r.begin + b * kWoBlock;
-    return {begin, begin + kWoBlock < r.end ? begin + kWoBlock : r.end};
-  }
-  // Wo (in × out) rows 64h .. 64h + 63, the inputs of query head h, over block b of the item's outputs.
-  __device__ Segment<T> wo(size_t l, const Item& it, size_t b) const {
+  // Wo (in × out) rows 64h .. 64h + 63, the inputs of query head h, over the item's outputs.
+  __device__ Segment<T> wo(size_t l, const Item& it) const {
     const size_t c = p.a.hidden;
-    const Range r = wo_block(it, b);
-    return {p.a.w_o + l * c * c + it.h * kHeadDim * c + r.begin, nullptr, c, static_cast<int>(r.size()), size_t(kHeadDim)};
+    const Range r = wo_cols(it);
+    const int cols = static_cast<int>(r.size());
+    return {p.a.w_o + l * c * c + it.h * kHeadDim * c + r.begin, nullptr, c, cols > 0 ? cols : kPack,
+            cols > 0 ? size_t(kHeadDim) : 0};
   }
   // The gate (half 0) or up (half 1) rows of this block's FFN columns.
   __device__ Segment<T> gate_up(size_t l, size_t half) const {
@@ -114,8 +111,7 @@ struct Plan {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
-      for (size_t i = blockIdx.x; i < items(); i += gridDim.x)
-        for (size_t b = 0; b < wo_blocks(item(i)); ++b) f(wo(l, item(i), b));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
       f(gate_up(l, 0));
       f(gate_up(l, 1));
       f(down(l));
@@ -289,7 +285,9 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
         }
       }
       Consumers::sync();
-      Online on = attend_item(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s);
+      // An item past the head's last key (item_split's extra chunks) publishes an empty partial: m = −∞, l = 0.
+      const Segment<T> kv = plan.kv(l, it);
+      Online on = kv.rows > 0 || it.has_new ? attend_item(kv, ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s) : Online{};
       publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
     }
     LLAMA_SPAN(2);
@@ -301,28 +299,26 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
         q[threadIdx.x] = o;
       }
       Consumers::sync();
-      // o_h·Wo[64h .. 64h + 63, the item's outputs], kWoBlock outputs at a time: thread t the outputs t,
-      // t + kConsumers, … of the block, summed over the pieces' rows in registers, then added into the
-      // residual.
-      for (size_t b = 0; b < plan.wo_blocks(it); ++b) {
-        const Range cols = plan.wo_block(it, b);
-        const int ncols = static_cast<int>(cols.size());
-        float acc[kWoPerThread] = {};
-        consume(plan.wo(l, it, b), ring, [&](const T* w, size_t r0, int n) {
-          for (int d = 0; d < n; ++d) {
-            const float od = q[r0 + d];
+      // o_h·Wo[64h .. 64h + 63, the item's outputs]: thread t the outputs t, t + kConsumers, … (at most
+      // kWoPerThread: item_split gives an item at most kMaxWoOutputs), summed over the pieces' rows in
+      // registers, then added into the residual.
+      const Range cols = plan.wo_cols(it);
+      const int ncols = static_cast<int>(cols.size());
+      float acc[kWoPerThread] = {};
+      consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
+        for (int d = 0; d < n; ++d) {
+          const float od = q[r0 + d];
 #pragma unroll
-            for (int u = 0; u < kWoPerThread; ++u) {
-              const int j = threadIdx.x + u * kConsumers;
-              if (j < ncols) acc[u] += od * to_float(w[size_t(d) * ncols + j]);
-            }
+          for (int u = 0; u < kWoPerThread; ++u) {
+            const int j = threadIdx.x + u * kConsumers;
+            if (j < ncols) acc[u] += od * to_float(w[size_t(d) * ncols + j]);
           }
-        });
-#pragma unroll
-        for (int u = 0; u < kWoPerThread; ++u) {
-          const int j = threadIdx.x + u * kConsumers;
-          if (j < ncols) atomicAdd(x_cur + copy + cols.begin + j, acc[u]);
         }
+      });
+#pragma unroll
+      for (int u = 0; u < kWoPerThread; ++u) {
+        const int j = threadIdx.x + u * kConsumers;
+        if (j < ncols) atomicAdd(x_cur + copy + cols.begin + j, acc[u]);
       }
     }
     LLAMA_SPAN(3);
@@ -445,7 +441,7 @@ void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, i
   const auto kernel = llama_decode_ring_kernel<T>;
   const size_t chunk = ffn_chunk(a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, chunk, slots);
-  const AttentionSplit split = item_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
+  const AttentionSplit split = item_split(a.pos + 1, a.heads, static_cast<size_t>(blocks), a.hidden);
   const Params<T> p{a, split.chunk, split.splits, chunk, slots};
   launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
 }
