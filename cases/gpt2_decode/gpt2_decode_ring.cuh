@@ -811,15 +811,33 @@ constexpr bool built() {
 #endif
 }
 
+// Why no ring kernel runs on this device and build, or with weight rows of `row_bytes` (the longest row a
+// piece takes), or "" if one can.
+inline std::string device_refusal(size_t row_bytes) {
+  if (!built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
+  const int cc = device_compute_capability();
+  if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+  if (row_bytes > kSlotBytes) return "a weight row of " + std::to_string(row_bytes) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
+  return "";
+}
+
+// Why a ring kernel whose block needs `fixed` bytes of shared memory besides the ring cannot have
+// `min_slots` slots on this device, or "" if it can; `slots` gets the ring's size (at most kMaxSlots).
+inline std::string slots_refusal(size_t fixed, int min_slots, int& slots) {
+  static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
+  if (slots < min_slots)
+    return "needs " + std::to_string(fixed + min_slots * kSlotBytes) + " B of shared memory a block; the device allows " +
+           std::to_string(optin);
+  return "";
+}
+
 // Why the ring kernel cannot run this step on this device with `blocks` blocks, or "" if it can; `slots`
 // gets the ring's size.
 template <class T>
 std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
-  if (!built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
-  const int cc = device_compute_capability();
-  if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-  const size_t row = a.hidden * sizeof(T);  // the longest row a piece takes (W2's come as column slabs)
-  if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
+  // The longest row a piece takes is a hidden-size one (W2's come as column slabs).
+  if (std::string why = device_refusal(a.hidden * sizeof(T)); !why.empty()) return why;
   if (a.f % 8 != 0) return "FFN width " + std::to_string(a.f) + " is not a multiple of 8 (W2's column slabs are copied in 16-byte units)";
   if (a.f < a.hidden)
     return "FFN width " + std::to_string(a.f) + " is below the hidden size " + std::to_string(a.hidden) +
@@ -827,11 +845,7 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   if (ffn_chunk(a.f, blocks) > kMaxBox)
     return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
            " blocks: a W2 column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";
-  static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  const size_t fixed = fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots);
-  slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
-  if (slots < 2) return "needs " + std::to_string(fixed + 2 * kSlotBytes) + " B of shared memory a block; the device allows " + std::to_string(optin);
-  return "";
+  return slots_refusal(fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots), 2, slots);
 }
 
 #ifdef FB_TENSOR_MAP_HOST

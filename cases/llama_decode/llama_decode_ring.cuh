@@ -60,8 +60,8 @@ template <class T>
 struct Plan {
   const Params<T>& p;
   static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
-  __device__ size_t kv() const { return p.a.kv_heads * kHeadDim; }
-  __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv(); }
+  __device__ size_t kv_width() const { return p.a.kv_heads * kHeadDim; }
+  __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv_width(); }
   __device__ size_t group() const { return p.a.heads / p.a.kv_heads; }
   __device__ size_t items() const { return p.a.heads * p.splits; }
   __device__ Item item(size_t i) const {
@@ -76,8 +76,8 @@ struct Plan {
   __device__ Segment<T> qkv(size_t l) const { return rows(p.a.w_qkv + l * qkv_rows() * p.a.hidden, qkv_rows(), p.a.hidden); }
   // The item's cached keys and values: 64 columns of K/V head h / group, rows k0 .. cached_end − 1.
   __device__ Segment<T> kv(size_t l, const Item& it) const {
-    const size_t off = l * p.a.ctx * kv() + it.k0 * kv() + (it.h / group()) * kHeadDim;
-    return {p.a.k_cache + off, p.a.v_cache + off, kv(), kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
+    const size_t off = l * p.a.ctx * kv_width() + it.k0 * kv_width() + (it.h / group()) * kHeadDim;
+    return {p.a.k_cache + off, p.a.v_cache + off, kv_width(), kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
   }
   // The item's out-projection outputs: its chunk's share of the c outputs, in whole packs (each row of the
   // piece a 16-byte multiple at a 16-byte boundary, as bulk copies take them; some items may get none).
@@ -176,12 +176,6 @@ __device__ inline void rmsnorm_smem(float* xs, const float* gamma, int n, float 
   G::sync();
 }
 
-// A norm's γ into shared memory as floats (before a barrier's wait: it does not depend on it).
-template <class T>
-__device__ __forceinline__ void stage_gamma(float* g, const T* gamma, int n) {
-  for (int i = threadIdx.x; i < n; i += kConsumers) g[i] = to_float(gamma[i]);
-}
-
 template <class T>
 __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_kernel(const __grid_constant__ Params<T> p) {
   extern __shared__ __align__(128) char smem_raw[];
@@ -189,7 +183,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   const Plan<T> plan{p};
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
-  const int c = static_cast<int>(a.hidden), kvw = static_cast<int>(plan.kv());
+  const int c = static_cast<int>(a.hidden), kvw = static_cast<int>(plan.kv_width());
   const int group = static_cast<int>(plan.group());
   float* xs = reinterpret_cast<float*>(ring.empty + p.slots);     // [c] the GEMV input
   float* ng = xs + c;                                               // [c] the next norm's γ
@@ -239,7 +233,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     const float x = __ldcg(v + t), y = __ldcg(v + (t ^ 32));
     return t < 32 ? x * rope[i] - y * rope[32 + i] : x * rope[i] + y * rope[32 + i];
   };
-  stage_gamma(ng, a.attn_norm, c);
+  stage_floats(ng, a.attn_norm, c);
   // x = embed[token]: every block for its own norm, block 0 also into the residual.
   for (int i = threadIdx.x; i < c; i += kConsumers) {
     const float v = to_float(a.embed[a.token * c + i]);
@@ -260,7 +254,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     });
     LLAMA_SPAN(0);
     arrive();
-    stage_gamma(ng, a.ffn_norm + l * c, c);
+    stage_floats(ng, a.ffn_norm + l * c, c);
     wait();
     LLAMA_SPAN(1);
 
@@ -374,7 +368,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     }
     LLAMA_SPAN(7);
     arrive();
-    stage_gamma(ng, l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f, c);
+    stage_floats(ng, l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f, c);
     wait();
     LLAMA_SPAN(8);
     float* const t = x_cur;
@@ -418,21 +412,12 @@ size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots
 // gets the ring's size.
 template <class T>
 std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
-  if (!built()) return "this build has no sm_90a code (FUSEBENCH_CUDA_ARCHS without 90, or CUDA < 12)";
-  const int cc = device_compute_capability();
-  if (cc != 90) return "needs compute capability 9.0 (bulk copies, mbarrier transactions); this device has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-  const size_t row = a.hidden * sizeof(T);
-  if (row > kSlotBytes) return "a weight row of " + std::to_string(row) + " B exceeds a ring slot (" + std::to_string(kSlotBytes) + " B)";
+  if (std::string why = device_refusal(a.hidden * sizeof(T)); !why.empty()) return why;
   if (a.hidden > size_t(kDownPacks) * kConsumers * kPack)
     return "hidden " + std::to_string(a.hidden) + ": more down-projection outputs than the threads hold (" +
            std::to_string(kDownPacks * kConsumers * kPack) + ")";
-  static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  const size_t fixed = fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots);
-  slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
-  if (slots < kConsumerWarps)  // consume_by_warp's pieces in work at once
-    return "needs " + std::to_string(fixed + kConsumerWarps * kSlotBytes) + " B of shared memory a block; the device allows " +
-           std::to_string(optin);
-  return "";
+  // consume_by_warp's pieces in work at once.
+  return slots_refusal(fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots), kConsumerWarps, slots);
 }
 
 // Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
