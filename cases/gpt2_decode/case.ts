@@ -14,7 +14,7 @@ import { defineCase } from '../../src/case/define.ts';
 import { gpt2Weights } from '../../src/case/gpt2-weights.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { decodeStep } from './reference.ts';
-import { decodeTraffic } from './traffic.ts';
+import { stepTraffic } from './traffic.ts';
 
 type Dim = 'layers' | 'hidden' | 'heads' | 'f' | 'vocab' | 'ctx' | 'pos' | 'token';
 
@@ -77,7 +77,7 @@ export default defineCase<Dim, 'eps'>({
     bf16: { atol: 0.25, rtol: 0.03 },
     fp16: { atol: 0.04, rtol: 4e-3 },
   },
-  traffic: (d, e) => decodeTraffic(d, e),
+  traffic: (d, e) => stepTraffic(d, e),
   // The GEMVs (QKV, out-projection, FFN, LM head) and the attention over pos + 1 keys.
   flops: ({ layers, hidden: c, f, vocab, pos }) =>
     layers * (2 * (4 * c * c + 2 * c * f) + 4 * c * (pos + 1)) + 2 * vocab * c,

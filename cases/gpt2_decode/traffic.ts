@@ -2,16 +2,9 @@
  * The traffic model of the GPT-2 decode step: bytes each variant must move (each input read once, each
  * output written once) and its launches, split into weight, KV-cache, activation and logit bytes.
  */
+import { type DecodeBytes, decodeTraffic } from '../../src/case/decode-traffic.ts';
 import type { Traffic } from '../../src/case/types.ts';
 import type { DecodeDims } from './reference.ts';
-
-/** Bytes of one variant by kind, and their total (what the report divides by the time). */
-export interface DecodeBytes {
-  weights: number;
-  kvCache: number;
-  activations: number;
-  logits: number;
-}
 
 /** Launches of the unfused twin: the embedding's two gathers and add, 12 per layer, LNf and the LM head. */
 function unfusedLaunches(layers: number): number {
@@ -53,11 +46,6 @@ export function decodeBytes(d: DecodeDims, e: number): { unfused: DecodeBytes; f
 }
 
 /** The case's traffic: each variant's total bytes and launches. */
-export function decodeTraffic(d: DecodeDims, e: number): { unfused: Traffic; fused: Traffic } {
-  const { unfused, fused } = decodeBytes(d, e);
-  const total = (b: DecodeBytes) => b.weights + b.kvCache + b.activations + b.logits;
-  return {
-    unfused: { bytes: total(unfused), launches: unfusedLaunches(d.layers) },
-    fused: { bytes: total(fused), launches: 1 },
-  };
+export function stepTraffic(d: DecodeDims, e: number): { unfused: Traffic; fused: Traffic } {
+  return decodeTraffic(decodeBytes(d, e), unfusedLaunches(d.layers));
 }

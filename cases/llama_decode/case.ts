@@ -15,7 +15,7 @@ import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
 import { normalArray } from '../../src/case/random.ts';
 import { decodeStep } from './reference.ts';
-import { decodeTraffic } from './traffic.ts';
+import { stepTraffic } from './traffic.ts';
 import { llamaWeights } from './weights.ts';
 
 type Dim = 'layers' | 'hidden' | 'heads' | 'kv_heads' | 'f' | 'vocab' | 'ctx' | 'pos' | 'token';
@@ -101,7 +101,7 @@ export default defineCase<Dim, 'eps' | 'rope_theta'>({
     bf16: { atol: 0.7, rtol: 0.03 },
     fp16: { atol: 0.08, rtol: 4e-3 },
   },
-  traffic: (d, e) => decodeTraffic(d, e),
+  traffic: (d, e) => stepTraffic(d, e),
   // The GEMVs (QKV, out-projection, gate/up, down, LM head) and the attention over pos + 1 keys.
   flops: ({ layers, hidden: c, kv_heads, f, vocab, pos }) => {
     const kv = kv_heads * nativeConstants().headDim;

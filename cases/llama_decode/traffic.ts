@@ -3,16 +3,9 @@
  * output written once) and its launches, split into weight, KV-cache, activation and logit bytes.
  */
 import { nativeConstants } from '../../src/addon/native.ts';
+import { type DecodeBytes, decodeTraffic } from '../../src/case/decode-traffic.ts';
 import type { Traffic } from '../../src/case/types.ts';
 import type { LlamaDims } from './reference.ts';
-
-/** Bytes of one variant by kind, and their total (what the report divides by the time). */
-export interface DecodeBytes {
-  weights: number;
-  kvCache: number;
-  activations: number;
-  logits: number;
-}
 
 /**
  * Launches of the unfused twin: the embedding gather; per layer RMSNorm, the QKV GEMV, RoPE with the
@@ -28,8 +21,8 @@ function unfusedLaunches(layers: number): number {
  * the embedding's row, every layer's matrices and norms, norm_f, and the embedding again as the LM head.
  * KV cache (kv wide): rows 0 .. pos − 1 read per layer (K and V), row pos written, and in the unfused
  * twin read back with them. Activations: the unfused twin's per-op vectors in T; the fused kernel's fp32
- * vectors (x read by two norms and updated by two accumulations, q|k|v and silu(gate)·up written and
- * read once). Logits: written once.
+ * vectors (x read by two norms and updated by two accumulations, q|k|v written and read once;
+ * silu(gate)·up stays in shared memory). Logits: written once.
  */
 export function decodeBytes(d: LlamaDims, e: number): { unfused: DecodeBytes; fused: DecodeBytes } {
   const { layers: L, hidden: c, f, vocab: V, pos } = d;
@@ -59,11 +52,6 @@ export function decodeBytes(d: LlamaDims, e: number): { unfused: DecodeBytes; fu
 }
 
 /** The case's traffic: each variant's total bytes and launches. */
-export function decodeTraffic(d: LlamaDims, e: number): { unfused: Traffic; fused: Traffic } {
-  const { unfused, fused } = decodeBytes(d, e);
-  const total = (b: DecodeBytes) => b.weights + b.kvCache + b.activations + b.logits;
-  return {
-    unfused: { bytes: total(unfused), launches: unfusedLaunches(d.layers) },
-    fused: { bytes: total(fused), launches: 1 },
-  };
+export function stepTraffic(d: LlamaDims, e: number): { unfused: Traffic; fused: Traffic } {
+  return decodeTraffic(decodeBytes(d, e), unfusedLaunches(d.layers));
 }
