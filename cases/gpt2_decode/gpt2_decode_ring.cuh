@@ -64,6 +64,11 @@ constexpr int kMaxBox = 256;  // elements along a dimension of a TMA box
 constexpr int kMaxPieceRows = kConsumers < kMaxBox ? kConsumers : kMaxBox;
 constexpr int kMaxPieceKeys = 64;   // keys of an attention piece (their scores in shared memory)
 constexpr int kGroups = kConsumers / 8;  // groups of 8 lanes (one key or one 64-wide row each)
+// Query heads one attention item may serve at once, sharing its reads of the cache (grouped-query
+// attention): each of them gets whole warps (kConsumerWarps / heads), and its scores kScoreStride floats.
+constexpr int kMaxItemHeads = 4;
+constexpr int kScoreStride = 2 * kMaxPieceKeys;
+static_assert(kConsumerWarps % kMaxItemHeads == 0, "an item's heads get whole warps");
 using Consumers = FirstThreads<kConsumers>;
 
 // Rows a block streams: row i < rows starts at base + i·stride and is `elems` elements long; `base2`, when
@@ -483,30 +488,37 @@ __device__ __forceinline__ void stage_floats(float* dst, const T* src, size_t n)
 }
 
 // The online softmax of one item over its pieces: the running max and sum (the same in every thread) and
-// each thread's share of Σ p·v (group g of 8 lanes: keys j ≡ g mod kGroups, lane l8: dims 8·l8 .. 8·l8 + 7).
+// each thread's share of Σ p·v (its group of 8 lanes some of the keys, lane l8 dims 8·l8 .. 8·l8 + 7).
 struct Online {
   float m = -INFINITY, l = 0.f;
   float o[kPack] = {};
 };
 
 // Folds keys [0, n) of a piece (K rows then V rows, 64 elements each, in shared memory) and, if knew is
-// set, one more key (knew, vnew, in shared memory) into st. q: 64 floats, scaled.
+// set, one more key (knew, vnew, in shared memory) into st, for `heads` query heads of one K/V head (1, 2
+// or 4): head e has its q (64 floats, scaled) at q + 64e and its scores at s + e·kScoreStride, and the
+// warps e·kConsumerWarps / heads onwards. A thread's group of 8 lanes takes the keys j ≡ g mod (its head's
+// groups), lane l8 dims 8·l8 .. 8·l8 + 7.
 template <class T>
 __device__ void attend_piece(const float* q, const T* K, const T* V, int n, const T* knew, const T* vnew, float* s,
-                             Online& st) {
-  const int tid = threadIdx.x, l8 = tid & 7, grp = tid >> 3;
+                             Online& st, int heads = 1) {
+  const int tid = threadIdx.x, l8 = tid & 7;
+  const int per = kGroups / heads;  // groups of 8 lanes a head
+  const int e = heads == 1 ? 0 : (tid >> 3) / per, grp = heads == 1 ? tid >> 3 : (tid >> 3) % per;
+  q += 64 * e;
+  s += kScoreStride * e;
   const int total = n + (knew != nullptr ? 1 : 0);
   auto key = [&](int j) { return j < n ? K + j * 64 : knew; };
   auto val = [&](int j) { return j < n ? V + j * 64 : vnew; };
   // The loop bound is the warp's first group, so all 32 lanes reach the shuffles together.
-  for (int j0 = grp & ~3; j0 < total; j0 += kGroups) {
+  for (int j0 = grp & ~3; j0 < total; j0 += per) {
     const int j = j0 + (grp & 3);
     const float d = group8_sum(j < total ? dot_pack(smem_pack(key(j) + l8 * kPack), q + l8 * kPack) : 0.f);
     if (j < total && l8 == 0) s[j] = d;
   }
   Consumers::sync();
-  // The piece's max and Σ exp (at most 65 scores) by every warp at once, the same sums in the same order:
-  // no second barrier, and no round trip through shared memory for them.
+  // The piece's max and Σ exp (at most 65 scores) by every warp of the head at once, the same sums in the
+  // same order: no second barrier, and no round trip through shared memory for them.
   const int lane = tid & 31;
   float m = -INFINITY;
   for (int j = lane; j < total; j += 32) m = fmaxf(m, s[j]);
@@ -521,7 +533,7 @@ __device__ void attend_piece(const float* q, const T* K, const T* V, int n, cons
   st.m = m;
 #pragma unroll
   for (int i = 0; i < kPack; ++i) st.o[i] *= scale;
-  for (int j = grp; j < total; j += kGroups) {
+  for (int j = grp; j < total; j += per) {
     const float e = __expf(s[j] - m);
     float v[kPack];
     unpack(smem_pack(val(j) + l8 * kPack), v);
@@ -532,28 +544,29 @@ __device__ void attend_piece(const float* q, const T* K, const T* V, int n, cons
 }
 
 // One attention item's online softmax over its cached keys (the segment's pieces, as they land) and, at the
-// end of the chunk that holds pos, the new key `knew` (null elsewhere) with its value `vnew`. q: 64 floats,
-// scaled; s: the scores' scratch.
+// end of the chunk that holds pos, the new key `knew` (null elsewhere) with its value `vnew`, for `heads`
+// query heads (attend_piece). q: 64 floats a head, scaled; s: the scores' scratch.
 template <class T>
 __device__ __forceinline__ Online attend_item(const Segment<T>& seg, Ring& ring, const float* q, const T* knew,
-                                              const T* vnew, float* s) {
+                                              const T* vnew, float* s, int heads = 1) {
   Online on;
   if (seg.rows == 0) {
-    attend_piece<T>(q, nullptr, nullptr, 0, knew, vnew, s, on);
+    attend_piece<T>(q, nullptr, nullptr, 0, knew, vnew, s, on, heads);
   } else {
     consume(seg, ring, [&](const T* kv, size_t r0, int n) {
       const bool last = r0 + n == seg.rows;
-      attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, vnew, s, on);
+      attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, vnew, s, on, heads);
     });
   }
   return on;
 }
 
-// An item's partial result into part (max, Σ exp, Σ exp·v over its keys), then one more finished chunk on
-// its head's counter. Σ p·v over the groups: the warp's four groups by shuffles, then the warps' sums in
-// opart (kConsumerWarps · 64 floats).
-__device__ __forceinline__ void publish_item(Online& on, float* opart, float* part, unsigned* counter) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+// An item's partial result for each of its `heads` query heads into part + e·stride (max, Σ exp, Σ exp·v
+// over its keys), then one more finished item on `counter`. Σ p·v over a head's groups: the warp's four
+// groups by shuffles, then the head's warps' sums in opart (kConsumerWarps · 64 floats).
+__device__ __forceinline__ void publish_item(Online& on, float* opart, float* part, unsigned* counter, int heads = 1,
+                                             size_t stride = 0) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = kConsumerWarps / heads;
 #pragma unroll
   for (int d = 0; d < kPack; ++d) {
     on.o[d] += __shfl_xor_sync(0xFFFFFFFFu, on.o[d], 8);
@@ -564,13 +577,17 @@ __device__ __forceinline__ void publish_item(Online& on, float* opart, float* pa
     for (int d = 0; d < kPack; ++d) opart[warp * 64 + lane * kPack + d] = on.o[d];
   }
   Consumers::sync();
-  if (threadIdx.x < 64) {
+  const bool one = heads == 1;  // (gpt2_decode's kernel: the same code as before items served several heads)
+  if (threadIdx.x < 64 * heads) {
+    const unsigned e = one ? 0 : threadIdx.x >> 6, d = one ? threadIdx.x : threadIdx.x & 63;
     float sum = 0.f;
-#pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) sum += opart[w * 64 + threadIdx.x];
-    part[2 + threadIdx.x] = sum;
+    for (int w = 0; w < warps; ++w) sum += opart[(e * warps + w) * 64 + d];
+    part[e * stride + (2 + d)] = sum;
   }
-  if (threadIdx.x == 0) part[0] = on.m, part[1] = on.l;
+  if (one ? threadIdx.x == 0 : lane == 0 && warp % warps == 0) {
+    float* const head = part + (one ? 0 : warp / warps * stride);
+    head[0] = on.m, head[1] = on.l;
+  }
   count_done<Consumers>(counter);
 }
 

@@ -52,11 +52,6 @@ struct LlamaDecodeArgs {
 };
 
 namespace llama {
-// An attention item of the fused kernel takes at most this many of the out-projection's outputs (its
-// consumer threads hold 4 each, less a pack of rounding to whole packs): the item split has at least
-// min_splits(hidden) chunks a query head, and the attention partials' buffer is sized for them.
-constexpr size_t kMaxWoOutputs = 1016;
-inline size_t min_splits(size_t hidden) { return (hidden + kMaxWoOutputs - 1) / kMaxWoOutputs; }
 // RoPE's angle for pair i < 32 of a head at position pos: pos·θ^(−2i/64), in double (the angle reaches
 // ~10³ rad at the cache's end, where float's rounding alone would move it by ~10⁻⁴).
 FB_HD double rope_angle(size_t pos, int i, double theta) { return static_cast<double>(pos) * pow(theta, -2.0 * i / 64.0); }

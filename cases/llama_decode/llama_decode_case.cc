@@ -40,10 +40,8 @@ template <class A>
 Size cache(const A& a) { return kv(a) * a.layers * a.ctx; }
 template <class A>
 Size residual(const A& a) { return c(a) * gpt2::kResidualCopies; }  // the ring kernel's copies
-template <class A>  // the unfused twin's chunks, or the fused kernel's at least min_splits
-Size parts(const A& a) {
-  return Size(a.heads) * std::max(gpt2::max_splits(a.ctx), kernels::llama::min_splits(a.hidden)) * gpt2::kPartFloats;
-}
+template <class A>  // the attention's chunks of keys, in both variants
+Size parts(const A& a) { return Size(a.heads) * gpt2::max_splits(a.ctx) * gpt2::kPartFloats; }
 
 // Llama-3.2-1B's RoPE base.
 constexpr double kRopeTheta = 500000.0;

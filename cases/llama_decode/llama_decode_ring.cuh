@@ -5,10 +5,11 @@
 // gpt2_decode's, used as it is; what differs is the plan and the consumers' stages:
 // 1. RMSNorm (every block normalizes x itself) + QKV, rows owned by blocks: c query rows, then kv key and
 //    kv value rows (grouped-query attention);                                                — barrier —
-// 2. attention over the cache, (query head, chunk of keys) items: the item turns its q by RoPE, and the
-//    chunk holding pos turns the new key and writes it and the value into the cache (once per K/V head);
-//    partials published with per-(layer, head) counters, then each item's share of the head's
-//    out-projection rows once its head is complete, added into the fp32 residual;        — barrier —
+// 2. attention over the cache, (K/V head, chunk of keys) items: the item turns the q of the K/V head's
+//    query heads by RoPE (up to kMaxItemHeads at once: they share its reads of the cache), and the chunk
+//    holding pos turns the new key and writes it and the value into the cache; partials published with
+//    per-(layer, K/V head) counters; then (query head, run of outputs) items: the head's out-projection
+//    rows once its K/V head is complete, added into the fp32 residual;                    — barrier —
 // 3. RMSNorm + gate and up GEMVs for the block's own FFN columns, silu(gate)·up, then those columns' rows
 //    of W_down (stored in × out: one contiguous run; split-K over the blocks), added into the other
 //    buffer of the residual stream;                                                        — barrier —
@@ -30,30 +31,48 @@ namespace fusebench::kernels::llama::ring {
 using namespace ::fusebench::kernels::gpt2;
 using namespace ::fusebench::kernels::gpt2::ring;
 
-// Registers a consumer thread gives the out-projection's outputs (an item's share of c) and the down
-// projection's packs of the c outputs.
-constexpr int kWoPerThread = 4;
-static_assert(kMaxWoOutputs + kPack <= size_t{kWoPerThread} * kConsumers, "an item's outputs, in whole packs, fit the threads");
+// A consumer thread holds 4 of the out-projection's outputs (an item's share of c) and kDownPacks packs of
+// the down projection's c outputs. An out-projection item takes at most kMaxWoOutputs outputs (4 a thread,
+// less a pack of rounding to whole packs): wo_splits gives a query head at least min_splits(hidden) items.
+constexpr size_t kMaxWoOutputs = 1016;
+static_assert(kMaxWoOutputs + kPack <= size_t{4} * kConsumers, "an item's outputs, in whole packs, fit the threads");
+inline size_t min_splits(size_t hidden) { return (hidden + kMaxWoOutputs - 1) / kMaxWoOutputs; }
 constexpr int kDownPacks = 4;
 
 template <class T>
 struct Params {
   LlamaDecodeArgs<T> a;
-  size_t chunk, splits;  // keys of an attention item, items a query head
+  size_t chunk, splits;  // keys of an attention item, items (chunks of keys) a pass
+  size_t item_heads;     // query heads an attention item serves: a pass of its K/V head's group
+  size_t wo_splits;      // out-projection items a query head
   size_t ffn_chunk;      // FFN columns a block owns (ffn_chunk(f, blocks))
   int slots;
 };
 
-// The attention's split: as many chunks a query head as give every block at most one item (at most
-// kMaxChunk keys a chunk, so a long cache gives some blocks more), and at least min_splits(hidden), so that
-// an item's share of the out-projection's outputs fits its threads (items past the last chunk of keys
-// attend to nothing and take their share of the outputs only).
-inline AttentionSplit item_split(size_t keys, size_t heads, size_t blocks, size_t hidden) {
-  const size_t want = std::max<size_t>(1, blocks / heads);
-  size_t chunk = (keys + want - 1) / want;
-  chunk = std::clamp(chunk, kMinChunk, kMaxChunk);
-  return {chunk, std::max((keys + chunk - 1) / chunk, min_splits(hidden))};
+// Query heads an attention item serves: the largest power of two that divides the group, at most
+// kMaxItemHeads. The group's heads take group / item_heads passes, each reading the K/V head's cache.
+inline size_t item_heads(size_t group) {
+  size_t h = 1;
+  while (2 * h <= size_t{kMaxItemHeads} && group % (2 * h) == 0) h *= 2;
+  return h;
 }
+// The attention's split: as many chunks of keys a pass as give every block at most one item (at most
+// kMaxChunk keys a chunk, so a long cache gives some blocks more).
+inline AttentionSplit key_split(size_t keys, size_t passes, size_t blocks) {
+  const size_t want = std::max<size_t>(1, blocks / passes);
+  const size_t chunk = std::clamp((keys + want - 1) / want, kMinChunk, kMaxChunk);
+  return {chunk, (keys + chunk - 1) / chunk};
+}
+// The out-projection's split: runs of outputs a query head, one item a block where the grid allows, and at
+// least min_splits(hidden), so that an item's outputs fit its threads.
+inline size_t wo_splits(size_t heads, size_t blocks, size_t hidden) {
+  return std::max(std::max<size_t>(1, blocks / heads), min_splits(hidden));
+}
+
+// An out-projection item: query head h, the part-th of its runs of outputs.
+struct WoItem {
+  size_t h, part;
+};
 
 // What this block streams, in order: the same calls make the producer's schedule and the consumers'.
 template <class T>
@@ -63,12 +82,16 @@ struct Plan {
   __device__ size_t kv_width() const { return p.a.kv_heads * kHeadDim; }
   __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv_width(); }
   __device__ size_t group() const { return p.a.heads / p.a.kv_heads; }
-  __device__ size_t items() const { return p.a.heads * p.splits; }
+  // Attention item i: pass i / splits (query heads item_heads·(i / splits) onwards, of one K/V head), the
+  // (i mod splits)-th chunk of keys; Item::h is the pass's first query head.
+  __device__ size_t items() const { return p.a.heads / p.item_heads * p.splits; }
   __device__ Item item(size_t i) const {
     const size_t keys = p.a.pos + 1, chunk = i % p.splits, k0 = chunk * p.chunk;
     const size_t k1 = k0 + p.chunk < keys ? k0 + p.chunk : keys;
-    return {static_cast<int>(i / p.splits), chunk, k0, k1 < p.a.pos ? k1 : p.a.pos, k0 < keys && k1 == keys};
+    return {static_cast<int>(i / p.splits * p.item_heads), chunk, k0, k1 < p.a.pos ? k1 : p.a.pos, k1 == keys};
   }
+  __device__ size_t wo_items() const { return p.a.heads * p.wo_splits; }
+  __device__ WoItem wo_item(size_t i) const { return {i / p.wo_splits, i % p.wo_splits}; }
   __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
     const Range r = share(n);
     return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), -1, 0, true};
@@ -79,14 +102,14 @@ struct Plan {
     const size_t off = l * p.a.ctx * kv_width() + it.k0 * kv_width() + (it.h / group()) * kHeadDim;
     return {p.a.k_cache + off, p.a.v_cache + off, kv_width(), kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
   }
-  // The item's out-projection outputs: its chunk's share of the c outputs, in whole packs (each row of the
-  // piece a 16-byte multiple at a 16-byte boundary, as bulk copies take them; some items may get none).
-  __device__ Range wo_cols(const Item& it) const {
+  // An out-projection item's outputs: its part of the c outputs, in whole packs (each row of the piece a
+  // 16-byte multiple at a 16-byte boundary, as bulk copies take them; some items may get none).
+  __device__ Range wo_cols(const WoItem& it) const {
     const size_t c = p.a.hidden;
-    return {(c * it.chunk / p.splits) & ~size_t{kPack - 1}, (c * (it.chunk + 1) / p.splits) & ~size_t{kPack - 1}};
+    return {(c * it.part / p.wo_splits) & ~size_t{kPack - 1}, (c * (it.part + 1) / p.wo_splits) & ~size_t{kPack - 1}};
   }
   // Wo (in × out) rows 64h .. 64h + 63, the inputs of query head h, over the item's outputs.
-  __device__ Segment<T> wo(size_t l, const Item& it) const {
+  __device__ Segment<T> wo(size_t l, const WoItem& it) const {
     const size_t c = p.a.hidden;
     const Range r = wo_cols(it);
     const int cols = static_cast<int>(r.size());
@@ -111,7 +134,7 @@ struct Plan {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
-      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
+      for (size_t i = blockIdx.x; i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
       f(gate_up(l, 0));
       f(gate_up(l, 1));
       f(down(l));
@@ -120,16 +143,20 @@ struct Plan {
   }
 };
 
-#ifdef FB_SM90A_DEVICE
-
 #ifdef LLAMA_DECODE_SPANS
 // A measuring aid (never in a normal build): thread 0 of every block adds the SM cycles of each span of the
 // step (below, summed over the layers) into g_span_sum; the last block to finish prints their means over the
 // blocks and clears them. Build the addon with CUDAFLAGS=-DLLAMA_DECODE_SPANS and run
-// scripts/device/profile-shape.ts llama_decode 16x2048@1023 bf16 fused.
+// scripts/device/profile-shape.ts llama_decode 16x2048@1023 bf16 fused. (Declared in every compilation
+// pass: the host's registers them.)
 constexpr int kSpans = 10;
 static __device__ unsigned long long g_span_sum[kSpans];
 static __device__ unsigned g_span_blocks;
+#endif
+
+#ifdef FB_SM90A_DEVICE
+
+#ifdef LLAMA_DECODE_SPANS
 #define LLAMA_SPAN(k)                     \
   do {                                    \
     if (threadIdx.x == 0) {               \
@@ -188,11 +215,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   float* xs = reinterpret_cast<float*>(ring.empty + p.slots);     // [c] the GEMV input
   float* ng = xs + c;                                               // [c] the next norm's γ
   float* gs = ng + c;                                               // [ffn_chunk] silu(gate)·up of its columns
-  float* q = gs + ((p.ffn_chunk + 3) & ~size_t{3});                 // [64] q, then the head's output
-  float* rope = q + 64;                                             // [64] cos, then sin, of pair i's angle
-  float* s = rope + 64;                                             // [kMaxPieceKeys + 1] scores
-  T* kv_new = reinterpret_cast<T*>(s + 2 * kMaxPieceKeys);          // [2 · 64] the new key and value, in T
-  float* opart = s + 2 * kMaxPieceKeys + 128;                       // [kConsumerWarps · 64]
+  float* q = gs + ((p.ffn_chunk + 3) & ~size_t{3});                 // [kMaxItemHeads · 64] q, then a head's output
+  float* rope = q + kMaxItemHeads * 64;                             // [64] cos, then sin, of pair i's angle
+  float* s = rope + 64;                                             // [kMaxItemHeads · kScoreStride] scores
+  T* kv_new = reinterpret_cast<T*>(s + kMaxItemHeads * kScoreStride);  // [2 · 64] the new key and value, in T
+  float* opart = s + kMaxItemHeads * kScoreStride + 128;            // [kConsumerWarps · 64]
   float* red = opart + kConsumerWarps * 64;                         // [32]
   T* xh = reinterpret_cast<T*>(red + 32);                           // [c] the GEMV input in T (16-bit T)
   if (threadIdx.x == 0) {
@@ -227,11 +254,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     rope[threadIdx.x] = static_cast<float>(cs);
     rope[32 + threadIdx.x] = static_cast<float>(sn);
   }
-  // Thread t < 64's element of a head (64 values from v, in L2) turned by RoPE: pairs (i, i + 32).
-  auto rotated = [&](const float* v) {
-    const int t = threadIdx.x, i = t & 31;
+  // Element t of consecutive heads (64 values each from v, in L2) turned by RoPE: pairs (i, i + 32).
+  auto rotated = [&](const float* v, int t) {
+    const int i = t & 31;
     const float x = __ldcg(v + t), y = __ldcg(v + (t ^ 32));
-    return t < 32 ? x * rope[i] - y * rope[32 + i] : x * rope[i] + y * rope[32 + i];
+    return (t & 32) == 0 ? x * rope[i] - y * rope[32 + i] : x * rope[i] + y * rope[32 + i];
   };
   stage_floats(ng, a.attn_norm, c);
   // x = embed[token]: every block for its own norm, block 0 also into the residual.
@@ -262,58 +289,56 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     T* kc = a.k_cache + l * cache_layer;
     T* vc = a.v_cache + l * cache_layer;
     unsigned* done = g_head_done + l * kMaxHeads;
+    const int heads = static_cast<int>(p.item_heads);
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       const int kvh = it.h / group;
+      if (threadIdx.x < 64 * heads) q[threadIdx.x] = rotated(a.qkv_f + it.h * 64, threadIdx.x) * kScoreScale;
       if (threadIdx.x < 64) {
-        q[threadIdx.x] = rotated(a.qkv_f + it.h * 64) * kScoreScale;
         if (it.has_new) {
-          const T k = from_float<T>(rotated(a.qkv_f + c + kvh * 64));
+          const T k = from_float<T>(rotated(a.qkv_f + c + kvh * 64, threadIdx.x));
           const T v = from_float<T>(__ldcg(a.qkv_f + c + kvw + kvh * 64 + threadIdx.x));
           kv_new[threadIdx.x] = k;
           kv_new[64 + threadIdx.x] = v;
-          if (it.h % group == 0) {  // one query head of the group writes the K/V head's row
+          if (it.h % group == 0) {  // the group's first pass writes the K/V head's row
             kc[a.pos * kvw + kvh * 64 + threadIdx.x] = k;
             vc[a.pos * kvw + kvh * 64 + threadIdx.x] = v;
           }
         }
       }
       Consumers::sync();
-      // An item past the head's last key (item_split's extra chunks) publishes an empty partial: m = −∞, l = 0.
-      const Segment<T> kv = plan.kv(l, it);
-      Online on = kv.rows > 0 || it.has_new ? attend_item(kv, ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s) : Online{};
-      publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
+      // Every chunk holds a cached key or pos. Head h's partial of chunk k at att_part[h · splits + k]; the
+      // pass's counter is its first head's.
+      Online on = attend_item(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s, heads);
+      publish_item(on, opart, a.att_part + (it.h * p.splits + it.chunk) * kPartFloats, done + it.h, heads,
+                   p.splits * kPartFloats);
     }
     LLAMA_SPAN(2);
-    for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
-      const Item it = plan.item(i);
-      wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
+    for (size_t i = blockIdx.x; i < plan.wo_items(); i += gridDim.x) {
+      const WoItem it = plan.wo_item(i);
+      wait_count<Consumers>(done + it.h / p.item_heads * p.item_heads, static_cast<unsigned>(p.splits));
       if (threadIdx.x < 64) {
         const float o = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
         q[threadIdx.x] = o;
       }
       Consumers::sync();
-      // o_h·Wo[64h .. 64h + 63, the item's outputs]: thread t the outputs t, t + kConsumers, … (at most
-      // kWoPerThread: item_split gives an item at most kMaxWoOutputs), summed over the pieces' rows in
-      // registers, then added into the residual.
+      // o_h·Wo[64h .. 64h + 63, the item's outputs]: thread t the outputs 4t .. 4t + 3 (wo_splits gives an
+      // item at most kMaxWoOutputs, in whole packs), summed over the pieces' rows in registers, then added
+      // into the residual with one 16-byte atomic (sm_90).
       const Range cols = plan.wo_cols(it);
-      const int ncols = static_cast<int>(cols.size());
-      float acc[kWoPerThread] = {};
+      const int ncols = static_cast<int>(cols.size()), j = 4 * static_cast<int>(threadIdx.x);
+      float acc[4] = {};
       consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
-        for (int d = 0; d < n; ++d) {
-          const float od = q[r0 + d];
+        if (j < ncols)
+          for (int d = 0; d < n; ++d) {
+            const float od = q[r0 + d];
+            const T* wd = w + size_t(d) * ncols + j;
 #pragma unroll
-          for (int u = 0; u < kWoPerThread; ++u) {
-            const int j = threadIdx.x + u * kConsumers;
-            if (j < ncols) acc[u] += od * to_float(w[size_t(d) * ncols + j]);
+            for (int e = 0; e < 4; ++e) acc[e] += od * to_float(wd[e]);
           }
-        }
       });
-#pragma unroll
-      for (int u = 0; u < kWoPerThread; ++u) {
-        const int j = threadIdx.x + u * kConsumers;
-        if (j < ncols) atomicAdd(x_cur + copy + cols.begin + j, acc[u]);
-      }
+      if (j < ncols)
+        atomicAdd(reinterpret_cast<float4*>(x_cur + copy + cols.begin + j), make_float4(acc[0], acc[1], acc[2], acc[3]));
     }
     LLAMA_SPAN(3);
     arrive();
@@ -361,9 +386,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
 #pragma unroll
       for (int u = 0; u < kDownPacks; ++u) {
         const int col = (threadIdx.x + u * kConsumers) * kPack;
-        if (col < c && f_cols.size() > 0)
-#pragma unroll
-          for (int e = 0; e < kPack; ++e) atomicAdd(x_next + copy + col + e, acc[u][e]);
+        if (col < c && f_cols.size() > 0) {
+          float4* dst = reinterpret_cast<float4*>(x_next + copy + col);
+          atomicAdd(dst, make_float4(acc[u][0], acc[u][1], acc[u][2], acc[u][3]));
+          atomicAdd(dst + 1, make_float4(acc[u][4], acc[u][5], acc[u][6], acc[u][7]));
+        }
       }
     }
     LLAMA_SPAN(7);
@@ -403,7 +430,7 @@ __global__ void llama_decode_ring_kernel(const __grid_constant__ Params<T>) {
 // cos/sin, the attention's scratch, the reduction scratch, the vector in T, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots) {
-  const size_t floats = 2 * a.hidden + ((ffn_chunk + 3) & ~size_t{3}) + 64 + 64 + 2 * kMaxPieceKeys + 128 +
+  const size_t floats = 2 * a.hidden + ((ffn_chunk + 3) & ~size_t{3}) + kMaxItemHeads * 64 + 64 + kMaxItemHeads * kScoreStride + 128 +
                         kConsumerWarps * 64 + 32 + a.hidden * sizeof(T) / sizeof(float);
   return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }
@@ -426,8 +453,10 @@ void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, i
   const auto kernel = llama_decode_ring_kernel<T>;
   const size_t chunk = ffn_chunk(a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, chunk, slots);
-  const AttentionSplit split = item_split(a.pos + 1, a.heads, static_cast<size_t>(blocks), a.hidden);
-  const Params<T> p{a, split.chunk, split.splits, chunk, slots};
+  const size_t heads = item_heads(a.heads / a.kv_heads);
+  const AttentionSplit split = key_split(a.pos + 1, a.heads / heads, static_cast<size_t>(blocks));
+  const Params<T> p{a, split.chunk, split.splits, heads, wo_splits(a.heads, static_cast<size_t>(blocks), a.hidden),
+                    chunk, slots};
   launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
 }
 
