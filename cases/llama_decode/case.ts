@@ -36,6 +36,10 @@ const LLAMA_1B = {
 const SMALL = { layers: 2, hidden: 128, heads: 2, kv_heads: 1, f: 256, vocab: 1000, ctx: 64, pos: 13, token: 7 };
 /** A cache of 300 rows with 291 keys (two attention chunks even on one block), one K/V head per query head. */
 const LONG = { layers: 1, hidden: 128, heads: 2, kv_heads: 2, f: 128, vocab: 50, ctx: 300, pos: 290, token: 49 };
+/** A group of 6 query heads a K/V head, over 78 keys. */
+const GROUP_OF_6 = { layers: 1, hidden: 768, heads: 12, kv_heads: 2, f: 128, vocab: 60, ctx: 100, pos: 77, token: 5 };
+/** Llama-3.2-1B's heads and hidden size at 6 keys. */
+const LLAMA_1B_HEADS = { layers: 1, hidden: 2048, heads: 32, kv_heads: 8, f: 256, vocab: 100, ctx: 16, pos: 5, token: 3 };
 
 export default defineCase<Dim, 'eps' | 'rope_theta'>({
   title: 'Llama decode step (GQA, RoPE, SwiGLU; KV cache, batch 1)',
@@ -62,19 +66,20 @@ export default defineCase<Dim, 'eps' | 'rope_theta'>({
   },
   // The test configuration; the second position (two keys); a cache of 300 rows with 291 keys; 4 query
   // heads on 2 K/V heads with SwiGLU 200 (GEMV rows ending inside a 256-wide segment), the last cache
-  // row and the last token; Llama-3.2-1B's heads at 6 keys.
+  // row and the last token; 12 query heads on 2 K/V heads (a group of 6: the fused kernel's attention
+  // items serve 2 query heads at once, in 3 passes); Llama-3.2-1B's heads at 6 keys.
   testShapes: [
     SMALL,
     { layers: 1, hidden: 128, heads: 2, kv_heads: 1, f: 64, vocab: 50, ctx: 8, pos: 1, token: 3 },
     LONG,
     { layers: 2, hidden: 256, heads: 4, kv_heads: 2, f: 200, vocab: 333, ctx: 40, pos: 39, token: 332 },
-    // Llama-3.2-1B's heads with 6 keys: one chunk a query head, so an item's out-projection spans all 2,048
-    // outputs, more than the fused kernel's threads hold at once (two blocks of outputs).
-    { layers: 1, hidden: 2048, heads: 32, kv_heads: 8, f: 256, vocab: 100, ctx: 16, pos: 5, token: 3 },
+    GROUP_OF_6,
+    LLAMA_1B_HEADS,
   ],
-  // The fused kernel's grid capped at 1 and 3 blocks: several (head, chunk) items per block, and many
-  // GEMV pieces a warp, so that warps take pieces a ring apart (the consumers' meeting every eight pieces).
-  cappedGridShapes: [SMALL, LONG],
+  // The fused kernel's grid capped at 1 and 3 blocks: several attention and out-projection items per
+  // block, and many GEMV pieces a warp, so that warps take pieces a ring apart (the consumers' meeting
+  // every eight pieces); at hidden 2,048 the out-projection split's floor of 3 items a head.
+  cappedGridShapes: [SMALL, LONG, GROUP_OF_6, LLAMA_1B_HEADS],
   // The model's weights (weights.ts); the cached K and V rows ~ N(0, 1), like the projections.
   inputs: ({ layers, hidden, kv_heads, f, vocab, ctx }, seed) => {
     const kv = kv_heads * nativeConstants().headDim;
