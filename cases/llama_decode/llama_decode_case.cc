@@ -1,5 +1,3 @@
-#include <algorithm>
-
 #include "case_decl.h"
 #include "common/constants.h"
 #include "common/gemm_limits.h"
