@@ -38,6 +38,10 @@ constexpr size_t kMaxWoOutputs = 1016;
 static_assert(kMaxWoOutputs + kPack <= size_t{4} * kConsumers, "an item's outputs, in whole packs, fit the threads");
 inline size_t min_splits(size_t hidden) { return (hidden + kMaxWoOutputs - 1) / kMaxWoOutputs; }
 constexpr int kDownPacks = 4;
+// The attention's scratch (q, scores, the new key and value, the warps' partial outputs), in floats. It
+// lives in the GEMV input's space, which the attention stage does not use.
+constexpr size_t kAttnScratchFloats = kMaxItemHeads * 64 + kMaxItemHeads * kScoreStride + 128 + kConsumerWarps * 64;
+__host__ __device__ constexpr size_t xs_floats(size_t hidden) { return hidden > kAttnScratchFloats ? hidden : kAttnScratchFloats; }
 
 template <class T>
 struct Params {
@@ -190,13 +194,13 @@ __device__ void report_spans(const long long (&span)[kSpans]) {
 // xs[0 .. n) ← xs / √(mean(xs²) + ε)·γ in place over the group G (xs and γ in shared memory, written by G's
 // threads before the call); xh, when given, gets the result rounded to H as well (a tensor-core GEMV's B).
 template <class G, class H>
-__device__ inline void rmsnorm_smem(float* xs, const float* gamma, int n, float eps, float* red, H* xh) {
+__device__ inline void rmsnorm_smem(float* xs, const H* gamma, int n, float eps, float* red, H* xh) {
   G::sync();
   float s2 = 0.f;
   for (int i = threadIdx.x; i < n; i += G::size()) s2 += xs[i] * xs[i];
   const float rms = rsqrtf(block_sum2<G>(s2, 0.f, red).x / static_cast<float>(n) + eps);
   for (int i = threadIdx.x; i < n; i += G::size()) {
-    const float v = xs[i] * rms * gamma[i];
+    const float v = xs[i] * rms * to_float(gamma[i]);
     xs[i] = v;
     if (xh != nullptr) xh[i] = from_float<H>(v);
   }
@@ -212,16 +216,16 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   ring.empty = ring.full + p.slots;
   const int c = static_cast<int>(a.hidden), kvw = static_cast<int>(plan.kv_width());
   const int group = static_cast<int>(plan.group());
-  float* xs = reinterpret_cast<float*>(ring.empty + p.slots);     // [c] the GEMV input
-  float* ng = xs + c;                                               // [c] the next norm's γ
-  float* gs = ng + c;                                               // [ffn_chunk] silu(gate)·up of its columns
-  float* q = gs + ((p.ffn_chunk + 3) & ~size_t{3});                 // [kMaxItemHeads · 64] q, then a head's output
-  float* rope = q + kMaxItemHeads * 64;                             // [64] cos, then sin, of pair i's angle
-  float* s = rope + 64;                                             // [kMaxItemHeads · kScoreStride] scores
+  float* xs = reinterpret_cast<float*>(ring.empty + p.slots);     // [c] the GEMV input, or the attention's:
+  float* q = xs;                                                    // [kMaxItemHeads · 64] q, then a head's output
+  float* s = q + kMaxItemHeads * 64;                                // [kMaxItemHeads · kScoreStride] scores
   T* kv_new = reinterpret_cast<T*>(s + kMaxItemHeads * kScoreStride);  // [2 · 64] the new key and value, in T
   float* opart = s + kMaxItemHeads * kScoreStride + 128;            // [kConsumerWarps · 64]
-  float* red = opart + kConsumerWarps * 64;                         // [32]
-  T* xh = reinterpret_cast<T*>(red + 32);                           // [c] the GEMV input in T (16-bit T)
+  T* ng = reinterpret_cast<T*>(xs + xs_floats(c));                  // [c] the next norm's γ
+  float* gs = xs + xs_floats(c) + (c * sizeof(T) + 15) / 16 * 4;    // [ffn_chunk] silu(gate)·up of its columns
+  float* rope = gs + ((p.ffn_chunk + 3) & ~size_t{3});              // [64] cos, then sin, of pair i's angle
+  float* red = rope + 64;                                           // [32]
+  T* xh = reinterpret_cast<T*>(red + 32);                           // [c] the GEMV input in T (16-bit T only)
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
@@ -260,7 +264,10 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     const float x = __ldcg(v + t), y = __ldcg(v + (t ^ 32));
     return (t & 32) == 0 ? x * rope[i] - y * rope[32 + i] : x * rope[i] + y * rope[32 + i];
   };
-  stage_floats(ng, a.attn_norm, c);
+  auto stage_gamma = [&](const T* g) {
+    for (size_t i = threadIdx.x; i < size_t(c); i += kConsumers) ng[i] = g[i];
+  };
+  stage_gamma(a.attn_norm);
   // x = embed[token]: every block for its own norm, block 0 also into the residual.
   for (int i = threadIdx.x; i < c; i += kConsumers) {
     const float v = to_float(a.embed[a.token * c + i]);
@@ -281,7 +288,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     });
     LLAMA_SPAN(0);
     arrive();
-    stage_floats(ng, a.ffn_norm + l * c, c);
+    stage_gamma(a.ffn_norm + l * c);
     wait();
     LLAMA_SPAN(1);
 
@@ -395,7 +402,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     }
     LLAMA_SPAN(7);
     arrive();
-    stage_floats(ng, l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f, c);
+    stage_gamma(l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f);
     wait();
     LLAMA_SPAN(8);
     float* const t = x_cur;
@@ -426,12 +433,13 @@ __global__ void llama_decode_ring_kernel(const __grid_constant__ Params<T>) {
 
 #endif  // FB_SM90A_DEVICE
 
-// Shared memory of one block besides the ring: x, γ, silu(gate)·up of the block's FFN columns, q, RoPE's
-// cos/sin, the attention's scratch, the reduction scratch, the vector in T, and the ring's barriers.
+// Shared memory of one block besides the ring: x (or the attention's scratch), γ in T, silu(gate)·up of the
+// block's FFN columns, RoPE's cos/sin, the reduction scratch, the vector in T (16-bit T), and the ring's
+// barriers.
 template <class T>
 size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots) {
-  const size_t floats = 2 * a.hidden + ((ffn_chunk + 3) & ~size_t{3}) + kMaxItemHeads * 64 + 64 + kMaxItemHeads * kScoreStride + 128 +
-                        kConsumerWarps * 64 + 32 + a.hidden * sizeof(T) / sizeof(float);
+  const size_t floats = xs_floats(a.hidden) + (a.hidden * sizeof(T) + 15) / 16 * 4 + ((ffn_chunk + 3) & ~size_t{3}) + 64 + 32 +
+                        (sizeof(T) == 2 ? a.hidden * sizeof(T) / sizeof(float) : 0);
   return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }
 
