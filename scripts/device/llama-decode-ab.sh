@@ -71,6 +71,7 @@ for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
     cp "$work/addons/$name.node" build/Release/fusebench.node
     dir="$out/$round-$name"
     npm run perf -- --backend cuda --case llama_decode --dtype "${DTYPE:-bf16,fp16}" --out-dir "$dir" >"$dir.log" 2>&1
+    # shellcheck disable=SC2016 # JavaScript, not shell
     node -e '
       const r = JSON.parse(require("fs").readFileSync(process.argv[1] + "/fusebench-results.json", "utf8"));
       const row = r.cases.map((c) => c.status === "measured"
