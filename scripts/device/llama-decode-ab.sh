@@ -23,11 +23,16 @@ nvidia-smi --query-gpu=name,uuid --format=csv,noheader
 t0=$(date +%s)
 FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
 echo "build $(($(date +%s) - t0)) s"
+cp build/Release/fusebench.node "$work/tree.node"  # put back at the end, whatever the rounds leave
 
 changed=()  # the files a variant replaced, put back after its build
 restore() {
   for f in "${changed[@]}"; do cp "$work/orig/$f" "$f"; done
   changed=()
+}
+finish() {
+  restore
+  cp "$work/tree.node" build/Release/fusebench.node 2>/dev/null
 }
 replace() {  # file, new content from stdin
   mkdir -p "$work/orig/$(dirname "$1")"
@@ -35,7 +40,7 @@ replace() {  # file, new content from stdin
   cat >"$1"
   changed+=("$1")
 }
-trap restore EXIT
+trap finish EXIT
 names=()
 for spec in "$@"; do
   [[ $spec == ?*=* ]] || { echo "a variant is NAME=SPEC, not '$spec'" >&2; exit 2; }
@@ -44,6 +49,9 @@ for spec in "$@"; do
   if [[ $rest == @* ]]; then
     dir=${rest#@}
     [[ $dir == /* ]] || dir=$root/$dir
+    [ -d "$dir/cases" ] || { echo "variant $name: $dir has no cases/ folder" >&2; exit 2; }
+    only=$(cd "$dir" && find cases -type f | while read -r f; do [ -e "$root/$f" ] || echo "$f"; done)
+    [ -z "$only" ] || { echo "variant $name: files the tree lacks (not supported): $only" >&2; exit 2; }
     while read -r f; do replace "$f" <"$dir/$f"; done < <(cd "$dir" && find cases -type f | while read -r f; do cmp -s "$f" "$root/$f" || echo "$f"; done)
   elif [ -n "$rest" ]; then
     defines=""
@@ -64,7 +72,6 @@ for spec in "$@"; do
   restore
   names+=("$name")
 done
-cmake --build build -j "$(nproc)" >/dev/null 2>&1  # the tree's own addon again
 
 for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
   for name in "${names[@]}"; do
@@ -80,4 +87,3 @@ for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
     ' "$dir" "$round" "$name" || tail -5 "$dir.log"
   done
 done
-cmake --build build -j "$(nproc)" >/dev/null 2>&1
