@@ -41,7 +41,22 @@ constexpr int kDownPacks = 4;
 // The attention's scratch (q, scores, the new key and value, the warps' partial outputs), in floats. It
 // lives in the GEMV input's space, which the attention stage does not use.
 constexpr size_t kAttnScratchFloats = kMaxItemHeads * 64 + kMaxItemHeads * kScoreStride + 128 + kConsumerWarps * 64;
-__host__ __device__ constexpr size_t xs_floats(size_t hidden) { return hidden > kAttnScratchFloats ? hidden : kAttnScratchFloats; }
+// A block's shared memory after the ring's barriers, in floats from its start: x, the GEMV input (or the
+// attention's scratch); from `ng` the next norm's γ in T; from `gs` silu(gate)·up of the block's
+// `ffn_chunk` FFN columns; from `rope` RoPE's cos/sin (64); from `red` the reduction scratch (32); from
+// `xh` the GEMV input in T (16-bit T only); `end` floats in all. The kernel and fixed_smem_bytes both
+// take it from here.
+struct SmemLayout {
+  size_t ng, gs, rope, red, xh, end;
+};
+template <class T>
+__host__ __device__ constexpr SmemLayout smem_layout(size_t c, size_t ffn_chunk) {
+  const size_t ng = c > kAttnScratchFloats ? c : kAttnScratchFloats;
+  const size_t gs = ng + (c * sizeof(T) + 15) / 16 * 4;
+  const size_t rope = gs + ((ffn_chunk + 3) & ~size_t{3});
+  const size_t red = rope + 64, xh = red + 32;
+  return {ng, gs, rope, red, xh, xh + (sizeof(T) == 2 ? c * sizeof(T) / sizeof(float) : 0)};
+}
 
 template <class T>
 struct Params {
@@ -221,11 +236,12 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   float* s = q + kMaxItemHeads * 64;                                // [kMaxItemHeads · kScoreStride] scores
   T* kv_new = reinterpret_cast<T*>(s + kMaxItemHeads * kScoreStride);  // [2 · 64] the new key and value, in T
   float* opart = s + kMaxItemHeads * kScoreStride + 128;            // [kConsumerWarps · 64]
-  T* ng = reinterpret_cast<T*>(xs + xs_floats(c));                  // [c] the next norm's γ
-  float* gs = xs + xs_floats(c) + (c * sizeof(T) + 15) / 16 * 4;    // [ffn_chunk] silu(gate)·up of its columns
-  float* rope = gs + ((p.ffn_chunk + 3) & ~size_t{3});              // [64] cos, then sin, of pair i's angle
-  float* red = rope + 64;                                           // [32]
-  T* xh = reinterpret_cast<T*>(red + 32);                           // [c] the GEMV input in T (16-bit T only)
+  const SmemLayout m = smem_layout<T>(c, p.ffn_chunk);
+  T* ng = reinterpret_cast<T*>(xs + m.ng);                          // [c] the next norm's γ
+  float* gs = xs + m.gs;                                            // [ffn_chunk] silu(gate)·up of its columns
+  float* rope = xs + m.rope;                                        // [64] cos, then sin, of pair i's angle
+  float* red = xs + m.red;                                          // [32]
+  T* xh = reinterpret_cast<T*>(xs + m.xh);                          // [c] the GEMV input in T (16-bit T only)
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
@@ -433,14 +449,10 @@ __global__ void llama_decode_ring_kernel(const __grid_constant__ Params<T>) {
 
 #endif  // FB_SM90A_DEVICE
 
-// Shared memory of one block besides the ring: x (or the attention's scratch), γ in T, silu(gate)·up of the
-// block's FFN columns, RoPE's cos/sin, the reduction scratch, the vector in T (16-bit T), and the ring's
-// barriers.
+// Shared memory of one block besides the ring: smem_layout's, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots) {
-  const size_t floats = xs_floats(a.hidden) + (a.hidden * sizeof(T) + 15) / 16 * 4 + ((ffn_chunk + 3) & ~size_t{3}) + 64 + 32 +
-                        (sizeof(T) == 2 ? a.hidden * sizeof(T) / sizeof(float) : 0);
-  return floats * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
+  return smem_layout<T>(a.hidden, ffn_chunk).end * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }
 
 // Why the ring kernel cannot run this step on this device with `blocks` blocks, or "" if it can; `slots`
