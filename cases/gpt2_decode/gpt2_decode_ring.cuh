@@ -226,48 +226,40 @@ struct Ring {
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
 };
 
-// Issues the copies of one piece (rows r0 .. r0 + n of s) into the ring's current slot, whose `empty` phase
-// every lane of the producer warp has waited for, and steps the ring. `slab_map`: the tensor map of the
-// plan's column slabs (a Segment with slab_layer ≥ 0).
-template <class T>
-__device__ __forceinline__ void issue_piece(Ring& ring, const Segment<T>& s, size_t r0, int n, const void* slab_map) {
-  const int lane = threadIdx.x & 31;
-  const bool paired = s.base2 != nullptr;
-  const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
-  const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
-  if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
-    if (lane == 0) {
-      sm90::mbar_arrive_expect_tx(ring.full_bar(), piece_rows<T>(s.elems, paired) * row_bytes);
-      sm90::tma_load_3d(dst, slab_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
-    }
-    ring.advance();
-    return;
-  }
-  if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
-  __syncwarp();
-  if (!paired && s.stride == static_cast<size_t>(s.elems)) {
-    if (lane == 0) sm90::bulk_load(dst, s.base + r0 * s.stride, n * row_bytes, ring.full_bar());
-  } else {
-    for (int i = lane; i < n * (paired ? 2 : 1); i += 32) {
-      const T* src = (i < n ? s.base : s.base2) + (r0 + i % n) * s.stride;
-      sm90::bulk_load(dst + i * row_bytes, src, row_bytes, ring.full_bar());
-    }
-  }
-  ring.advance();
-}
-// The producer's side of a segment: each piece into the next slot once it is free.
-template <class T>
-__device__ __forceinline__ void produce_segment(Ring& ring, const Segment<T>& s, const void* slab_map) {
-  for_each_piece(s, [&](size_t r0, int n) {
-    wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
-    issue_piece(ring, s, r0, n, slab_map);
-  });
-}
-
-// The producer warp: every piece of the plan into the ring, in order, as slots come free.
+// The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
+// tensor map of the plan's column slabs (a Segment with slab_layer ≥ 0).
 template <class P>
 __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
-  plan.for_each([&](const auto& s) { produce_segment(ring, s, slab_map); });
+  const int lane = threadIdx.x & 31;
+  plan.for_each([&](const auto& s) {
+    using T = typename std::remove_reference_t<decltype(s)>::Elem;
+    const bool paired = s.base2 != nullptr;
+    const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
+    const int per = piece_rows<T>(s.elems, paired);
+    for_each_piece(s, [&](size_t r0, int n) {
+      wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
+      const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
+      if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
+        if (lane == 0) {
+          sm90::mbar_arrive_expect_tx(ring.full_bar(), per * row_bytes);
+          sm90::tma_load_3d(dst, slab_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
+        }
+        ring.advance();
+        return;
+      }
+      if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
+      __syncwarp();
+      if (!paired && s.stride == static_cast<size_t>(s.elems)) {
+        if (lane == 0) sm90::bulk_load(dst, s.base + r0 * s.stride, n * row_bytes, ring.full_bar());
+      } else {
+        for (int i = lane; i < n * (paired ? 2 : 1); i += 32) {
+          const T* src = (i < n ? s.base : s.base2) + (r0 + i % n) * s.stride;
+          sm90::bulk_load(dst + i * row_bytes, src, row_bytes, ring.full_bar());
+        }
+      }
+      ring.advance();
+    });
+  });
 }
 
 // The consumers' side of a segment: fn(piece, first row, rows) for each piece once it has landed; each

@@ -10,10 +10,9 @@
 //    holding pos turns the new key and writes it and the value into the cache; partials published with
 //    per-(layer, K/V head) counters; then (query head, run of outputs) items: the head's out-projection
 //    rows once its K/V head is complete, added into the fp32 residual;                    — barrier —
-// 3. RMSNorm, then FFN items of kFfnItem columns, which the block's producer takes from a per-layer
-//    counter as its ring frees up (work stealing): each item's gate and up GEMVs, silu(gate)·up, then
-//    those columns' rows of W_down (stored in × out: one contiguous run; split-K over the blocks), summed
-//    in registers over the items and added into the other buffer of the residual stream; — barrier —
+// 3. RMSNorm + gate and up GEMVs for the block's own FFN columns, silu(gate)·up, then those columns' rows
+//    of W_down (stored in × out: one contiguous run; split-K over the blocks), added into the other
+//    buffer of the residual stream;                                                        — barrier —
 // then the final RMSNorm and the LM head over the tied embedding. Three grid barriers a layer, as gpt2's.
 // No biases. docs/llama-decode.md has the measurements.
 #pragma once
@@ -42,37 +41,21 @@ constexpr int kDownPacks = 4;
 // The attention's scratch (q, scores, the new key and value, the warps' partial outputs), in floats. It
 // lives in the GEMV input's space, which the attention stage does not use.
 constexpr size_t kAttnScratchFloats = kMaxItemHeads * 64 + kMaxItemHeads * kScoreStride + 128 + kConsumerWarps * 64;
-// The FFN's columns are items of kFfnItem columns, which each block's producer takes from a per-layer
-// counter (work stealing: a block whose copies land late takes fewer). The slot of an item's first piece
-// carries its number; an empty slot ends the layer's items. The counters are static device memory that
-// every launch leaves at zero (block 0 clears a layer's once every producer is past it).
-#ifndef LLAMA_FFN_ITEM
-#define LLAMA_FFN_ITEM 32
-#endif
-#ifndef LLAMA_FFN_PREFETCH
-#define LLAMA_FFN_PREFETCH 1
-#endif
-constexpr size_t kFfnItem = LLAMA_FFN_ITEM;
-static_assert(kFfnItem % 4 == 0, "an item's gate rows are whole pieces of 4 rows in 16-bit types");
-static __device__ unsigned g_ffn_next[kMaxLayers];
-constexpr size_t kGsFloats = (kFfnItem + 3) & ~size_t{3};
-constexpr size_t kTagFloats = kMaxSlots;
-
 // A block's shared memory after the ring's barriers, in floats from its start: x, the GEMV input (or the
-// attention's scratch); from `ng` the next norm's γ in T; from `gs` silu(gate)·up of an FFN item; from
-// `rope` RoPE's cos/sin (64); from `red` the reduction scratch (32); from `tags` the slots' FFN items; from
-// `xh` the GEMV input in T (16-bit T only); `end` floats in all. The kernel and fixed_smem_bytes both take
-// it from here.
+// attention's scratch); from `ng` the next norm's γ in T; from `gs` silu(gate)·up of the block's
+// `ffn_chunk` FFN columns; from `rope` RoPE's cos/sin (64); from `red` the reduction scratch (32); from
+// `xh` the GEMV input in T (16-bit T only); `end` floats in all. The kernel and fixed_smem_bytes both
+// take it from here.
 struct SmemLayout {
-  size_t ng, gs, rope, red, tags, xh, end;
+  size_t ng, gs, rope, red, xh, end;
 };
 template <class T>
-__host__ __device__ constexpr SmemLayout smem_layout(size_t c) {
+__host__ __device__ constexpr SmemLayout smem_layout(size_t c, size_t ffn_chunk) {
   const size_t ng = c > kAttnScratchFloats ? c : kAttnScratchFloats;
   const size_t gs = ng + (c * sizeof(T) + 15) / 16 * 4;
-  const size_t rope = gs + kGsFloats;
-  const size_t red = rope + 64, tags = red + 32, xh = tags + kTagFloats;
-  return {ng, gs, rope, red, tags, xh, xh + (sizeof(T) == 2 ? c * sizeof(T) / sizeof(float) : 0)};
+  const size_t rope = gs + ((ffn_chunk + 3) & ~size_t{3});
+  const size_t red = rope + 64, xh = red + 32;
+  return {ng, gs, rope, red, xh, xh + (sizeof(T) == 2 ? c * sizeof(T) / sizeof(float) : 0)};
 }
 
 template <class T>
@@ -81,6 +64,7 @@ struct Params {
   size_t chunk, splits;  // keys of an attention item, items (chunks of keys) a pass
   size_t item_heads;     // query heads an attention item serves: a pass of its K/V head's group
   size_t wo_splits;      // out-projection items a query head
+  size_t ffn_chunk;      // FFN columns a block owns (ffn_chunk(f, blocks))
   int slots;
 };
 
@@ -151,77 +135,32 @@ struct Plan {
     return {p.a.w_o + l * c * c + it.h * kHeadDim * c + r.begin, nullptr, c, cols > 0 ? cols : kPack,
             cols > 0 ? size_t(kHeadDim) : 0};
   }
-  // The gate (half 0) or up (half 1) rows of FFN columns r.
-  __device__ Segment<T> gate_up(size_t l, size_t half, Range r) const {
+  // The gate (half 0) or up (half 1) rows of this block's FFN columns.
+  __device__ Segment<T> gate_up(size_t l, size_t half) const {
+    const Range r = ffn_cols(p.a.f, p.ffn_chunk);
     const size_t c = p.a.hidden;
     return {p.a.w_gu + (l * 2 * p.a.f + half * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size(), -1, 0, true};
   }
-  // W_down (in × out) rows of FFN columns r: contiguous, c outputs each.
-  __device__ Segment<T> down(size_t l, Range r) const {
+  // W_down (in × out) rows of this block's FFN columns: contiguous, c outputs each.
+  __device__ Segment<T> down(size_t l) const {
+    const Range r = ffn_cols(p.a.f, p.ffn_chunk);
     const size_t c = p.a.hidden;
     return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
   __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
-  __device__ size_t ffn_items() const { return (p.a.f + kFfnItem - 1) / kFfnItem; }
-  __device__ Range ffn_item(size_t id) const {
-    const size_t b = id * kFfnItem;
-    return {b, b + kFfnItem < p.a.f ? b + kFfnItem : p.a.f};
-  }
-  // f(segment) for every segment in order, but a layer's FFN rows: ffn(l).
-  template <class F, class G>
-  __device__ void for_each(F&& f, G&& ffn) const {
+  template <class F>
+  __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
       for (size_t i = blockIdx.x; i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
-      ffn(l);
+      f(gate_up(l, 0));
+      f(gate_up(l, 1));
+      f(down(l));
     }
     f(lm_head());
   }
 };
-
-#ifdef FB_SM90A_DEVICE
-// The producer warp with FFN items taken from the layer's counter: before each item, one slot that the
-// item's first piece fills carries the item's number (tags[slot]); when the counter has run out, an empty
-// slot carries a number ≥ ffn_items() and ends the layer's FFN.
-template <class T>
-__device__ void produce_stealing(const Plan<T>& plan, Ring ring, unsigned* tags) {
-  const int lane = threadIdx.x & 31;
-  plan.for_each([&](const Segment<T>& s) { produce_segment(ring, s, nullptr); },
-                [&](size_t l) {
-                  unsigned next = 0;
-                  if (lane == 0) next = atomicAdd(&g_ffn_next[l], 1u);
-                  for (;;) {
-                    const unsigned id = __shfl_sync(0xFFFFFFFFu, next, 0);
-                    wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);
-                    if (lane == 0) tags[ring.slot] = id;  // published by the slot's arrival (release)
-                    if (id >= plan.ffn_items()) {
-                      if (lane == 0) sm90::mbar_arrive(ring.full_bar());
-                      ring.advance();
-                      return;
-                    }
-                    bool waited = true;  // for the first piece, above
-                    auto segment = [&](const Segment<T>& s) {
-                      for_each_piece(s, [&](size_t r0, int n) {
-                        if (!waited) wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);
-                        waited = false;
-                        issue_piece(ring, s, r0, n, nullptr);
-                      });
-                    };
-                    const Range r = plan.ffn_item(id);
-                    segment(plan.gate_up(l, 0, r));
-                    segment(plan.gate_up(l, 1, r));
-#if LLAMA_FFN_PREFETCH  // the next item's number taken while this one's down rows stream
-                    if (lane == 0) next = atomicAdd(&g_ffn_next[l], 1u);
-                    segment(plan.down(l, r));
-#else
-                    segment(plan.down(l, r));
-                    if (lane == 0) next = atomicAdd(&g_ffn_next[l], 1u);
-#endif
-                  }
-                });
-}
-#endif
 
 #ifdef LLAMA_DECODE_SPANS
 // A measuring aid (never in a normal build): thread 0 of every block adds the SM cycles of each span of the
@@ -297,12 +236,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   float* s = q + kMaxItemHeads * 64;                                // [kMaxItemHeads · kScoreStride] scores
   T* kv_new = reinterpret_cast<T*>(s + kMaxItemHeads * kScoreStride);  // [2 · 64] the new key and value, in T
   float* opart = s + kMaxItemHeads * kScoreStride + 128;            // [kConsumerWarps · 64]
-  const SmemLayout m = smem_layout<T>(c);
+  const SmemLayout m = smem_layout<T>(c, p.ffn_chunk);
   T* ng = reinterpret_cast<T*>(xs + m.ng);                          // [c] the next norm's γ
-  float* gs = xs + m.gs;                                            // [kFfnItem] silu(gate)·up of an FFN item
+  float* gs = xs + m.gs;                                            // [ffn_chunk] silu(gate)·up of its columns
   float* rope = xs + m.rope;                                        // [64] cos, then sin, of pair i's angle
   float* red = xs + m.red;                                          // [32]
-  unsigned* tags = reinterpret_cast<unsigned*>(xs + m.tags);        // [kTagFloats] FFN items of the slots
   T* xh = reinterpret_cast<T*>(xs + m.xh);                          // [c] the GEMV input in T (16-bit T only)
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
@@ -313,7 +251,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   }
   __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
   if (threadIdx.x >= kConsumers) {
-    produce_stealing(plan, ring, tags);
+    produce(plan, ring, nullptr);
     return;
   }
 
@@ -324,7 +262,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   unsigned generation = 0;
   auto arrive = [&] { grid_arrive<Consumers>(); };
   auto wait = [&] { grid_wait<Consumers>(++generation); };
-  const Range qkv_rows = share(plan.qkv_rows()), c_rows = share(c);
+  const Range qkv_rows = share(plan.qkv_rows()), f_cols = ffn_cols(a.f, p.ffn_chunk), c_rows = share(c);
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the norms round their output for the MMAs
   float* x_cur = a.x_f;
   float* x_next = a.x2_f;
@@ -357,7 +295,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   }
   for (size_t l = 0; l < a.layers; ++l) {
     // 1. RMSNorm + QKV into qkv_f. x_next's rows of this block start at zero (as gpt2's).
-    if (l > 0 && blockIdx.x == 0 && threadIdx.x == 0) g_ffn_next[l - 1] = 0;  // every producer is past it
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
     if (l > 0) stage_residual(x_cur);
@@ -440,11 +377,21 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
     LLAMA_SPAN(5);
-    float acc[kDownPacks][kPack] = {};
-    // Σ over FFN columns i of g[i]·W_down[i, ·]: thread t the packs t, t + kConsumers, … of the c outputs
-    // (at most kDownPacks, refusal), summed over the pieces' rows in registers.
-    auto down_rows = [&](const Segment<T>& seg) {
-      consume(seg, ring, [&](const T* w, size_t r0, int n) {
+    // The gate's piece j and the up's piece j hold the same rows and go to the same warp (consume_by_warp).
+    consume_by_warp(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { gs[r] = v; });
+    });
+    consume_by_warp(plan.gate_up(l, 1), ring, [&](const T* w, size_t r0, int n) {
+      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
+    });
+    Consumers::sync();
+    LLAMA_SPAN(6);
+    // Σ over this block's FFN columns i of g[i]·W_down[i, ·]: thread t the packs t, t + kConsumers, … of
+    // the c outputs (at most kDownPacks, refusal), summed over the pieces' rows in registers, then added into
+    // x_next (split-K over the blocks).
+    {
+      float acc[kDownPacks][kPack] = {};
+      consume(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
         for (int i = 0; i < n; ++i) {
           const float gi = gs[r0 + i];
 #pragma unroll
@@ -459,41 +406,14 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
           }
         }
       });
-    };
-    // The gate's piece j and the up's piece j hold the same rows and go to the same warp (consume_by_warp).
-    auto gate_up = [&](const Segment<T>& gate, const Segment<T>& up) {
-      consume_by_warp(gate, ring, [&](const T* w, size_t r0, int n) {
-        gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { gs[r] = v; });
-      });
-      consume_by_warp(up, ring, [&](const T* w, size_t r0, int n) {
-        gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
-      });
-      Consumers::sync();
-    };
-    bool any = false;
-    for (;;) {  // the items this block's producer took, then the empty slot that ends them
-      wait_phase(ring.full_bar(), ring.phase);
-      const unsigned id = tags[ring.slot];
-      Consumers::sync();  // every thread has read the tag before any gives the slot back
-      if (id >= plan.ffn_items()) {
-        sm90::mbar_arrive(ring.empty_bar());
-        ring.advance();
-        break;
-      }
-      const Range r = plan.ffn_item(id);
-      gate_up(plan.gate_up(l, 0, r), plan.gate_up(l, 1, r));
-      down_rows(plan.down(l, r));
-      any = true;
-    }
-    LLAMA_SPAN(6);
-    // Added into x_next (split-K over the blocks).
 #pragma unroll
-    for (int u = 0; u < kDownPacks; ++u) {
-      const int col = (threadIdx.x + u * kConsumers) * kPack;
-      if (col < c && any) {
-        float4* dst = reinterpret_cast<float4*>(x_next + copy + col);
-        atomicAdd(dst, make_float4(acc[u][0], acc[u][1], acc[u][2], acc[u][3]));
-        atomicAdd(dst + 1, make_float4(acc[u][4], acc[u][5], acc[u][6], acc[u][7]));
+      for (int u = 0; u < kDownPacks; ++u) {
+        const int col = (threadIdx.x + u * kConsumers) * kPack;
+        if (col < c && f_cols.size() > 0) {
+          float4* dst = reinterpret_cast<float4*>(x_next + copy + col);
+          atomicAdd(dst, make_float4(acc[u][0], acc[u][1], acc[u][2], acc[u][3]));
+          atomicAdd(dst + 1, make_float4(acc[u][4], acc[u][5], acc[u][6], acc[u][7]));
+        }
       }
     }
     LLAMA_SPAN(7);
@@ -507,7 +427,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   }
 
   // The final RMSNorm + LM head over the tied embedding.
-  if (blockIdx.x == 0 && threadIdx.x == 0) g_ffn_next[a.layers - 1] = 0;  // every producer is past it
   stage_residual(x_cur);
   rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
   const size_t vocab0 = share(a.vocab).begin;
@@ -532,8 +451,8 @@ __global__ void llama_decode_ring_kernel(const __grid_constant__ Params<T>) {
 
 // Shared memory of one block besides the ring: smem_layout's, and the ring's barriers.
 template <class T>
-size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, int slots) {
-  return smem_layout<T>(a.hidden).end * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
+size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots) {
+  return smem_layout<T>(a.hidden, ffn_chunk).end * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }
 
 // Why the ring kernel cannot run this step on this device with `blocks` blocks, or "" if it can; `slots`
@@ -545,18 +464,19 @@ std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
     return "hidden " + std::to_string(a.hidden) + ": more down-projection outputs than the threads hold (" +
            std::to_string(kDownPacks * kConsumers * kPack) + ")";
   // consume_by_warp's pieces in work at once.
-  return slots_refusal(fixed_smem_bytes(a, kMaxSlots), kConsumerWarps, slots);
+  return slots_refusal(fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots), kConsumerWarps, slots);
 }
 
 // Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
 template <class T>
 void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, int slots) {
   const auto kernel = llama_decode_ring_kernel<T>;
-  const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, slots);
+  const size_t chunk = ffn_chunk(a.f, static_cast<size_t>(blocks));
+  const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, chunk, slots);
   const size_t heads = item_heads(a.heads / a.kv_heads);
   const AttentionSplit split = key_split(a.pos + 1, a.heads / heads, static_cast<size_t>(blocks));
   const Params<T> p{a, split.chunk, split.splits, heads, wo_splits(a.heads, static_cast<size_t>(blocks), a.hidden),
-                    slots};
+                    chunk, slots};
   launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
 }
 
