@@ -226,26 +226,17 @@ struct Ring {
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
 };
 
-struct NoSkip {
-  __device__ constexpr bool operator()(size_t) const { return false; }
-};
-// The producer warp: every piece of the plan into the ring, in order, as slots come free, but the pieces
-// whose index `skip` takes (another warp fills their slots). `slab_map`: the tensor map of the plan's column
-// slabs (a Segment with slab_layer ≥ 0).
-template <class P, class Skip = NoSkip>
-__device__ void produce(const P& plan, Ring ring, const void* slab_map, Skip skip = {}) {
+// The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
+// tensor map of the plan's column slabs (a Segment with slab_layer ≥ 0).
+template <class P>
+__device__ void produce(const P& plan, Ring ring, const void* slab_map) {
   const int lane = threadIdx.x & 31;
-  size_t index = 0;
   plan.for_each([&](const auto& s) {
     using T = typename std::remove_reference_t<decltype(s)>::Elem;
     const bool paired = s.base2 != nullptr;
     const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
     const int per = piece_rows<T>(s.elems, paired);
     for_each_piece(s, [&](size_t r0, int n) {
-      if (skip(index++)) {
-        ring.advance();
-        return;
-      }
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
       if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)

@@ -162,77 +162,6 @@ struct Plan {
   }
 };
 
-// Loader warps: beside the producer, warps that each hold one piece of the ring's stream in registers
-// (32 × 16 bytes a lane: a whole slot) before its slot is free, so that a block's stream runs
-// kLoaderWarps pieces further ahead of the consumers than its shared memory holds. Every kLoaderEvery-th
-// piece is a loader's (taken in turn); the producer skips them.
-#ifndef LLAMA_LOADER_WARPS
-#define LLAMA_LOADER_WARPS 3
-#endif
-constexpr int kLoaderWarps = LLAMA_LOADER_WARPS;
-constexpr size_t kLoaderEvery = 4;
-constexpr int kBlockThreads = gpt2::ring::kThreads + 32 * kLoaderWarps;
-// Piece `index` (in the plan's order) is loader k's.
-__device__ __forceinline__ bool loader_piece(size_t index, int k) {
-  return index % kLoaderEvery == kLoaderEvery - 1 && (index / kLoaderEvery) % kLoaderWarps == size_t(k);
-}
-struct LoaderPieces {
-  __device__ bool operator()(size_t index) const { return kLoaderWarps > 0 && index % kLoaderEvery == kLoaderEvery - 1; }
-};
-
-#ifdef FB_SM90A_DEVICE
-__device__ __forceinline__ uint4 ld_stream(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
-}
-// Loader warp k: its pieces, each loaded into registers as soon as the warp has stored the one before,
-// then stored into its slot once the slot is free; the slot's `full` barrier completes on the warp's one
-// arrival (a slot the producer fills completes on its bytes instead). The slot image is a piece's rows one
-// after the other, as the producer's copies lay them out.
-template <class T>
-__device__ __noinline__ void load_pieces(const Plan<T>& plan, Ring ring, int k) {
-#ifndef LLAMA_LOADER_CHUNKS
-  constexpr int kChunks = static_cast<int>(kSlotBytes / 16 / 32);
-#else
-  constexpr int kChunks = LLAMA_LOADER_CHUNKS;
-#endif
-  const int lane = threadIdx.x & 31;
-  size_t index = 0;
-  uint4 v[kChunks];
-  plan.for_each([&](const Segment<T>& s) {
-    const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
-    for_each_piece(s, [&](size_t r0, int n) {
-      if (!loader_piece(index++, k)) {
-        ring.advance();
-        return;
-      }
-      const uint32_t bytes = n * row_bytes * (s.base2 != nullptr ? 2u : 1u);
-      uint32_t i = lane * 16 / row_bytes, w = lane * 16 - i * row_bytes;  // row, byte within it
-#pragma unroll
-      for (int j = 0; j < kChunks; ++j) {
-        if (uint32_t(j * 512 + lane * 16) < bytes) {
-          const T* row = (i < uint32_t(n) ? s.base : s.base2) + (r0 + i % n) * s.stride;
-          v[j] = ld_stream(reinterpret_cast<const char*>(row) + w);
-        }
-        for (w += 512; w >= row_bytes; w -= row_bytes) ++i;
-      }
-      wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);
-      uint4* dst = reinterpret_cast<uint4*>(ring.data + size_t(ring.slot) * kSlotBytes);
-#pragma unroll
-      for (int j = 0; j < kChunks; ++j)
-        if (uint32_t(j * 512 + lane * 16) < bytes) dst[j * 32 + lane] = v[j];
-      sm90::fence_proxy_async();  // before a later lap's bulk copy into the slot
-      __syncwarp();
-      if (lane == 0) sm90::mbar_arrive(ring.full_bar());
-      ring.advance();
-    });
-  });
-}
-#endif
-
 #ifdef LLAMA_DECODE_SPANS
 // A measuring aid (never in a normal build): thread 0 of every block adds the SM cycles of each span of the
 // step (below, summed over the layers) into g_span_sum; the last block to finish prints their means over the
@@ -294,7 +223,7 @@ __device__ inline void rmsnorm_smem(float* xs, const H* gamma, int n, float eps,
 }
 
 template <class T>
-__global__ void __launch_bounds__(kBlockThreads, 1) llama_decode_ring_kernel(const __grid_constant__ Params<T> p) {
+__global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_kernel(const __grid_constant__ Params<T> p) {
   extern __shared__ __align__(128) char smem_raw[];
   const LlamaDecodeArgs<T>& a = p.a;
   const Plan<T> plan{p};
@@ -321,12 +250,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1) llama_decode_ring_kernel(con
     sm90::mbar_init_fence();
   }
   __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
-  if (kLoaderWarps > 0 && threadIdx.x >= kConsumers + 32) {
-    load_pieces(plan, ring, (threadIdx.x - kConsumers) / 32 - 1);
-    return;
-  }
   if (threadIdx.x >= kConsumers) {
-    produce(plan, ring, nullptr, LoaderPieces{});
+    produce(plan, ring, nullptr);
     return;
   }
 
@@ -552,7 +477,7 @@ void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, i
   const AttentionSplit split = key_split(a.pos + 1, a.heads / heads, static_cast<size_t>(blocks));
   const Params<T> p{a, split.chunk, split.splits, heads, wo_splits(a.heads, static_cast<size_t>(blocks), a.hidden),
                     chunk, slots};
-  launch_persistent(kernel, p, blocks, kBlockThreads, smem, ctx, "llama_decode fused (ring)");
+  launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
 }
 
 }  // namespace fusebench::kernels::llama::ring
