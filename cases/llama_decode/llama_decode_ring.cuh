@@ -164,12 +164,18 @@ struct Plan {
 
 #ifdef LLAMA_DECODE_SPANS
 // A measuring aid (never in a normal build): thread 0 of every block adds the SM cycles of each span of the
-// step (below, summed over the layers) into g_span_sum; the last block to finish prints their means over the
-// blocks and clears them. Build the addon with CUDAFLAGS=-DLLAMA_DECODE_SPANS and run
-// scripts/device/profile-shape.ts llama_decode 16x2048@1023 bf16 fused. (Declared in every compilation
-// pass: the host's registers them.)
+// step (below, summed over the layers) into g_span_sum and its own row of g_span_block, and at each grid
+// barrier of each layer offers its wait to g_last (the shortest wait is the last block to arrive); the last
+// block to finish prints the spans' means over the blocks, their spread over the blocks (min, median, max,
+// and the block and SM of the max), and each barrier's last block in every layer, then clears them. Build
+// the addon with CUDAFLAGS=-DLLAMA_DECODE_SPANS and run scripts/device/profile-shape.ts llama_decode
+// 16x2048@1023 bf16 fused. (Declared in every compilation pass: the host's registers them.)
 constexpr int kSpans = 10;
+constexpr unsigned kSpanBlocks = 1024;  // blocks with a row of their own (the rest are in the sums only)
 static __device__ unsigned long long g_span_sum[kSpans];
+static __device__ unsigned long long g_span_block[kSpanBlocks][kSpans];
+static __device__ unsigned g_span_smid[kSpanBlocks];
+static __device__ unsigned long long g_last[kMaxLayers][3];  // max of (2^40 − 1 − wait) << 24 | block
 static __device__ unsigned g_span_blocks;
 #endif
 
@@ -181,29 +187,72 @@ static __device__ unsigned g_span_blocks;
     if (threadIdx.x == 0) {               \
       const long long now = clock64();    \
       span[k] += now - span_t;            \
+      span_last = now - span_t;           \
       span_t = now;                       \
     }                                     \
   } while (0)
-__device__ void report_spans(const long long (&span)[kSpans]) {
+// After the span of grid barrier b (0–2) in layer l: its wait, offered to g_last[l][b].
+#define LLAMA_BARRIER(b, l)                                                                            \
+  do {                                                                                                 \
+    if (threadIdx.x == 0 && (l) < kMaxLayers) {                                                        \
+      constexpr unsigned long long kTop = (1ull << 40) - 1;                                            \
+      const unsigned long long w = span_last < static_cast<long long>(kTop) ? span_last : kTop;        \
+      atomicMax(&g_last[l][b], (kTop - w) << 24 | blockIdx.x);                                         \
+    }                                                                                                  \
+  } while (0)
+__device__ void report_spans(const long long (&span)[kSpans], size_t layers) {
   if (threadIdx.x != 0) return;
   for (int k = 0; k < kSpans; ++k) atomicAdd(&g_span_sum[k], static_cast<unsigned long long>(span[k]));
+  if (blockIdx.x < kSpanBlocks) {
+    for (int k = 0; k < kSpans; ++k) g_span_block[blockIdx.x][k] = static_cast<unsigned long long>(span[k]);
+    unsigned smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    g_span_smid[blockIdx.x] = smid;
+  }
   __threadfence();
   if (atomicAdd(&g_span_blocks, 1u) != gridDim.x - 1) return;
   __threadfence();
   const char* names[kSpans] = {"norm+QKV", "barrier 1", "attention pieces", "head wait+combine+Wo", "barrier 2",
                                "FFN x+norm", "gate/up pieces", "down pieces", "barrier 3", "final norm+LM head"};
+  const unsigned rows = gridDim.x < kSpanBlocks ? gridDim.x : kSpanBlocks;
   unsigned long long total = 0;
   for (int k = 0; k < kSpans; ++k) total += g_span_sum[k];
   for (int k = 0; k < kSpans; ++k) {
-    printf("span %-22s %10.0f cycles a block (%5.1f%%)\n", names[k], double(g_span_sum[k]) / gridDim.x,
-           100.0 * double(g_span_sum[k]) / double(total));
+    // The spread over the blocks: the k-th order statistics by counting (rows is at most a few hundred).
+    unsigned long long lo = ~0ull, hi = 0, med = 0;
+    unsigned hi_block = 0;
+    for (unsigned b = 0; b < rows; ++b) {
+      const unsigned long long v = g_span_block[b][k];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v, hi_block = b;
+      unsigned below = 0, equal = 0;
+      for (unsigned o = 0; o < rows; ++o) {
+        below += g_span_block[o][k] < v;
+        equal += g_span_block[o][k] == v;
+      }
+      if (below <= rows / 2 && rows / 2 < below + equal) med = v;
+    }
+    printf("span %-22s %10.0f cycles a block (%5.1f%%); over the blocks min %llu, median %llu, max %llu (block %u, SM %u)\n",
+           names[k], double(g_span_sum[k]) / gridDim.x, 100.0 * double(g_span_sum[k]) / double(total), lo, med, hi,
+           hi_block, g_span_smid[hi_block]);
     g_span_sum[k] = 0;
   }
   printf("span total %.0f cycles a block\n", double(total) / gridDim.x);
+  const size_t n = layers < kMaxLayers ? layers : kMaxLayers;
+  for (int b = 0; b < 3; ++b) {
+    printf("barrier %d, the last block to arrive in each layer (block/SM):", b + 1);
+    for (size_t l = 0; l < n; ++l) {
+      const unsigned block = static_cast<unsigned>(g_last[l][b] & 0xFFFFFF);
+      printf(" %u/%u", block, block < rows ? g_span_smid[block] : 0u);
+      g_last[l][b] = 0;
+    }
+    printf("\n");
+  }
   g_span_blocks = 0;
 }
 #else
 #define LLAMA_SPAN(k)
+#define LLAMA_BARRIER(b, l)
 #endif
 
 // xs[0 .. n) ← xs / √(mean(xs²) + ε)·γ in place over the group G (xs and γ in shared memory, written by G's
@@ -257,7 +306,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
 
   const size_t cache_layer = a.ctx * size_t(kvw);
 #ifdef LLAMA_DECODE_SPANS
-  long long span[kSpans] = {}, span_t = clock64();
+  long long span[kSpans] = {}, span_t = clock64(), span_last = 0;
 #endif
   unsigned generation = 0;
   auto arrive = [&] { grid_arrive<Consumers>(); };
@@ -307,6 +356,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     stage_gamma(a.ffn_norm + l * c);
     wait();
     LLAMA_SPAN(1);
+    LLAMA_BARRIER(0, l);
 
     // 2. Attention over the cache, then the out-projection.
     T* kc = a.k_cache + l * cache_layer;
@@ -367,6 +417,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     arrive();
     wait();
     LLAMA_SPAN(4);
+    LLAMA_BARRIER(1, l);
 
     // 3. RMSNorm + gate/up for this block's FFN columns, silu(gate)·up into gs, then the down projection
     // of those columns (their rows of W_down, split-K over the blocks) added into x_next, whose owner adds
@@ -421,6 +472,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     stage_gamma(l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f);
     wait();
     LLAMA_SPAN(8);
+    LLAMA_BARRIER(2, l);
     float* const t = x_cur;
     x_cur = x_next;
     x_next = t;
@@ -436,7 +488,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
 #ifdef LLAMA_DECODE_SPANS
   Consumers::sync();
   LLAMA_SPAN(9);
-  report_spans(span);
+  report_spans(span, a.layers);
 #endif
 }
 
