@@ -481,10 +481,16 @@ struct GemvScratch {
   }
 };
 
-// dst[0 .. n) ← src[0 .. n) as floats (before a barrier's wait: biases do not depend on it).
-template <class T>
-__device__ __forceinline__ void stage_floats(float* dst, const T* src, size_t n) {
-  for (size_t i = threadIdx.x; i < n; i += kConsumers) dst[i] = to_float(src[i]);
+// dst[0 .. n) ← src[0 .. n), as floats or in src's type (before a barrier's wait: biases and norm parameters
+// do not depend on it).
+template <class D, class S>
+__device__ __forceinline__ void stage_values(D* dst, const S* src, size_t n) {
+  for (size_t i = threadIdx.x; i < n; i += kConsumers) {
+    if constexpr (std::is_same_v<D, S>)
+      dst[i] = src[i];
+    else
+      dst[i] = to_float(src[i]);
+  }
 }
 
 // The online softmax of one item over its pieces: the running max and sum (the same in every thread) and
@@ -647,7 +653,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   const size_t copy = (blockIdx.x % kResidualCopies) * size_t(c);
   auto stage_residual = [&](const float* x) { stage_vector_sum<kConsumers, kResidualCopies>(xs, x, c); };
   stage_norm<T, kConsumers>(ng, nb, a.ln1_g, a.ln1_b, c);
-  stage_floats(bias, a.b_qkv + qkv_rows.begin, qkv_rows.size());
+  stage_values(bias, a.b_qkv + qkv_rows.begin, qkv_rows.size());
   // x = wte[token] + wpe[pos]: every block for its own LN1, block 0 also into the residual.
   for (int i = threadIdx.x; i < c; i += kConsumers) {
     const float v = to_float(a.wte[a.token * c + i]) + to_float(a.wpe[a.pos * c + i]);
@@ -674,7 +680,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     });
     arrive_then(st + 1);
     stage_norm<T, kConsumers>(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
-    stage_floats(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
+    stage_values(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
     wait(st + 2);
 
     // 2. Attention over the cache, then the out-projection; bo by the block owning the row.
@@ -736,8 +742,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       FB_SUB_STAMP(l, 7);
     }
     arrive_then(st + 3);
-    stage_floats(bias, a.b1 + l * f + f_cols.begin, f_cols.size());
-    stage_floats(b2s, a.b2 + l * c + c_rows.begin, c_rows.size());
+    stage_values(bias, a.b1 + l * f + f_cols.begin, f_cols.size());
+    stage_values(b2s, a.b2 + l * c + c_rows.begin, c_rows.size());
     wait(st + 4);
 
     // 3. LN2 + FFN1 + GELU for this block's FFN columns (into gs), then FFN2 of those columns: W2's column
@@ -770,7 +776,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     });
     arrive_then(st + 7);
     if (l + 1 < a.layers) {
-      stage_floats(bias, a.b_qkv + (l + 1) * 3 * c + qkv_rows.begin, qkv_rows.size());
+      stage_values(bias, a.b_qkv + (l + 1) * 3 * c + qkv_rows.begin, qkv_rows.size());
       stage_norm<T, kConsumers>(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
     } else {
       stage_norm<T, kConsumers>(ng, nb, a.lnf_g, a.lnf_b, c);

@@ -329,9 +329,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     const float x = __ldcg(v + t), y = __ldcg(v + (t ^ 32));
     return (t & 32) == 0 ? x * rope[i] - y * rope[32 + i] : x * rope[i] + y * rope[32 + i];
   };
-  auto stage_gamma = [&](const T* g) {
-    for (size_t i = threadIdx.x; i < size_t(c); i += kConsumers) ng[i] = g[i];
-  };
+  auto stage_gamma = [&](const T* g) { stage_values(ng, g, size_t(c)); };
   stage_gamma(a.attn_norm);
   // x = embed[token]: every block for its own norm, block 0 also into the residual.
   for (int i = threadIdx.x; i < c; i += kConsumers) {
