@@ -164,13 +164,15 @@ struct Plan {
 
 #ifdef LLAMA_DECODE_SPANS
 // A measuring aid (never in a normal build): thread 0 of every block adds the SM cycles of each span of the
-// step (below, summed over the layers) into g_span_sum and its own row of g_span_block, and at each grid
-// barrier of each layer offers its wait to g_last (the shortest wait is the last block to arrive); the last
-// block to finish prints the spans' means over the blocks, their spread over the blocks (min, median, max,
-// and the block and SM of the max), and each barrier's last block in every layer, then clears them. Build
+// step (below, summed over the layers) into g_span_sum and its own row of g_span_block; each grid barrier is
+// two spans, its arrival (the block's barrier and thread 0's release add) and the rest (the next norm's γ,
+// then the wait). At each barrier of each layer a block offers that rest to g_last (the shortest is the last
+// block to arrive, and its rest is the barrier's release); the last block to finish prints the spans' means
+// over the blocks, their spread over the blocks (min, median, max, and the block and SM of the max), and
+// each barrier's last block and its rest in every layer, then clears them. Build
 // the addon with CUDAFLAGS=-DLLAMA_DECODE_SPANS and run scripts/device/profile-shape.ts llama_decode
 // 16x2048@1023 bf16 fused. (Declared in every compilation pass: the host's registers them.)
-constexpr int kSpans = 10;
+constexpr int kSpans = 16;
 constexpr unsigned kSpanBlocks = 1024;  // blocks with a row of their own (the rest are in the sums only)
 static __device__ unsigned long long g_span_sum[kSpans];
 static __device__ unsigned long long g_span_block[kSpanBlocks][kSpans];
@@ -212,8 +214,10 @@ __device__ void report_spans(const long long (&span)[kSpans], size_t layers) {
   __threadfence();
   if (atomicAdd(&g_span_blocks, 1u) != gridDim.x - 1) return;
   __threadfence();
-  const char* names[kSpans] = {"norm+QKV", "barrier 1", "attention pieces", "head wait+combine+Wo", "barrier 2",
-                               "FFN x+norm", "gate/up pieces", "down pieces", "barrier 3", "final norm+LM head"};
+  const char* names[kSpans] = {"x+norm",    "QKV pieces",    "barrier 1",      "attention pieces", "head wait",
+                               "combine",   "Wo pieces",     "barrier 2",      "FFN x+norm",       "gate/up pieces",
+                               "down pieces", "barrier 3", "final norm+LM head", "barrier 1 arrive",
+                               "barrier 2 arrive", "barrier 3 arrive"};
   const unsigned rows = gridDim.x < kSpanBlocks ? gridDim.x : kSpanBlocks;
   unsigned long long total = 0;
   for (int k = 0; k < kSpans; ++k) total += g_span_sum[k];
@@ -240,13 +244,17 @@ __device__ void report_spans(const long long (&span)[kSpans], size_t layers) {
   printf("span total %.0f cycles a block\n", double(total) / gridDim.x);
   const size_t n = layers < kMaxLayers ? layers : kMaxLayers;
   for (int b = 0; b < 3; ++b) {
-    printf("barrier %d, the last block to arrive in each layer (block/SM):", b + 1);
+    // The last block's span after its arrival (the next norm's γ staged, then the wait): the barrier's release.
+    printf("barrier %d, the last block to arrive in each layer (block/SM/its wait in cycles):", b + 1);
+    unsigned long long release = 0;
     for (size_t l = 0; l < n; ++l) {
       const unsigned block = static_cast<unsigned>(g_last[l][b] & 0xFFFFFF);
-      printf(" %u/%u", block, block < rows ? g_span_smid[block] : 0u);
+      const unsigned long long wait = ((1ull << 40) - 1) - (g_last[l][b] >> 24);
+      release += wait;
+      printf(" %u/%u/%llu", block, block < rows ? g_span_smid[block] : 0u, wait);
       g_last[l][b] = 0;
     }
-    printf("\n");
+    printf("; mean release %.0f cycles\n", n > 0 ? double(release) / double(n) : 0.0);
   }
   g_span_blocks = 0;
 }
@@ -346,14 +354,16 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
     if (l > 0) stage_residual(x_cur);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
+    LLAMA_SPAN(0);
     consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
     });
-    LLAMA_SPAN(0);
+    LLAMA_SPAN(1);
     arrive();
+    LLAMA_SPAN(13);
     stage_gamma(a.ffn_norm + l * c);
     wait();
-    LLAMA_SPAN(1);
+    LLAMA_SPAN(2);
     LLAMA_BARRIER(0, l);
 
     // 2. Attention over the cache, then the out-projection.
@@ -384,15 +394,17 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       publish_item(on, opart, a.att_part + (it.h * p.splits + it.chunk) * kPartFloats, done + it.h, heads,
                    p.splits * kPartFloats);
     }
-    LLAMA_SPAN(2);
+    LLAMA_SPAN(3);
     for (size_t i = blockIdx.x; i < plan.wo_items(); i += gridDim.x) {
       const WoItem it = plan.wo_item(i);
       wait_count<Consumers>(done + it.h / p.item_heads * p.item_heads, static_cast<unsigned>(p.splits));
+      LLAMA_SPAN(4);
       if (threadIdx.x < 64) {
         const float o = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
         q[threadIdx.x] = o;
       }
       Consumers::sync();
+      LLAMA_SPAN(5);
       // o_h·Wo[64h .. 64h + 63, the item's outputs]: thread t the outputs 4t .. 4t + 3 (wo_splits gives an
       // item at most kMaxWoOutputs, in whole packs), summed over the pieces' rows in registers, then added
       // into the residual with one 16-byte atomic (sm_90).
@@ -411,10 +423,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       if (j < ncols)
         atomicAdd(reinterpret_cast<float4*>(x_cur + copy + cols.begin + j), make_float4(acc[0], acc[1], acc[2], acc[3]));
     }
-    LLAMA_SPAN(3);
+    LLAMA_SPAN(6);
     arrive();
+    LLAMA_SPAN(14);
     wait();
-    LLAMA_SPAN(4);
+    LLAMA_SPAN(7);
     LLAMA_BARRIER(1, l);
 
     // 3. RMSNorm + gate/up for this block's FFN columns, silu(gate)·up into gs, then the down projection
@@ -425,7 +438,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     Consumers::sync();  // the owner's rows from the staged x
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
-    LLAMA_SPAN(5);
+    LLAMA_SPAN(8);
     // The gate's piece j and the up's piece j hold the same rows and go to the same warp (consume_by_warp).
     consume_by_warp(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { gs[r] = v; });
@@ -434,7 +447,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
     });
     Consumers::sync();
-    LLAMA_SPAN(6);
+    LLAMA_SPAN(9);
     // Σ over this block's FFN columns i of g[i]·W_down[i, ·]: thread t the packs t, t + kConsumers, … of
     // the c outputs (at most kDownPacks, refusal), summed over the pieces' rows in registers, then added into
     // x_next (split-K over the blocks).
@@ -465,11 +478,12 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
         }
       }
     }
-    LLAMA_SPAN(7);
+    LLAMA_SPAN(10);
     arrive();
+    LLAMA_SPAN(15);
     stage_gamma(l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f);
     wait();
-    LLAMA_SPAN(8);
+    LLAMA_SPAN(11);
     LLAMA_BARRIER(2, l);
     float* const t = x_cur;
     x_cur = x_next;
@@ -485,7 +499,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   });
 #ifdef LLAMA_DECODE_SPANS
   Consumers::sync();
-  LLAMA_SPAN(9);
+  LLAMA_SPAN(12);
   report_spans(span, a.layers);
 #endif
 }

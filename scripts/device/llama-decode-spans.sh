@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# llama_decode's spans aid (LLAMA_DECODE_SPANS, llama_decode_ring.cuh) on one GPU machine, in one call: for
+# each variant, rebuild the addon with the aid (and the variant's defines) put at the top of
+# llama_decode_fused.cu, run the fused step twice at the Llama-3.2-1B shape in bf16
+# (scripts/device/profile-shape.ts), and print the barriers' lines. Run from the repository root after
+# `source .device/setup.sh`; builds the addon first when there is no build folder.
+#
+#   bash scripts/device/llama-decode-spans.sh NAME[:-DA=1 -DB ...]...
+#
+# Each run's whole output goes to $OUT/spans-NAME.txt (OUT: a temporary folder when unset). The file is
+# put back as it was at the end.
+set -uo pipefail
+[ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
+out="${OUT:-$(mktemp -d)}"
+fused=cases/llama_decode/llama_decode_fused.cu
+orig=$(mktemp)
+cp "$fused" "$orig"
+trap 'cp "$orig" "$fused"' EXIT
+if [ ! -d build ]; then
+  FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+fi
+for spec in "$@"; do
+  name=${spec%%:*}
+  defs=""
+  [[ $spec == *:* ]] && defs=${spec#*:}
+  {
+    echo '#define LLAMA_DECODE_SPANS'
+    for d in $defs; do
+      d=${d#-D}
+      echo "#define ${d%%=*} $([[ $d == *=* ]] && echo "${d#*=}")"
+    done
+    cat "$orig"
+  } >"$fused"
+  if ! cmake --build build -j "$(nproc)" >"$out/spans-$name.build.log" 2>&1; then
+    grep -m5 -i error "$out/spans-$name.build.log"
+    exit 1
+  fi
+  node --experimental-strip-types scripts/device/profile-shape.ts llama_decode 16x2048@1023 bf16 fused 2 >"$out/spans-$name.txt" 2>&1
+  echo "== $name ($out/spans-$name.txt)"
+  grep -E '^span (barrier|total)|mean release' "$out/spans-$name.txt" | tail -10
+done
+# a normal build again, so that what follows measures the addon without the aid
+cp "$orig" "$fused"
+cmake --build build -j "$(nproc)" >"$out/rebuild.log" 2>&1 || tail -10 "$out/rebuild.log"
