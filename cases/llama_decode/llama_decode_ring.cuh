@@ -26,16 +26,6 @@
 #include "../gpt2_decode/gpt2_decode_ring.cuh"
 #include "llama_decode.h"
 
-#ifndef LLAMA_STAGE
-#define LLAMA_STAGE 0
-#endif
-#ifndef LLAMA_GAMMA_L2
-#define LLAMA_GAMMA_L2 0
-#endif
-#ifndef LLAMA_GATE
-#define LLAMA_GATE 0
-#endif
-
 namespace fusebench::kernels::llama::ring {
 
 using namespace ::fusebench::kernels::gpt2;
@@ -107,7 +97,6 @@ struct WoItem {
 template <class T>
 struct Plan {
   const Params<T>& p;
-  uint64_t* gate = nullptr;  // LLAMA_GATE: completes a phase a layer, once the block has arrived at barrier 1
   static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
   __device__ size_t kv_width() const { return p.a.kv_heads * kHeadDim; }
   __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv_width(); }
@@ -165,9 +154,6 @@ struct Plan {
       f(qkv(l));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
       for (size_t i = blockIdx.x; i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
-#if LLAMA_GATE && defined(FB_SM90A_DEVICE)
-      wait_phase<true>(sm90::smem_addr(gate), static_cast<uint32_t>(l & 1));
-#endif
       f(gate_up(l, 0));
       f(gate_up(l, 1));
       f(down(l));
@@ -293,70 +279,16 @@ __device__ inline void rmsnorm_smem(float* xs, const H* gamma, int n, float eps,
   G::sync();
 }
 
-// xs[0 .. n) ← the sum of v's kCopies copies (each n floats, in L2), a thread's loads of both its rounds in
-// flight at once; returns the thread's Σ of the squares of what it staged (an RMSNorm's sum, before the
-// block's). n a multiple of 4.
-template <int N, int kCopies>
-__device__ __forceinline__ float stage_sum_squares(float* xs, const float* v, int n) {
-  constexpr int kRounds = 2;
-  const int n4 = n / 4;
-  float s2 = 0.f;
-  for (int i0 = threadIdx.x; i0 < n4; i0 += kRounds * N) {
-    float4 r[kRounds][kCopies];
-#pragma unroll
-    for (int u = 0; u < kRounds; ++u)
-#pragma unroll
-      for (int k = 0; k < kCopies; ++k)
-        r[u][k] = i0 + u * N < n4 ? __ldcg(reinterpret_cast<const float4*>(v + size_t(k) * n) + i0 + u * N)
-                                  : make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-    for (int u = 0; u < kRounds; ++u) {
-      float4 sum = r[u][0];
-#pragma unroll
-      for (int k = 1; k < kCopies; ++k) sum.x += r[u][k].x, sum.y += r[u][k].y, sum.z += r[u][k].z, sum.w += r[u][k].w;
-      if (i0 + u * N < n4) reinterpret_cast<float4*>(xs)[i0 + u * N] = sum;
-      s2 += sum.x * sum.x + sum.y * sum.y + sum.z * sum.z + sum.w * sum.w;
-    }
-  }
-  return s2;
-}
-// rmsnorm_smem with the thread's Σ of squares already taken (stage_sum_squares): no pass of its own over xs.
-template <class G, class H>
-__device__ inline void rmsnorm_given(float* xs, float s2, const H* gamma, int n, float eps, float* red, H* xh) {
-  const float rms = rsqrtf(block_sum2<G>(s2, 0.f, red).x / static_cast<float>(n) + eps);  // its barrier: xs is staged
-  for (int i = threadIdx.x; i < n; i += G::size()) {
-    const float v = xs[i] * rms * to_float(gamma[i]);
-    xs[i] = v;
-    if (xh != nullptr) xh[i] = from_float<H>(v);
-  }
-  G::sync();
-}
-
-#if LLAMA_GAMMA_L2
-// Asks L2 for a norm's n weights (one 128-byte line a thread), so that its staging at a barrier does not wait
-// behind the ring's DRAM traffic.
-template <class T>
-__device__ __forceinline__ void gamma_to_l2(const T* g, size_t n) {
-  for (size_t off = threadIdx.x * size_t{128}; off < n * sizeof(T); off += size_t{128} * kConsumers)
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const char*>(g) + off));
-}
-#endif
-
 template <class T>
 __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_kernel(const __grid_constant__ Params<T> p) {
   extern __shared__ __align__(128) char smem_raw[];
   const LlamaDecodeArgs<T>& a = p.a;
-#if LLAMA_GATE
-  uint64_t* const gate = reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes) + 2 * p.slots;
-  const Plan<T> plan{p, gate};
-#else
   const Plan<T> plan{p};
-#endif
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
   const int c = static_cast<int>(a.hidden), kvw = static_cast<int>(plan.kv_width());
   const int group = static_cast<int>(plan.group());
-  float* xs = reinterpret_cast<float*>(ring.empty + p.slots + (LLAMA_GATE ? 2 : 0));    // [c] the GEMV input, or the attention's:
+  float* xs = reinterpret_cast<float*>(ring.empty + p.slots);     // [c] the GEMV input, or the attention's:
   float* q = xs;                                                    // [kMaxItemHeads · 64] q, then a head's output
   float* s = q + kMaxItemHeads * 64;                                // [kMaxItemHeads · kScoreStride] scores
   T* kv_new = reinterpret_cast<T*>(s + kMaxItemHeads * kScoreStride);  // [2 · 64] the new key and value, in T
@@ -372,9 +304,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
       sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
     }
-#if LLAMA_GATE
-    sm90::mbar_init(sm90::smem_addr(gate), 1);
-#endif
     sm90::mbar_init_fence();
   }
   __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
@@ -423,29 +352,14 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     // 1. RMSNorm + QKV into qkv_f. x_next's rows of this block start at zero (as gpt2's).
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
-#if LLAMA_GAMMA_L2
-    gamma_to_l2(a.ffn_norm + l * c, size_t(c));
-#endif
-#if LLAMA_STAGE
-    if (l > 0) {
-      const float s2 = stage_sum_squares<kConsumers, kResidualCopies>(xs, x_cur, c);
-      rmsnorm_given<Consumers>(xs, s2, ng, c, a.eps, red, xh_out);
-    } else {
-      rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
-    }
-#else
     if (l > 0) stage_residual(x_cur);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
-#endif
     LLAMA_SPAN(0);
     consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
     });
     LLAMA_SPAN(1);
     arrive();
-#if LLAMA_GATE
-    if (threadIdx.x == 0) sm90::mbar_arrive(sm90::smem_addr(gate));  // the producer may go on past Wo
-#endif
     LLAMA_SPAN(13);
     stage_gamma(a.ffn_norm + l * c);
     wait();
@@ -520,22 +434,10 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     // of those columns (their rows of W_down, split-K over the blocks) added into x_next, whose owner adds
     // the residual. Block 0 also clears this layer's head counters (nobody reads them now).
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
-#if LLAMA_GAMMA_L2 >= 2
-    gamma_to_l2(l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f, size_t(c));
-#endif
-#if LLAMA_STAGE
-    {
-      const float s2 = stage_sum_squares<kConsumers, kResidualCopies>(xs, x_cur, c);
-      Consumers::sync();  // the owner's rows from the staged x
-      for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
-      rmsnorm_given<Consumers>(xs, s2, ng, c, a.eps, red, xh_out);  // its barrier: the owner has read its rows
-    }
-#else
     stage_residual(x_cur);
     Consumers::sync();  // the owner's rows from the staged x
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
-#endif
     LLAMA_SPAN(8);
     // The gate's piece j and the up's piece j hold the same rows and go to the same warp (consume_by_warp).
     consume_by_warp(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
@@ -589,12 +491,8 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   }
 
   // The final RMSNorm + LM head over the tied embedding.
-#if LLAMA_STAGE
-  rmsnorm_given<Consumers>(xs, stage_sum_squares<kConsumers, kResidualCopies>(xs, x_cur, c), ng, c, a.eps, red, xh_out);
-#else
   stage_residual(x_cur);
   rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
-#endif
   const size_t vocab0 = share(a.vocab).begin;
   consume_by_warp(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
     gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
@@ -618,7 +516,7 @@ __global__ void llama_decode_ring_kernel(const __grid_constant__ Params<T>) {
 // Shared memory of one block besides the ring: smem_layout's, and the ring's barriers.
 template <class T>
 size_t fixed_smem_bytes(const LlamaDecodeArgs<T>& a, size_t ffn_chunk, int slots) {
-  return smem_layout<T>(a.hidden, ffn_chunk).end * sizeof(float) + (2 * size_t(slots) + (LLAMA_GATE ? 2 : 0)) * sizeof(uint64_t);
+  return smem_layout<T>(a.hidden, ffn_chunk).end * sizeof(float) + 2 * size_t(slots) * sizeof(uint64_t);
 }
 
 // Why the ring kernel cannot run this step on this device with `blocks` blocks, or "" if it can; `slots`
