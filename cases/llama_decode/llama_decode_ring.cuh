@@ -169,15 +169,15 @@ struct Plan {
 // then the wait). At each barrier of each layer a block offers that rest to g_last (the shortest is the last
 // block to arrive, and its rest is the barrier's release); the last block to finish prints the spans' means
 // over the blocks, their spread over the blocks (min, median, max, and the block and SM of the max), and
-// each barrier's last block and its rest in every layer, then clears them. Build
-// the addon with CUDAFLAGS=-DLLAMA_DECODE_SPANS and run scripts/device/profile-shape.ts llama_decode
-// 16x2048@1023 bf16 fused. (Declared in every compilation pass: the host's registers them.)
+// each barrier's last block and its rest in every layer, then clears them. Run it with
+// scripts/device/llama-decode-spans.sh. (Declared in every compilation pass: the host's registers them.)
 constexpr int kSpans = 16;
 constexpr unsigned kSpanBlocks = 1024;  // blocks with a row of their own (the rest are in the sums only)
 static __device__ unsigned long long g_span_sum[kSpans];
 static __device__ unsigned long long g_span_block[kSpanBlocks][kSpans];
 static __device__ unsigned g_span_smid[kSpanBlocks];
-static __device__ unsigned long long g_last[kMaxLayers][3];  // max of (2^40 − 1 − wait) << 24 | block
+constexpr unsigned long long kWaitTop = (1ull << 40) - 1;  // waits are clamped to it in g_last
+static __device__ unsigned long long g_last[kMaxLayers][3];  // max of (kWaitTop − wait) << 24 | block
 static __device__ unsigned g_span_blocks;
 #endif
 
@@ -193,13 +193,13 @@ static __device__ unsigned g_span_blocks;
       span_t = now;                       \
     }                                     \
   } while (0)
-// After the span of grid barrier b (0–2) in layer l: its wait, offered to g_last[l][b].
+// After grid barrier b (0–2) of layer l: the span after the block's arrival (the γ, then the wait), offered
+// to g_last[l][b].
 #define LLAMA_BARRIER(b, l)                                                                            \
   do {                                                                                                 \
     if (threadIdx.x == 0 && (l) < kMaxLayers) {                                                        \
-      constexpr unsigned long long kTop = (1ull << 40) - 1;                                            \
-      const unsigned long long w = span_last < static_cast<long long>(kTop) ? span_last : kTop;        \
-      atomicMax(&g_last[l][b], (kTop - w) << 24 | blockIdx.x);                                         \
+      const unsigned long long w = span_last < static_cast<long long>(kWaitTop) ? span_last : kWaitTop; \
+      atomicMax(&g_last[l][b], (kWaitTop - w) << 24 | blockIdx.x);                                     \
     }                                                                                                  \
   } while (0)
 __device__ void report_spans(const long long (&span)[kSpans], size_t layers) {
@@ -249,7 +249,7 @@ __device__ void report_spans(const long long (&span)[kSpans], size_t layers) {
     unsigned long long release = 0;
     for (size_t l = 0; l < n; ++l) {
       const unsigned block = static_cast<unsigned>(g_last[l][b] & 0xFFFFFF);
-      const unsigned long long wait = ((1ull << 40) - 1) - (g_last[l][b] >> 24);
+      const unsigned long long wait = kWaitTop - (g_last[l][b] >> 24);
       release += wait;
       printf(" %u/%u/%llu", block, block < rows ? g_span_smid[block] : 0u, wait);
       g_last[l][b] = 0;

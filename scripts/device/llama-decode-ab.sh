@@ -15,6 +15,8 @@
 set -uo pipefail
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 root=$PWD
+# shellcheck source=scripts/device/defines.sh
+source "$(dirname "$0")/defines.sh"
 work=$(mktemp -d)
 out="${OUT:-$work}/ab"
 mkdir -p "$out" "$work/orig" "$work/addons"
@@ -54,12 +56,8 @@ for spec in "$@"; do
     [ -z "$only" ] || { echo "variant $name: files the tree lacks (not supported): $only" >&2; exit 2; }
     while read -r f; do replace "$f" <"$dir/$f"; done < <(cd "$dir" && find cases -type f | while read -r f; do cmp -s "$f" "$root/$f" || echo "$f"; done)
   elif [ -n "$rest" ]; then
-    defines=""
-    for d in $rest; do
-      d=${d#-D}
-      defines+="#define ${d%%=*} $([[ $d == *=* ]] && echo "${d#*=}")"$'\n'
-    done
-    { printf '%s' "$defines"; cat "$fused"; } >"$work/with-defines"
+    # shellcheck disable=SC2086 # one define a word
+    { define_lines $rest; cat "$fused"; } >"$work/with-defines"
     replace "$fused" <"$work/with-defines"  # not in a pipe: replace records what to put back
   fi
   s0=$(date +%s)

@@ -11,6 +11,8 @@
 # put back as it was at the end.
 set -uo pipefail
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
+# shellcheck source=scripts/device/defines.sh
+source "$(dirname "$0")/defines.sh"
 out="${OUT:-$(mktemp -d)}"
 fused=cases/llama_decode/llama_decode_fused.cu
 orig=$(mktemp)
@@ -23,14 +25,8 @@ for spec in "$@"; do
   name=${spec%%:*}
   defs=""
   [[ $spec == *:* ]] && defs=${spec#*:}
-  {
-    echo '#define LLAMA_DECODE_SPANS'
-    for d in $defs; do
-      d=${d#-D}
-      echo "#define ${d%%=*} $([[ $d == *=* ]] && echo "${d#*=}")"
-    done
-    cat "$orig"
-  } >"$fused"
+  # shellcheck disable=SC2086 # one define a word
+  { define_lines -DLLAMA_DECODE_SPANS $defs; cat "$orig"; } >"$fused"
   if ! cmake --build build -j "$(nproc)" >"$out/spans-$name.build.log" 2>&1; then
     grep -m5 -i error "$out/spans-$name.build.log"
     exit 1
