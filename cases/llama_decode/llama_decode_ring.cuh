@@ -279,42 +279,6 @@ __device__ inline void rmsnorm_smem(float* xs, const H* gamma, int n, float eps,
   G::sync();
 }
 
-#ifdef LLAMA_TAGGED_QKV
-// Experiment: q|k|v published without a grid barrier. Each value goes out as one 64-bit word, (tag, value
-// bits), with a relaxed store: no release, so no fence that waits for the block's bulk copies to land
-// (scripts/device/fence-probe.cu). A reader polls the words it needs until their tag is this layer's. The
-// tag is g_epoch · layers + l + 1: block 0 advances g_epoch at the end of every launch, after every block
-// has read it (they all pass layer 0's grid barrier first). Wo's sums then go into a third residual
-// buffer, so that no block adds into the buffer a slower block may still be reading for its norm.
-static __device__ unsigned long long g_qkv_tagged[3 * kMaxVector];
-static __device__ float g_x3[kResidualCopies * kMaxVector];
-static __device__ unsigned g_epoch;
-__device__ __forceinline__ void put_tagged(unsigned long long* p, unsigned tag, float v) {
-  const unsigned long long w = static_cast<unsigned long long>(tag) << 32 | __float_as_uint(v);
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
-}
-// Up to two tagged words (p1 may be null), both loads in flight before either is checked.
-__device__ __forceinline__ void get_tagged(const unsigned long long* p0, const unsigned long long* p1, unsigned tag,
-                                           float& v0, float& v1) {
-  unsigned long long w0 = 0, w1 = 0;
-  bool ok0 = false, ok1 = p1 == nullptr;
-  const long long start = clock64();
-  for (;;) {
-    if (!ok0) asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w0) : "l"(p0) : "memory");
-    if (!ok1) asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w1) : "l"(p1) : "memory");
-    ok0 = ok0 || static_cast<unsigned>(w0 >> 32) == tag;
-    ok1 = ok1 || static_cast<unsigned>(w1 >> 32) == tag;
-    if (ok0 && ok1) break;
-    const long long now = clock64();
-    if (now - start > kWaitTimeoutCycles) __trap();
-    while (clock64() - now < kPollBackoff) {
-    }
-  }
-  v0 = __uint_as_float(static_cast<unsigned>(w0));
-  v1 = __uint_as_float(static_cast<unsigned>(w1));
-}
-#endif
-
 template <class T>
 __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_kernel(const __grid_constant__ Params<T> p) {
   extern __shared__ __align__(128) char smem_raw[];
@@ -359,11 +323,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the norms round their output for the MMAs
   float* x_cur = a.x_f;
   float* x_next = a.x2_f;
-#ifdef LLAMA_TAGGED_QKV
-  float* x_mid = g_x3;  // layer l: x_cur + attention; x_next = x_mid + FFN
-  const unsigned epoch = *reinterpret_cast<volatile unsigned*>(&g_epoch);
-  const unsigned tag0 = epoch * static_cast<unsigned>(a.layers) + 1;
-#endif
   const size_t copy = (blockIdx.x % kResidualCopies) * size_t(c);
   auto stage_residual = [&](const float* x) { stage_vector_sum<kConsumers, kResidualCopies>(xs, x, c); };
   if (threadIdx.x < 32) {  // RoPE's cos and sin at pos, pair i = thread (the angle in double: llama_decode.h)
@@ -384,52 +343,26 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   for (int i = threadIdx.x; i < c; i += kConsumers) {
     const float v = to_float(a.embed[a.token * c + i]);
     xs[i] = v;
-#ifndef LLAMA_TAGGED_QKV
     if (blockIdx.x == 0) {
       a.x_f[i] = v;
       for (int k = 1; k < kResidualCopies; ++k) a.x_f[size_t(k) * c + i] = 0.f;
     }
-#endif
   }
-#ifdef LLAMA_TAGGED_QKV
-  // Layer 0's x_mid starts at zero (its grid barrier 1 orders this before every block's sums into it).
-  for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
-    for (int k = 0; k < kResidualCopies; ++k) x_mid[size_t(k) * c + r] = 0.f;
-#endif
   for (size_t l = 0; l < a.layers; ++l) {
     // 1. RMSNorm + QKV into qkv_f. x_next's rows of this block start at zero (as gpt2's).
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
     if (l > 0) stage_residual(x_cur);
-#ifdef LLAMA_TAGGED_QKV
-    // The owner's rows of x into x_mid (Wo's sums go there), from the staged x.
-    Consumers::sync();
-    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_mid + copy + r, xs[r]);
-    const unsigned tag = tag0 + static_cast<unsigned>(l);
-#endif
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
     LLAMA_SPAN(0);
     consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
-#ifdef LLAMA_TAGGED_QKV
-      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { put_tagged(g_qkv_tagged + qkv_rows.begin + r, tag, v); });
-#else
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
-#endif
     });
     LLAMA_SPAN(1);
-#ifdef LLAMA_TAGGED_QKV
-    if (l == 0) {
-      arrive();
-      LLAMA_SPAN(13);
-      wait();
-    }
-    stage_gamma(a.ffn_norm + l * c);
-#else
     arrive();
     LLAMA_SPAN(13);
     stage_gamma(a.ffn_norm + l * c);
     wait();
-#endif
     LLAMA_SPAN(2);
     LLAMA_BARRIER(0, l);
 
@@ -441,39 +374,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       const int kvh = it.h / group;
-#ifdef LLAMA_TAGGED_QKV
-      // The item's q (heads · 64), then its K/V head's new key and value (the chunk holding pos), into opart
-      // as they are; then turned by RoPE from there.
-      {
-        const int t = threadIdx.x;
-        const unsigned long long* p1 = nullptr;
-        if (it.has_new && t < 64) p1 = g_qkv_tagged + c + kvh * 64 + t;
-        if (it.has_new && t >= 64 && t < 128) p1 = g_qkv_tagged + c + kvw + kvh * 64 + (t - 64);
-        if (t < 64 * heads || p1 != nullptr) {
-          float v0, v1;
-          get_tagged(g_qkv_tagged + it.h * 64 + (t < 64 * heads ? t : 0), p1, tag, v0, v1);
-          if (t < 64 * heads) opart[t] = v0;
-          if (p1 != nullptr) opart[kMaxItemHeads * 64 + t] = v1;
-        }
-        Consumers::sync();
-      }
-      auto rotated = [&](const float* v, int t) {
-        const int i = t & 31;
-        const float x = v[t], y = v[t ^ 32];
-        return (t & 32) == 0 ? x * rope[i] - y * rope[32 + i] : x * rope[i] + y * rope[32 + i];
-      };
-      if (threadIdx.x < 64 * heads) q[threadIdx.x] = rotated(opart, threadIdx.x) * kScoreScale;
-      if (threadIdx.x < 64) {
-        if (it.has_new) {
-          const T k = from_float<T>(rotated(opart + kMaxItemHeads * 64, threadIdx.x));
-          const T v = from_float<T>(opart[kMaxItemHeads * 64 + 64 + threadIdx.x]);
-#else
       if (threadIdx.x < 64 * heads) q[threadIdx.x] = rotated(a.qkv_f + it.h * 64, threadIdx.x) * kScoreScale;
       if (threadIdx.x < 64) {
         if (it.has_new) {
           const T k = from_float<T>(rotated(a.qkv_f + c + kvh * 64, threadIdx.x));
           const T v = from_float<T>(__ldcg(a.qkv_f + c + kvw + kvh * 64 + threadIdx.x));
-#endif
           kv_new[threadIdx.x] = k;
           kv_new[64 + threadIdx.x] = v;
           if (it.h % group == 0) {  // the group's first pass writes the K/V head's row
@@ -515,13 +420,8 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
             for (int e = 0; e < 4; ++e) acc[e] += od * to_float(wd[e]);
           }
       });
-#ifdef LLAMA_TAGGED_QKV
-      float* const x_attn = x_mid;
-#else
-      float* const x_attn = x_cur;
-#endif
       if (j < ncols)
-        atomicAdd(reinterpret_cast<float4*>(x_attn + copy + cols.begin + j), make_float4(acc[0], acc[1], acc[2], acc[3]));
+        atomicAdd(reinterpret_cast<float4*>(x_cur + copy + cols.begin + j), make_float4(acc[0], acc[1], acc[2], acc[3]));
     }
     LLAMA_SPAN(6);
     arrive();
@@ -534,14 +434,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     // of those columns (their rows of W_down, split-K over the blocks) added into x_next, whose owner adds
     // the residual. Block 0 also clears this layer's head counters (nobody reads them now).
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
-#ifdef LLAMA_TAGGED_QKV
-    stage_residual(x_mid);
-    // x_cur is x_mid next layer: every block has read it (before barrier 2), so its owner zeroes its rows.
-    for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
-      for (int k = 0; k < kResidualCopies; ++k) x_cur[size_t(k) * c + r] = 0.f;
-#else
     stage_residual(x_cur);
-#endif
     Consumers::sync();  // the owner's rows from the staged x
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
@@ -592,16 +485,9 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     wait();
     LLAMA_SPAN(11);
     LLAMA_BARRIER(2, l);
-#ifdef LLAMA_TAGGED_QKV
-    float* const t = x_cur;  // (x_cur, x_mid, x_next) ← (x_next, x_cur, x_mid)
-    x_cur = x_next;
-    x_next = x_mid;
-    x_mid = t;
-#else
     float* const t = x_cur;
     x_cur = x_next;
     x_next = t;
-#endif
   }
 
   // The final RMSNorm + LM head over the tied embedding.
@@ -611,9 +497,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   consume_by_warp(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
     gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
   });
-#ifdef LLAMA_TAGGED_QKV
-  if (blockIdx.x == 0 && threadIdx.x == 0) g_epoch = epoch + 1;  // every block read it before layer 0's barrier
-#endif
 #ifdef LLAMA_DECODE_SPANS
   Consumers::sync();
   LLAMA_SPAN(12);
