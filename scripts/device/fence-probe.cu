@@ -153,14 +153,15 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-
-// Two more layouts, each timing thread 0's fence.acq_rel.gpu (op 0) or its ld.acquire.gpu of an L2 word
+// Three more layouts, each timing thread 0's fence.acq_rel.gpu (op 0) or its ld.acquire.gpu of an L2 word
 // (op 1) while other bulk copies are in flight:
 // - "pair": two blocks of 96 KB an SM (264 blocks); the first 132 blocks copy, the others only time.
 // - "remote": clusters of 2, one block an SM; rank 0 copies into rank 1's shared memory (rank 1's
-//   mbarrier), so rank 0 issues the copies and rank 1 receives them. Op 2 is a ping-pong through
-//   distributed shared memory (rank 0 stores to rank 1's flag, rank 1 answers into rank 0's): the
-//   round trip, timed by rank 0.
+//   mbarrier), so rank 0 issues the copies and rank 1 receives them.
+// - "both": as remote, but rank 0 also copies as much into its own shared memory (one issuer for two
+//   rings: does half the SMs' issuing keep DRAM as busy?).
+// In the cluster layouts, op 2 is a ping-pong through distributed shared memory (rank 0 stores to rank
+// 1's flag, rank 1 answers into rank 0's): the round trip, timed by rank 0.
 __global__ void __launch_bounds__(kThreads, 1)
     probe2(const char* __restrict__ big, size_t big_bytes, int slots, int layout, int op, long long* out, unsigned* smids) {
 #ifdef FB_SM90A_DEVICE
@@ -169,7 +170,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ unsigned sink, flag;
   const int b = blockIdx.x;
   unsigned rank = 0;
-  if (layout == 1) asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  if (layout >= 1) asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   if (threadIdx.x == 0) {
     sm90::mbar_init(sm90::smem_addr(&full), 1);
     sm90::mbar_init_fence();
@@ -181,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
   unsigned peer_ring = 0, peer_bar = 0, peer_flag = 0;
-  if (layout == 1) {
+  if (layout >= 1) {
     const unsigned other = rank ^ 1;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_ring) : "r"(sm90::smem_addr(ring)), "r"(other));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_bar) : "r"(sm90::smem_addr(&full)), "r"(other));
@@ -189,7 +190,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
   }
   const bool loader = layout == 0 ? b < 132 : rank == 0;
-  const bool receiver = layout == 0 ? loader : rank == 1;
+  const bool receiver = layout == 0 ? loader : layout == 1 ? rank == 1 : true;
   const int slot_bytes = layout == 0 ? kSlot / 2 : kSlot;  // pair: 96 KB a block, 8 KB copies
   unsigned* word = &g_words[(b % 132) * 32];
   int phase = 0;
@@ -201,10 +202,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       const size_t round_bytes = static_cast<size_t>(kMaxSlots) * kSlot;
       const size_t off = (static_cast<size_t>(r) * gridDim.x + b) * round_bytes % (big_bytes - round_bytes);
       for (int s = 0; s < slots; ++s) {
-        if (layout == 0)
+        if (layout != 1)
           sm90::bulk_load(sm90::smem_addr(ring + s * slot_bytes), big + off + s * slot_bytes, slot_bytes, sm90::smem_addr(&full));
-        else
-          sm90::bulk_load(peer_ring + s * slot_bytes, big + off + s * slot_bytes, slot_bytes, peer_bar);
+        if (layout >= 1)
+          sm90::bulk_load(peer_ring + s * slot_bytes, big + (off + (s + kMaxSlots) * slot_bytes) % (big_bytes - kSlot),
+                          slot_bytes, peer_bar);
       }
     }
     __syncthreads();
@@ -234,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (receiver && slots > 0) phase ^= 1;
     __syncthreads();
   }
-  if (layout == 1) asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+  if (layout >= 1) asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 #endif
 }
 
@@ -393,12 +395,12 @@ int main() {
     CK(cudaMalloc(&out2, static_cast<size_t>(kRounds) * 2 * sms * 2 * sizeof(long long)));
     std::printf("\npair: %d blocks of %zu KB fit an SM\n", per_sm, half >> 10);
     const char* names[] = {"fence", "ldacq", "dsmem ping-pong"};
-    for (int layout = 0; layout < 2; ++layout) {
+    for (int layout = 0; layout < 3; ++layout) {
       if (layout == 0 && per_sm < 2) continue;
-      if (layout == 1 && fits[2] < sms) continue;
+      if (layout >= 1 && fits[2] < sms) continue;
       const int blocks = layout == 0 ? 2 * sms : sms;
       for (int op = 0; op < (layout == 0 ? 2 : 3); ++op) {
-        std::printf("%-6s %-16s", layout == 0 ? "pair" : "remote", names[op]);
+        std::printf("%-6s %-16s", layout == 0 ? "pair" : layout == 1 ? "remote" : "both", names[op]);
         for (int sl : {0, 2, 4, 6, 8, 12}) {
           if (layout == 0 && sl > 12) continue;
           cudaLaunchConfig_t cfg = {};
@@ -411,7 +413,7 @@ int main() {
           a.val.clusterDim.y = 1;
           a.val.clusterDim.z = 1;
           cfg.attrs = &a;
-          cfg.numAttrs = layout == 1 ? 1 : 0;
+          cfg.numAttrs = layout >= 1 ? 1 : 0;
           void* bar_ptr = nullptr;
           CK(cudaGetSymbolAddress(&bar_ptr, g_bar));
           CK(cudaMemset(bar_ptr, 0, sizeof(unsigned)));
@@ -431,7 +433,7 @@ int main() {
             for (int bb = 0; bb < blocks; ++bb) {
               const bool first = layout == 0 ? bb < sms : bb % 2 == 0;
               (first ? a0 : a1).push_back(h[(static_cast<size_t>(r) * blocks + bb) * 2]);
-              if (!first && layout == 1) land.push_back(h[(static_cast<size_t>(r) * blocks + bb) * 2 + 1]);
+              if (!first && layout >= 1) land.push_back(h[(static_cast<size_t>(r) * blocks + bb) * 2 + 1]);
               if (first && layout == 0) land.push_back(h[(static_cast<size_t>(r) * blocks + bb) * 2 + 1]);
             }
           std::printf("  %2d×%s: %5.0f/%5.0f (land %5.0f)", slots, layout == 0 ? "8K" : "16K", median(a0), median(a1),
@@ -441,7 +443,8 @@ int main() {
         std::printf("\n");
       }
     }
-    std::printf("(pair: copier/other block; remote: rank 0 issuing/rank 1 receiving; cycles)\n");
+    std::printf("(pair: copier/other block; remote: rank 0 issuing/rank 1 receiving; both: rank 0 issues its own\n"
+                " and rank 1's copies, landing = rank 1's; cycles)\n");
     CK(cudaFree(smids));
     CK(cudaFree(out2));
   }
