@@ -109,12 +109,12 @@ struct Range {
 };
 // Block b's share of n rows.
 __device__ __forceinline__ Range share(size_t n) {
-  return {n * vblock() / vgrid(), n * (vblock() + 1) / vgrid()};
+  return {n * blockIdx.x / gridDim.x, n * (blockIdx.x + 1) / gridDim.x};
 }
 // Block b's FFN columns: the b-th run of `chunk` (a multiple of 8, so a run of W2's row is a whole
 // number of 16-byte units), clipped to f; empty for the blocks past f.
 __device__ __forceinline__ Range ffn_cols(size_t f, size_t chunk) {
-  const size_t b = vblock() * chunk;
+  const size_t b = blockIdx.x * chunk;
   return {b < f ? b : f, b + chunk < f ? b + chunk : f};
 }
 
@@ -185,8 +185,8 @@ struct Plan {
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
-      for (size_t i = vblock(); i < items(); i += vgrid()) f(kv(l, item(i)));
-      for (size_t i = vblock(); i < items(); i += vgrid()) f(wo(l, item(i)));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
       f(w1(l));
       f(w2(l));
     }
@@ -222,61 +222,9 @@ struct Ring {
   __device__ void advance() {
     if (++slot == slots) slot = 0, phase ^= 1;
   }
-#ifdef DECODE_PAIRED
-  // Where set, the peer block's slots and barriers (shared::cluster addresses): the producer of rank 0
-  // fills rank 1's slots and completes rank 1's `full`; rank 1's consumers give slots back on rank 0's
-  // `empty`, where the producer waits.
-  uint32_t peer_data = 0, peer_full = 0, peer_empty = 0;
-  __device__ uint32_t full_bar() const { return peer_full ? peer_full + 8 * slot : sm90::smem_addr(full + slot); }
-  __device__ uint32_t empty_bar() const { return peer_empty ? peer_empty + 8 * slot : sm90::smem_addr(empty + slot); }
-  __device__ uint32_t data_addr() const {
-    return peer_data ? peer_data + slot * kSlotBytes : sm90::smem_addr(data + size_t(slot) * kSlotBytes);
-  }
-  // The producer's arrival that expects `bytes`: relaxed on the peer's barrier (a release would wait for
-  // every copy this block has in flight).
-  __device__ void expect(uint32_t bytes) const {
-    if (peer_full)
-      asm volatile("mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(full_bar()), "r"(bytes)
-                   : "memory");
-    else
-      sm90::mbar_arrive_expect_tx(full_bar(), bytes);
-  }
-  // A consumer's arrival that gives the slot back (counting `count`).
-  __device__ void give_back(uint32_t count = 1) const {
-    if (peer_empty)
-      asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(empty_bar()), "r"(count)
-                   : "memory");
-    else
-      sm90::mbar_arrive(empty_bar(), count);
-  }
-#else
   __device__ uint32_t full_bar() const { return sm90::smem_addr(full + slot); }
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
-  __device__ uint32_t data_addr() const { return sm90::smem_addr(data + size_t(slot) * kSlotBytes); }
-  __device__ void expect(uint32_t bytes) const { sm90::mbar_arrive_expect_tx(full_bar(), bytes); }
-  __device__ void give_back() const { sm90::mbar_arrive(empty_bar()); }
-  __device__ void give_back(uint32_t count) const { sm90::mbar_arrive(empty_bar(), count); }
-#endif
 };
-
-#ifdef DECODE_PAIRED
-// The producer's wait for a slot given back by the peer's consumers: acquire at cluster scope, so that
-// their reads of the slot come before the copies that refill it.
-__device__ __forceinline__ void wait_empty(uint32_t bar, uint32_t parity) {
-  const long long start = clock64();
-  for (;;) {
-    uint32_t done;
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2, %3;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity), "r"(1u << 20)
-        : "memory");
-    if (done) return;
-    if (clock64() - start > kWaitTimeoutCycles) __trap();
-  }
-}
-#endif
 
 // The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
 // tensor map of the plan's column slabs (a Segment with slab_layer ≥ 0).
@@ -289,21 +237,17 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
     const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
     const int per = piece_rows<T>(s.elems, paired);
     for_each_piece(s, [&](size_t r0, int n) {
-#ifdef DECODE_PAIRED
-      wait_empty(ring.empty_bar(), ring.phase ^ 1);
-#else
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
-#endif
-      const uint32_t dst = ring.data_addr();
+      const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
       if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
         if (lane == 0) {
-          ring.expect(per * row_bytes);
+          sm90::mbar_arrive_expect_tx(ring.full_bar(), per * row_bytes);
           sm90::tma_load_3d(dst, slab_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
         }
         ring.advance();
         return;
       }
-      if (lane == 0) ring.expect(n * row_bytes * (paired ? 2 : 1));
+      if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
       __syncwarp();
       if (!paired && s.stride == static_cast<size_t>(s.elems)) {
         if (lane == 0) sm90::bulk_load(dst, s.base + r0 * s.stride, n * row_bytes, ring.full_bar());
@@ -331,7 +275,7 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
     wait_phase(ring.full_bar(), ring.phase);
 #endif
     fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
-    ring.give_back();  // every consumer thread, once done with the slot
+    sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
     ring.advance();
   });
 }
@@ -354,7 +298,7 @@ __device__ __forceinline__ void consume_by_warp(const Segment<T>& s, Ring& ring,
       wait_phase(ring.full_bar(), ring.phase);
       fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
       __syncwarp();
-      ring.give_back(kConsumerWarps);
+      sm90::mbar_arrive(ring.empty_bar(), kConsumerWarps);
     }
     ring.advance();
     if (++j % kConsumerWarps == 0) Consumers::sync();

@@ -25,18 +25,6 @@ namespace fusebench::kernels::gpt2 {
 
 constexpr long long kWaitTimeoutCycles = 20'000'000'000LL;
 
-// A block's place among the blocks that take part in the step's stages. With DECODE_PAIRED (an
-// experiment, llama_decode only: clusters of 2 in which rank 0 only issues the bulk copies of rank 1's
-// ring, so that rank 1's fences and L2 round trips do not wait behind them; docs/llama-decode.md) those
-// are the clusters' rank-1 blocks.
-#ifdef DECODE_PAIRED
-__device__ __forceinline__ unsigned vblock() { return blockIdx.x >> 1; }
-__device__ __forceinline__ unsigned vgrid() { return gridDim.x >> 1; }
-#else
-__device__ __forceinline__ unsigned vblock() { return blockIdx.x; }
-__device__ __forceinline__ unsigned vgrid() { return gridDim.x; }
-#endif
-
 static __device__ unsigned g_barrier_count;  // arrivals in this launch: zeroed on the stream before each launch
 static __device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
 
@@ -78,37 +66,6 @@ static void launch_persistent(void (*kernel)(P), P params, int blocks, int threa
                                             smem, stream));
 }
 
-#ifdef DECODE_PAIRED
-// As launch_persistent, for clusters of 2 blocks (`pairs` of them, cooperative).
-template <class P>
-static void launch_persistent_pairs(void (*kernel)(P), P params, int pairs, int threads, size_t smem,
-                                    const LaunchContext& ctx, const char* what) {
-  FB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(2 * pairs);
-  cfg.blockDim = dim3(threads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = static_cast<cudaStream_t>(ctx.stream);
-  cudaLaunchAttribute attrs[2];
-  attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = 2;
-  attrs[0].val.clusterDim.y = 1;
-  attrs[0].val.clusterDim.z = 1;
-  attrs[1].id = cudaLaunchAttributeCooperative;
-  attrs[1].val.cooperative = 1;
-  cfg.attrs = attrs;
-  cfg.numAttrs = 1;
-  int clusters = 0;
-  FB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-  if (clusters < pairs)
-    throw std::runtime_error(std::string(what) + ": the persistent grid needs " + std::to_string(pairs) +
-                             " co-resident clusters of 2; the device holds " + std::to_string(clusters));
-  cfg.numAttrs = 2;
-  zero_barrier(cfg.stream);
-  FB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, params));
-}
-#endif
-
 // Arrive: every write of the group G before it is published (G's barrier, then thread 0's release add:
 // cumulative over what the group wrote).
 template <class G>
@@ -149,7 +106,7 @@ __device__ __forceinline__ void wait_count(const unsigned* counter, unsigned tar
 // Waits until every block has arrived at the k-th barrier of this launch.
 template <class G>
 __device__ __forceinline__ void grid_wait(unsigned k) {
-  wait_count<G>(&g_barrier_count, k * vgrid());
+  wait_count<G>(&g_barrier_count, k * gridDim.x);
 }
 
 // Publishes one more finished chunk of a head: the group's writes first (G's barrier), then thread 0's

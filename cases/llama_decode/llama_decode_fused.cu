@@ -16,11 +16,7 @@ void llama_decode_fused_cuda(const LlamaDecodeArgs<T>& a, const LaunchContext& c
   static const bool cooperative = device_attribute(cudaDevAttrCooperativeLaunch) != 0;  // one device a process
   if (!cooperative)
     throw std::runtime_error("llama_decode fused: the device cannot launch cooperative (co-resident) grids");
-#ifdef DECODE_PAIRED
-  int blocks = ctx.sm_count / 2;  // clusters of 2: rank 1 of each takes part in the stages
-#else
   int blocks = ctx.sm_count;
-#endif
   if (ctx.max_blocks > 0) blocks = static_cast<int>(std::min<size_t>(blocks, ctx.max_blocks));
   int slots = 0;
   const std::string why = llama::ring::refusal(a, static_cast<size_t>(blocks), slots);

@@ -152,8 +152,8 @@ struct Plan {
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
-      for (size_t i = vblock(); i < items(); i += vgrid()) f(kv(l, item(i)));
-      for (size_t i = vblock(); i < wo_items(); i += vgrid()) f(wo(l, wo_item(i)));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
+      for (size_t i = blockIdx.x; i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
       f(gate_up(l, 0));
       f(gate_up(l, 1));
       f(down(l));
@@ -199,26 +199,26 @@ static __device__ unsigned g_span_blocks;
   do {                                                                                                 \
     if (threadIdx.x == 0 && (l) < kMaxLayers) {                                                        \
       const unsigned long long w = span_last < static_cast<long long>(kWaitTop) ? span_last : kWaitTop; \
-      atomicMax(&g_last[l][b], (kWaitTop - w) << 24 | vblock());                                     \
+      atomicMax(&g_last[l][b], (kWaitTop - w) << 24 | blockIdx.x);                                     \
     }                                                                                                  \
   } while (0)
 __device__ void report_spans(const long long (&span)[kSpans], size_t layers) {
   if (threadIdx.x != 0) return;
   for (int k = 0; k < kSpans; ++k) atomicAdd(&g_span_sum[k], static_cast<unsigned long long>(span[k]));
-  if (vblock() < kSpanBlocks) {
-    for (int k = 0; k < kSpans; ++k) g_span_block[vblock()][k] = static_cast<unsigned long long>(span[k]);
+  if (blockIdx.x < kSpanBlocks) {
+    for (int k = 0; k < kSpans; ++k) g_span_block[blockIdx.x][k] = static_cast<unsigned long long>(span[k]);
     unsigned smid;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    g_span_smid[vblock()] = smid;
+    g_span_smid[blockIdx.x] = smid;
   }
   __threadfence();
-  if (atomicAdd(&g_span_blocks, 1u) != vgrid() - 1) return;
+  if (atomicAdd(&g_span_blocks, 1u) != gridDim.x - 1) return;
   __threadfence();
   const char* names[kSpans] = {"x+norm",    "QKV pieces",    "barrier 1",      "attention pieces", "head wait",
                                "combine",   "Wo pieces",     "barrier 2",      "FFN x+norm",       "gate/up pieces",
                                "down pieces", "barrier 3", "final norm+LM head", "barrier 1 arrive",
                                "barrier 2 arrive", "barrier 3 arrive"};
-  const unsigned rows = vgrid() < kSpanBlocks ? vgrid() : kSpanBlocks;
+  const unsigned rows = gridDim.x < kSpanBlocks ? gridDim.x : kSpanBlocks;
   unsigned long long total = 0;
   for (int k = 0; k < kSpans; ++k) total += g_span_sum[k];
   for (int k = 0; k < kSpans; ++k) {
@@ -237,11 +237,11 @@ __device__ void report_spans(const long long (&span)[kSpans], size_t layers) {
       if (below <= rows / 2 && rows / 2 < below + equal) med = v;
     }
     printf("span %-22s %10.0f cycles a block (%5.1f%%); over the blocks min %llu, median %llu, max %llu (block %u, SM %u)\n",
-           names[k], double(g_span_sum[k]) / vgrid(), 100.0 * double(g_span_sum[k]) / double(total), lo, med, hi,
+           names[k], double(g_span_sum[k]) / gridDim.x, 100.0 * double(g_span_sum[k]) / double(total), lo, med, hi,
            hi_block, g_span_smid[hi_block]);
     g_span_sum[k] = 0;
   }
-  printf("span total %.0f cycles a block\n", double(total) / vgrid());
+  printf("span total %.0f cycles a block\n", double(total) / gridDim.x);
   const size_t n = layers < kMaxLayers ? layers : kMaxLayers;
   for (int b = 0; b < 3; ++b) {
     // The last block's span after its arrival (the next norm's γ staged, then the wait): the barrier's release.
@@ -299,35 +299,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   float* rope = xs + m.rope;                                        // [64] cos, then sin, of pair i's angle
   float* red = xs + m.red;                                          // [32]
   T* xh = reinterpret_cast<T*>(xs + m.xh);                          // [c] the GEMV input in T (16-bit T only)
-#ifdef DECODE_PAIRED
-  // Rank 0 of each cluster only streams rank 1's ring: rank 1's full barriers, rank 0's empty ones.
-  unsigned rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  auto cluster_sync = [] { asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory"); };
-  auto peer = [&](const void* q) {
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(sm90::smem_addr(q)), "r"(rank ^ 1));
-    return r;
-  };
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < p.slots; ++i) {
-      if (rank == 1) sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
-      if (rank == 0) sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
-    }
-    sm90::mbar_init_fence();
-  }
-  cluster_sync();
-  if (rank == 0 || threadIdx.x >= kConsumers) {
-    if (rank == 0 && threadIdx.x >= kConsumers) {
-      ring.peer_data = peer(ring.data);
-      ring.peer_full = peer(ring.full);
-      produce(plan, ring, nullptr);
-    }
-    cluster_sync();
-    return;
-  }
-  ring.peer_empty = peer(ring.empty);
-#else
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
@@ -340,7 +311,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     produce(plan, ring, nullptr);
     return;
   }
-#endif
 
   const size_t cache_layer = a.ctx * size_t(kvw);
 #ifdef LLAMA_DECODE_SPANS
@@ -353,7 +323,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the norms round their output for the MMAs
   float* x_cur = a.x_f;
   float* x_next = a.x2_f;
-  const size_t copy = (vblock() % kResidualCopies) * size_t(c);
+  const size_t copy = (blockIdx.x % kResidualCopies) * size_t(c);
   auto stage_residual = [&](const float* x) { stage_vector_sum<kConsumers, kResidualCopies>(xs, x, c); };
   if (threadIdx.x < 32) {  // RoPE's cos and sin at pos, pair i = thread (the angle in double: llama_decode.h)
     double sn, cs;
@@ -373,7 +343,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   for (int i = threadIdx.x; i < c; i += kConsumers) {
     const float v = to_float(a.embed[a.token * c + i]);
     xs[i] = v;
-    if (vblock() == 0) {
+    if (blockIdx.x == 0) {
       a.x_f[i] = v;
       for (int k = 1; k < kResidualCopies; ++k) a.x_f[size_t(k) * c + i] = 0.f;
     }
@@ -401,7 +371,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     T* vc = a.v_cache + l * cache_layer;
     unsigned* done = g_head_done + l * kMaxHeads;
     const int heads = static_cast<int>(p.item_heads);
-    for (size_t i = vblock(); i < plan.items(); i += vgrid()) {
+    for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       const int kvh = it.h / group;
       if (threadIdx.x < 64 * heads) q[threadIdx.x] = rotated(a.qkv_f + it.h * 64, threadIdx.x) * kScoreScale;
@@ -425,7 +395,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
                    p.splits * kPartFloats);
     }
     LLAMA_SPAN(3);
-    for (size_t i = vblock(); i < plan.wo_items(); i += vgrid()) {
+    for (size_t i = blockIdx.x; i < plan.wo_items(); i += gridDim.x) {
       const WoItem it = plan.wo_item(i);
       wait_count<Consumers>(done + it.h / p.item_heads * p.item_heads, static_cast<unsigned>(p.splits));
       LLAMA_SPAN(4);
@@ -463,7 +433,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     // 3. RMSNorm + gate/up for this block's FFN columns, silu(gate)·up into gs, then the down projection
     // of those columns (their rows of W_down, split-K over the blocks) added into x_next, whose owner adds
     // the residual. Block 0 also clears this layer's head counters (nobody reads them now).
-    if (vblock() == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
     stage_residual(x_cur);
     Consumers::sync();  // the owner's rows from the staged x
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_next + copy + r, xs[r]);
@@ -532,9 +502,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   LLAMA_SPAN(12);
   report_spans(span, a.layers);
 #endif
-#ifdef DECODE_PAIRED
-  cluster_sync();  // rank 0 stays until its empty barriers have had every arrival
-#endif
 }
 
 #else
@@ -574,11 +541,7 @@ void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, i
   const AttentionSplit split = key_split(a.pos + 1, a.heads / heads, static_cast<size_t>(blocks));
   const Params<T> p{a, split.chunk, split.splits, heads, wo_splits(a.heads, static_cast<size_t>(blocks), a.hidden),
                     chunk, slots};
-#ifdef DECODE_PAIRED
-  launch_persistent_pairs(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring, pairs)");
-#else
   launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
-#endif
 }
 
 }  // namespace fusebench::kernels::llama::ring
