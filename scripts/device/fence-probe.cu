@@ -161,18 +161,21 @@ __global__ void __launch_bounds__(kThreads, 1)
 // - "both": as remote, but rank 0 also copies as much into its own shared memory (one issuer for two
 //   rings: does half the SMs' issuing keep DRAM as busy?).
 // In the cluster layouts, op 2 is a ping-pong through distributed shared memory (rank 0 stores to rank
-// 1's flag, rank 1 answers into rank 0's): the round trip, timed by rank 0.
+// 1's flag, rank 1 answers into rank 0's): the round trip, timed by rank 0. Op 3 is the same with
+// st.async, each store completing a transaction on the receiver's mbarrier, which it waits on.
 __global__ void __launch_bounds__(kThreads, 1)
     probe2(const char* __restrict__ big, size_t big_bytes, int slots, int layout, int op, long long* out, unsigned* smids) {
 #ifdef FB_SM90A_DEVICE
   extern __shared__ __align__(1024) char ring[];
   __shared__ __align__(8) unsigned long long full;
   __shared__ unsigned sink, flag;
+  __shared__ __align__(8) unsigned long long ping;
   const int b = blockIdx.x;
   unsigned rank = 0;
   if (layout >= 1) asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   if (threadIdx.x == 0) {
     sm90::mbar_init(sm90::smem_addr(&full), 1);
+    sm90::mbar_init(sm90::smem_addr(&ping), 1);
     sm90::mbar_init_fence();
     sink = 0;
     flag = 0;
@@ -181,12 +184,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     smids[b] = smid;
   }
   __syncthreads();
-  unsigned peer_ring = 0, peer_bar = 0, peer_flag = 0;
+  unsigned peer_ring = 0, peer_bar = 0, peer_flag = 0, peer_ping = 0;
   if (layout >= 1) {
     const unsigned other = rank ^ 1;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_ring) : "r"(sm90::smem_addr(ring)), "r"(other));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_bar) : "r"(sm90::smem_addr(&full)), "r"(other));
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_flag) : "r"(sm90::smem_addr(&flag)), "r"(other));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_ping) : "r"(sm90::smem_addr(&ping)), "r"(other));
     asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
   }
   const bool loader = layout == 0 ? b < 132 : rank == 0;
@@ -197,6 +201,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int r = 0; r < kRounds; ++r) {
     if (threadIdx.x == 0 && receiver && slots > 0)
       sm90::mbar_arrive_expect_tx(sm90::smem_addr(&full), static_cast<unsigned>(slots) * slot_bytes);
+    if (threadIdx.x == 0 && op == 3) sm90::mbar_arrive_expect_tx(sm90::smem_addr(&ping), 4);
     grid_barrier(static_cast<unsigned>(r + 1) * gridDim.x);
     if (threadIdx.x == 32 && loader && slots > 0) {
       const size_t round_bytes = static_cast<size_t>(kMaxSlots) * kSlot;
@@ -222,6 +227,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         do asm volatile("ld.relaxed.cluster.shared.u32 %0, [%1];" : "=r"(seen) : "r"(sm90::smem_addr(&flag)) : "memory");
         while (seen != want);
         if (rank == 1) asm volatile("st.relaxed.cluster.shared::cluster.u32 [%0], %1;" ::"r"(peer_flag), "r"(want) : "memory");
+      }
+      if (op == 3) {  // the same through st.async, completed on the receiver's mbarrier (no fence, no poll of a flag)
+        auto send = [&] {
+          asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];" ::"r"(peer_flag),
+                       "r"(static_cast<unsigned>(r)), "r"(peer_ping)
+                       : "memory");
+        };
+        if (rank == 0) send();
+        sm90::mbar_wait(sm90::smem_addr(&ping), r & 1);
+        if (rank == 1) send();
       }
       asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(sm90::smem_addr(&sink)), "r"(v) : "memory");
       const long long t1 = clock64();
@@ -394,12 +409,12 @@ int main() {
     CK(cudaMalloc(&smids, 2 * sms * sizeof(unsigned)));
     CK(cudaMalloc(&out2, static_cast<size_t>(kRounds) * 2 * sms * 2 * sizeof(long long)));
     std::printf("\npair: %d blocks of %zu KB fit an SM\n", per_sm, half >> 10);
-    const char* names[] = {"fence", "ldacq", "dsmem ping-pong"};
+    const char* names[] = {"fence", "ldacq", "dsmem ping-pong", "st.async ping-pong"};
     for (int layout = 0; layout < 3; ++layout) {
       if (layout == 0 && per_sm < 2) continue;
       if (layout >= 1 && fits[2] < sms) continue;
       const int blocks = layout == 0 ? 2 * sms : sms;
-      for (int op = 0; op < (layout == 0 ? 2 : 3); ++op) {
+      for (int op = 0; op < (layout == 0 ? 2 : 4); ++op) {
         std::printf("%-6s %-16s", layout == 0 ? "pair" : layout == 1 ? "remote" : "both", names[op]);
         for (int sl : {0, 2, 4, 6, 8, 12}) {
           if (layout == 0 && sl > 12) continue;
