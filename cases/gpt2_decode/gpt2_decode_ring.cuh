@@ -224,12 +224,6 @@ struct Ring {
   }
   __device__ uint32_t full_bar() const { return sm90::smem_addr(full + slot); }
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
-#ifdef GPT2_GATE
-  // Experiment: while *gate is 0 the producer issues no copy (a fence, and every L2 round trip, of this
-  // block waits behind the copies it has in flight: docs/llama-decode.md). A consumer that finds its piece
-  // not landed opens it, so a closed gate cannot deadlock.
-  volatile unsigned* gate = nullptr;
-#endif
 };
 
 // The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
@@ -244,9 +238,6 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
     const int per = piece_rows<T>(s.elems, paired);
     for_each_piece(s, [&](size_t r0, int n) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
-#ifdef GPT2_GATE
-      while (*ring.gate == 0) __nanosleep(32);
-#endif
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
       if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
         if (lane == 0) {
@@ -281,9 +272,6 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
     wait_phase(ring.full_bar(), ring.phase);
     if (threadIdx.x == 0) g_ring_wait_clk[blockIdx.x % kTimedBlocks] += clock64() - t0;
 #else
-#ifdef GPT2_GATE
-    if (threadIdx.x == 0 && !sm90::mbar_test(ring.full_bar(), ring.phase)) *ring.gate = 1;
-#endif
     wait_phase(ring.full_bar(), ring.phase);
 #endif
     fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
@@ -630,27 +618,12 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   float* red = opart + kConsumerWarps * 64;                      // [32]
   T* xh = reinterpret_cast<T*>(red + 32);                        // [c] the GEMV input in T (16-bit T)
   T* qh = xh + c;                                                // [64] the head's output in T
-#ifdef GPT2_GATE
-  ring.gate = reinterpret_cast<unsigned*>(s + 2 * kMaxPieceKeys - 1);  // a score slot one head never uses
-  // GPT2_GATE 1: closed from each chain point (arrival, publish) until the next stage's inputs are staged;
-  // 2: open only from then until the stage's first piece is taken.
-  auto gate = [&](unsigned v) {
-    if (threadIdx.x == 0) *ring.gate = v;
-  };
-#define GPT2_GATE_AT(mode, v) \
-  if (GPT2_GATE == (mode) || (mode) == 0) gate(v)
-#else
-#define GPT2_GATE_AT(mode, v)
-#endif
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
       sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
     }
     sm90::mbar_init_fence();
-#ifdef GPT2_GATE
-    *ring.gate = 1;
-#endif
   }
   __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
   if (threadIdx.x >= kConsumers) {
@@ -699,15 +672,12 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
     if (l > 0) stage_residual(x_cur);
-    GPT2_GATE_AT(0, 1);
     FB_SUB_STAMP(l, 1);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 0);
-    GPT2_GATE_AT(2, 0);
     consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
     });
-    GPT2_GATE_AT(1, 0);
     arrive_then(st + 1);
     stage_norm<T, kConsumers>(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
     stage_values(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
@@ -733,11 +703,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       }
       Consumers::sync();
       FB_SUB_STAMP(l, 2);
-      GPT2_GATE_AT(0, 1);
-      GPT2_GATE_AT(2, 0);
       Online on = attend_item(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s);
       FB_SUB_STAMP(l, 3);
-      GPT2_GATE_AT(1, 0);
       publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
       FB_SUB_STAMP(l, 4);
     }
@@ -774,7 +741,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       });
       FB_SUB_STAMP(l, 7);
     }
-    GPT2_GATE_AT(1, 0);
     arrive_then(st + 3);
     stage_values(bias, a.b1 + l * f + f_cols.begin, f_cols.size());
     stage_values(b2s, a.b2 + l * c + c_rows.begin, c_rows.size());
@@ -789,11 +755,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     Consumers::sync();  // the owner's rows from the staged x: one round trip to L2 in this span, not two
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       atomicAdd(x_next + copy + r, xs[r] + b2s[r - c_rows.begin]);
-    GPT2_GATE_AT(0, 1);
     FB_SUB_STAMP(l, 10);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 8);
-    GPT2_GATE_AT(2, 0);
     consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float u) { gs[r] = gelu_tanh(u + bias[r]); });
     });
@@ -810,7 +774,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
         atomicAdd(x_next + copy + r0 + j, v);
       }
     });
-    GPT2_GATE_AT(1, 0);
     arrive_then(st + 7);
     if (l + 1 < a.layers) {
       stage_values(bias, a.b_qkv + (l + 1) * 3 * c + qkv_rows.begin, qkv_rows.size());
@@ -826,7 +789,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
 
   // LNf + LM head over the tied embedding.
   stage_residual(x_cur);
-  GPT2_GATE_AT(0, 1);
   layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
   const size_t vocab0 = share(a.vocab).begin;
   consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
