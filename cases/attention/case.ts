@@ -90,16 +90,19 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
   // carries it: 2e-5, well above the errors measured on the CPU and the GPU (measured margins:
   // docs/measurements.md#attention). A real defect is ≥ 1e-3 (the tests plant them): a causal mask off
   // by one moves o by ≈ |v_{i+1} − o|/(i + 2), ~4e-3 at seq 300; a score scale 1% off by ~1e-2.
-  // bf16/fp16: Q, K, V rounded to T; the unfused twin stores scores and p in T, the tensor-core kernel
-  // rounds p to T before P·V, and o is rounded: errors of a few half-ulps of |o| ≤ 4.5. The stated atol
-  // is a small multiple of the atol needed beside the rtol, the tensor-core kernel's GPU error bounding
-  // it (measured margins: docs/measurements.md#attention). At these tolerances a mask off by one (~4e-3
-  // at seq 300) is caught in fp32 (the case's tests) but not in bf16; a wrong input element (the
-  // numerics suite) is caught in both.
+  // bf16/fp16 (unit roundoff u = 2^-8 / 2^-11): Q, K, V rounded to T; the unfused twin stores the raw
+  // scores and p in T, the tensor-core kernel rounds p to T before P·V, and o is rounded. To first order
+  // the twin's o is off by e_o = Σ_j p_j(v_j − o)·δ_j + Σ_j p_j·v_j·ε_j + o·ε_o (|δ_j| ≤ u·|s_j|, s the
+  // scaled logit; |ε| ≤ u), so |e_o| ≤ u·E_o with E_o = Σ p|v − o||s| + Σ p|v| + |o| ≤ ~11 at the test
+  // shapes (the derivation and sweep in attention_layernorm_residual's case.ts, whose o is this one).
+  // Only o·ε_o surely scales with |o| (rtol ≈ 4u holds it), so atol holds the rest: 12u, 4.7e-2 /
+  // 5.9e-3, stated 5e-2 / 6e-3. The old 2e-2 / 2.5e-3 came from 3 seeds; seed 3002499 failed it in bf16
+  // (docs/measurements.md#attention). A mask off by one (~4e-3 at seq 300) is caught in fp32 (the case's
+  // tests) but not in bf16 or fp16; a wrong input element (the numerics suite) is caught in all three.
   tolerance: {
     fp32: { atol: 2e-5, rtol: 1e-5 },
-    bf16: { atol: 2e-2, rtol: 1.6e-2 },
-    fp16: { atol: 2.5e-3, rtol: 2e-3 },
+    bf16: { atol: 5e-2, rtol: 1.6e-2 },
+    fp16: { atol: 6e-3, rtol: 2e-3 },
   },
   traffic: ({ batch, heads, seq, d }, e) => ({
     unfused: { bytes: e * unfusedAttentionFloats(batch, heads, seq, d), launches: 5 },
