@@ -93,12 +93,11 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd'>({
   // bf16/fp16 (unit roundoff u = 2^-8 / 2^-11): Q, K, V rounded to T; the unfused twin stores the raw
   // scores and p in T, the tensor-core kernel rounds p to T before P·V, and o is rounded. To first order
   // the twin's o is off by e_o = Σ_j p_j(v_j − o)·δ_j + Σ_j p_j·v_j·ε_j + o·ε_o (|δ_j| ≤ u·|s_j|, s the
-  // scaled logit; |ε| ≤ u), so |e_o| ≤ u·E_o with E_o = Σ p|v − o||s| + Σ p|v| + |o| (the derivation in
-  // attention_layernorm_residual's case.ts, whose o is this one): up to 12.0 at these test shapes, and
-  // E_o − |o| up to 10.8 (1,000 seeds). Only o·ε_o surely scales with |o| (rtol ≈ 4u holds it), so atol
-  // holds the rest: 12u, 4.7e-2 /
-  // 5.9e-3, stated 5e-2 / 6e-3. The old 2e-2 / 2.5e-3 came from 3 seeds; seed 3002499 failed it in bf16
-  // (docs/measurements.md#attention). A mask off by one (~4e-3 at seq 300) is caught in fp32 (the case's
+  // scaled logit; |ε| ≤ u), so |e_o| ≤ u·E_o with E_o = Σ p|v − o||s| + Σ p|v| + |o|: up to 12.0 at
+  // these test shapes, and E_o − |o| up to 10.8 (1,000 seeds). Only o·ε_o surely scales with |o| (rtol ≈
+  // 4u holds it), so atol holds the rest: 12u, 4.7e-2 / 5.9e-3, stated 5e-2 / 6e-3
+  // (attention_layernorm_residual takes this o and this bound). The old 2e-2 / 2.5e-3 came from 3 seeds;
+  // seed 3002499 failed it in bf16 (docs/measurements.md#attention). A mask off by one (~4e-3 at seq 300) is caught in fp32 (the case's
   // tests) but not in bf16 or fp16; a wrong input element (the numerics suite) is caught in all three.
   tolerance: {
     fp32: { atol: 2e-5, rtol: 1e-5 },

@@ -88,12 +88,10 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
   // docs/measurements.md#attention_layernorm_residual). A real defect is ≥ 1e-2 (the tests plant them):
   // the neighbouring position's residual moves y by ~1, γ left out by ~0.1.
   // bf16/fp16 (unit roundoff u = 2^-8 / 2^-11): q, k, v, x, γ, β rounded to T; both variants round o
-  // (merged) and h = x + o to T, the reference only h (of its exact o); y rounded. The unfused twin also
-  // stores the raw scores S = q·k (the 1/8 scale then exact) and p in T, so to first order its o is off by
-  //   e_o = Σ_j p_j(v_j − o)·δ_j + Σ_j p_j·v_j·ε_j + o·ε_o,  |δ_j| ≤ u·|s_j| (s = S/8), |ε| ≤ u,
-  //   |e_o| ≤ u·E_o,  E_o = Σ_j p_j·|v_j − o|·|s_j| + Σ_j p_j·|v_j| + |o|.
-  // h carries e_o whole and LayerNorm scales it by rstd·|γ|. Where x cancels o, y ≈ 0 and rtol·|y| holds
-  // none of it, so atol must: rstd·|γ|·u·E_o. rstd is not ≈ 0.7: o averages V rows (variance Σp² ≤ 1), so
+  // (merged) and h = x + o to T, the reference only h (of its exact o); y rounded. The unfused twin's o is
+  // attention's, off by |e_o| ≤ u·E_o to first order (the raw scores and p stored in T; e_o and E_o in
+  // cases/attention/case.ts). h carries e_o whole and LayerNorm scales it by rstd·|γ|. Where x cancels o,
+  // y ≈ 0 and rtol·|y| holds none of it, so atol must: rstd·|γ|·u·E_o. rstd is not ≈ 0.7: o averages V rows (variance Σp² ≤ 1), so
   // a row's sd is ≈ 1 at late positions and a 64-wide row's sample sd falls to ~0.63 (rstd 1.6), and
   // |γ| reaches 1.47: rstd·|γ| up to 2.1. Per element, rstd·|γ|·E_o reached 11.5 over 1,400 seeds at every
   // test shape (E_o alone 11, logits ≤ 6), hence atol 12u: 4.7e-2 / 5.9e-3, stated 5e-2 / 6e-3. (The
