@@ -416,8 +416,7 @@ int main() {
       const int blocks = layout == 0 ? 2 * sms : sms;
       for (int op = 0; op < (layout == 0 ? 2 : 4); ++op) {
         std::printf("%-6s %-16s", layout == 0 ? "pair" : layout == 1 ? "remote" : "both", names[op]);
-        for (int sl : {0, 2, 4, 6, 8, 12}) {
-          if (layout == 0 && sl > 12) continue;
+        for (int slots : {0, 2, 4, 6, 8, 12}) {
           cudaLaunchConfig_t cfg = {};
           cfg.gridDim = dim3(blocks);
           cfg.blockDim = dim3(kThreads);
@@ -432,7 +431,6 @@ int main() {
           void* bar_ptr = nullptr;
           CK(cudaGetSymbolAddress(&bar_ptr, g_bar));
           CK(cudaMemset(bar_ptr, 0, sizeof(unsigned)));
-          const int slots = layout == 0 ? std::min(sl, 12) : sl;
           CK(cudaLaunchKernelEx(&cfg, probe2, big, big_bytes, slots, layout, op, out2, smids));
           CK(cudaDeviceSynchronize());
           std::vector<long long> h(static_cast<size_t>(kRounds) * blocks * 2);
@@ -453,7 +451,7 @@ int main() {
             }
           std::printf("  %2d×%s: %5.0f/%5.0f (land %5.0f)", slots, layout == 0 ? "8K" : "16K", median(a0), median(a1),
                       median(land));
-          if (layout == 0 && sl == 0) std::printf(" [%d of %d timers share an SM with a copier]", shared_sm, sms);
+          if (layout == 0 && slots == 0) std::printf(" [%d of %d timers share an SM with a copier]", shared_sm, sms);
         }
         std::printf("\n");
       }
