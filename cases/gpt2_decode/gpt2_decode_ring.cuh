@@ -107,14 +107,14 @@ struct Range {
   size_t begin, end;
   __device__ size_t size() const { return end - begin; }
 };
-// Block b's share of n rows (this block's by default).
-__device__ __forceinline__ Range share(size_t n, unsigned b = blockIdx.x) {
-  return {n * b / gridDim.x, n * (b + 1) / gridDim.x};
+// Block b's share of n rows.
+__device__ __forceinline__ Range share(size_t n) {
+  return {n * blockIdx.x / gridDim.x, n * (blockIdx.x + 1) / gridDim.x};
 }
 // Block b's FFN columns: the b-th run of `chunk` (a multiple of 8, so a run of W2's row is a whole
 // number of 16-byte units), clipped to f; empty for the blocks past f.
-__device__ __forceinline__ Range ffn_cols(size_t f, size_t chunk, unsigned block = blockIdx.x) {
-  const size_t b = block * chunk;
+__device__ __forceinline__ Range ffn_cols(size_t f, size_t chunk) {
+  const size_t b = blockIdx.x * chunk;
   return {b < f ? b : f, b + chunk < f ? b + chunk : f};
 }
 
@@ -224,21 +224,12 @@ struct Ring {
   }
   __device__ uint32_t full_bar() const { return sm90::smem_addr(full + slot); }
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
-  // The producer's side: the slot's shared-memory address, its wait for the slot to be free (every lane:
-  // each issues copies into it; asleep while it waits), and its arrival that expects `bytes`.
-  __device__ uint32_t data_addr() const { return sm90::smem_addr(data + size_t(slot) * kSlotBytes); }
-  __device__ void wait_free() const { wait_phase<true>(empty_bar(), phase ^ 1); }
-  __device__ void expect(uint32_t bytes) const { sm90::mbar_arrive_expect_tx(full_bar(), bytes); }
-  // The consumers' side: every consumer thread gives the slot back (give_back), or every lane of a warp
-  // for kConsumerWarps threads (give_back_warp).
-  __device__ void give_back() const { sm90::mbar_arrive(empty_bar()); }
-  __device__ void give_back_warp() const { sm90::mbar_arrive(empty_bar(), kConsumerWarps); }
 };
 
 // The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
 // tensor map of the plan's column slabs (a Segment with slab_layer ≥ 0).
-template <class P, class R>
-__device__ void produce(const P& plan, R ring, const void* slab_map) {
+template <class P>
+__device__ void produce(const P& plan, Ring ring, const void* slab_map) {
   const int lane = threadIdx.x & 31;
   plan.for_each([&](const auto& s) {
     using T = typename std::remove_reference_t<decltype(s)>::Elem;
@@ -246,17 +237,17 @@ __device__ void produce(const P& plan, R ring, const void* slab_map) {
     const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
     const int per = piece_rows<T>(s.elems, paired);
     for_each_piece(s, [&](size_t r0, int n) {
-      ring.wait_free();
-      const uint32_t dst = ring.data_addr();
+      wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
+      const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
       if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
         if (lane == 0) {
-          ring.expect(per * row_bytes);
+          sm90::mbar_arrive_expect_tx(ring.full_bar(), per * row_bytes);
           sm90::tma_load_3d(dst, slab_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
         }
         ring.advance();
         return;
       }
-      if (lane == 0) ring.expect(n * row_bytes * (paired ? 2 : 1));
+      if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
       __syncwarp();
       if (!paired && s.stride == static_cast<size_t>(s.elems)) {
         if (lane == 0) sm90::bulk_load(dst, s.base + r0 * s.stride, n * row_bytes, ring.full_bar());
@@ -273,8 +264,8 @@ __device__ void produce(const P& plan, R ring, const void* slab_map) {
 
 // The consumers' side of a segment: fn(piece, first row, rows) for each piece once it has landed; each
 // consumer thread gives the slot back when fn returns.
-template <class T, class R, class F>
-__device__ __forceinline__ void consume(const Segment<T>& s, R& ring, F&& fn) {
+template <class T, class F>
+__device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn) {
   for_each_piece(s, [&](size_t r0, int n) {
 #ifdef GPT2_DECODE_STAGE_TIMES
     const long long t0 = clock64();
@@ -284,7 +275,7 @@ __device__ __forceinline__ void consume(const Segment<T>& s, R& ring, F&& fn) {
     wait_phase(ring.full_bar(), ring.phase);
 #endif
     fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
-    ring.give_back();  // every consumer thread, once done with the slot
+    sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
     ring.advance();
   });
 }
@@ -298,8 +289,8 @@ __device__ __forceinline__ void consume(const Segment<T>& s, R& ring, F&& fn) {
 // kConsumerWarps slots long (the refusal of a kernel that calls this asks it: llama_decode's), a piece's slot was last used by a piece of an
 // earlier group, already given back. Eight pieces are in work at once, where consume takes them one after
 // the other with the whole block, a barrier each.
-template <class T, class R, class F>
-__device__ __forceinline__ void consume_by_warp(const Segment<T>& s, R& ring, F&& fn) {
+template <class T, class F>
+__device__ __forceinline__ void consume_by_warp(const Segment<T>& s, Ring& ring, F&& fn) {
   const int warp = threadIdx.x >> 5;
   int j = 0;
   for_each_piece(s, [&](size_t r0, int n) {
@@ -307,7 +298,7 @@ __device__ __forceinline__ void consume_by_warp(const Segment<T>& s, R& ring, F&
       wait_phase(ring.full_bar(), ring.phase);
       fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
       __syncwarp();
-      ring.give_back_warp();
+      sm90::mbar_arrive(ring.empty_bar(), kConsumerWarps);
     }
     ring.advance();
     if (++j % kConsumerWarps == 0) Consumers::sync();
@@ -561,8 +552,8 @@ __device__ void attend_piece(const float* q, const T* K, const T* V, int n, cons
 // One attention item's online softmax over its cached keys (the segment's pieces, as they land) and, at the
 // end of the chunk that holds pos, the new key `knew` (null elsewhere) with its value `vnew`, for `heads`
 // query heads (attend_piece). q: 64 floats a head, scaled; s: the scores' scratch.
-template <class T, class R>
-__device__ __forceinline__ Online attend_item(const Segment<T>& seg, R& ring, const float* q, const T* knew,
+template <class T>
+__device__ __forceinline__ Online attend_item(const Segment<T>& seg, Ring& ring, const float* q, const T* knew,
                                               const T* vnew, float* s, int heads = 1) {
   Online on;
   if (seg.rows == 0) {

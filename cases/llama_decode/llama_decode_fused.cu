@@ -8,9 +8,6 @@
 
 #include "llama_decode.h"
 #include "llama_decode_ring.cuh"
-#ifdef LLAMA_PAIRS
-#include "llama_decode_pairs.cuh"
-#endif
 
 namespace fusebench::kernels {
 
@@ -22,16 +19,9 @@ void llama_decode_fused_cuda(const LlamaDecodeArgs<T>& a, const LaunchContext& c
   int blocks = ctx.sm_count;
   if (ctx.max_blocks > 0) blocks = static_cast<int>(std::min<size_t>(blocks, ctx.max_blocks));
   int slots = 0;
-#ifdef LLAMA_PAIRS
-  blocks &= ~1;
-  const std::string why = llama::ring::pairs_refusal(a, static_cast<size_t>(blocks), slots);
-  if (!why.empty()) throw std::runtime_error("llama_decode fused: the pairs kernel cannot run this step: " + why);
-  llama::ring::launch_pairs(a, ctx, blocks, slots);
-#else
   const std::string why = llama::ring::refusal(a, static_cast<size_t>(blocks), slots);
   if (!why.empty()) throw std::runtime_error("llama_decode fused: the ring kernel cannot run this step: " + why);
   llama::ring::launch(a, ctx, blocks, slots);
-#endif
   report_kernel(ctx, "llama_decode_ring_sm90");
 }
 

@@ -93,12 +93,10 @@ struct WoItem {
   size_t h, part;
 };
 
-// What block b() streams, in order: the same calls make the producer's schedule and the consumers'. The
-// block is this one, or with kPeer = 1 its cluster peer's (llama_decode_pairs.cuh).
-template <class T, unsigned kPeer = 0>
+// What this block streams, in order: the same calls make the producer's schedule and the consumers'.
+template <class T>
 struct Plan {
   const Params<T>& p;
-  __device__ unsigned b() const { return blockIdx.x ^ kPeer; }
   static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
   __device__ size_t kv_width() const { return p.a.kv_heads * kHeadDim; }
   __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv_width(); }
@@ -114,7 +112,7 @@ struct Plan {
   __device__ size_t wo_items() const { return p.a.heads * p.wo_splits; }
   __device__ WoItem wo_item(size_t i) const { return {i / p.wo_splits, i % p.wo_splits}; }
   __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
-    const Range r = share(n, b());
+    const Range r = share(n);
     return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), -1, 0, true};
   }
   __device__ Segment<T> qkv(size_t l) const { return rows(p.a.w_qkv + l * qkv_rows() * p.a.hidden, qkv_rows(), p.a.hidden); }
@@ -139,13 +137,13 @@ struct Plan {
   }
   // The gate (half 0) or up (half 1) rows of this block's FFN columns.
   __device__ Segment<T> gate_up(size_t l, size_t half) const {
-    const Range r = ffn_cols(p.a.f, p.ffn_chunk, b());
+    const Range r = ffn_cols(p.a.f, p.ffn_chunk);
     const size_t c = p.a.hidden;
     return {p.a.w_gu + (l * 2 * p.a.f + half * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size(), -1, 0, true};
   }
   // W_down (in × out) rows of this block's FFN columns: contiguous, c outputs each.
   __device__ Segment<T> down(size_t l) const {
-    const Range r = ffn_cols(p.a.f, p.ffn_chunk, b());
+    const Range r = ffn_cols(p.a.f, p.ffn_chunk);
     const size_t c = p.a.hidden;
     return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
@@ -154,8 +152,8 @@ struct Plan {
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
-      for (size_t i = b(); i < items(); i += gridDim.x) f(kv(l, item(i)));
-      for (size_t i = b(); i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
+      for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
+      for (size_t i = blockIdx.x; i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
       f(gate_up(l, 0));
       f(gate_up(l, 1));
       f(down(l));
