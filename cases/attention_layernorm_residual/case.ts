@@ -87,21 +87,21 @@ export default defineCase<'batch' | 'heads' | 'seq' | 'd', 'eps'>({
   // attention's, well above the errors measured on the CPU and the GPU (measured margins:
   // docs/measurements.md#attention_layernorm_residual). A real defect is ≥ 1e-2 (the tests plant them):
   // the neighbouring position's residual moves y by ~1, γ left out by ~0.1.
-  // bf16/fp16 (unit roundoff u = 2^-8 / 2^-11): q, k, v, x, γ, β rounded to T; both variants round o
-  // (merged) and h = x + o to T, the reference only h (of its exact o); y rounded. The unfused twin's o is
-  // attention's, off by |e_o| ≤ u·E_o to first order (the raw scores and p stored in T; e_o and E_o in
+  // bf16/fp16 (unit roundoff u = 2^-8 / 2^-11): q, k, v, x, γ, β rounded to T; both variants round o (merged)
+  // and h = x + o to T, the reference only h (of its exact o); y rounded. The unfused twin's o is attention's,
+  // off by |e_o| ≤ u·E_o to first order (the raw scores and p stored in T; e_o and E_o in
   // cases/attention/case.ts). h carries e_o whole and LayerNorm scales it by rstd·|γ|. Where x cancels o,
-  // y ≈ 0 and rtol·|y| holds none of it, so atol must: rstd·|γ|·u·E_o. rstd is not ≈ 0.7: o averages V rows (variance Σp² ≤ 1), so
-  // a row's sd is ≈ 1 at late positions and a 64-wide row's sample sd falls to ~0.63 (rstd 1.6), and
-  // |γ| reaches 1.47: rstd·|γ| up to 2.1. Per element, rstd·|γ|·E_o reached 11.5 over 1,400 seeds at every
-  // test shape (E_o alone 11, logits ≤ 6), hence atol 12u: 4.7e-2 / 5.9e-3, stated 5e-2 / 6e-3. (The
-  // errors' part beyond rtol·|y| stays under half that, ≤ 5.6u over 10,000 seeds and seed 2607556192, where
-  // S = 36.12 stored as 36 for a key of p 0.51 moved o by 4.5u and y by 0.0225 at |y| 0.037, past the
-  // old atol 2e-2 / 2.5e-3: docs/measurements.md#attention_layernorm_residual.) The fused
-  // variant's o is off only by its own rounding (the GPU's tensor-core kernel also rounds the unnormalized
-  // p before P·V), inside the same bound. rtol (≈ 4u) carries what scales with |y|: h's two roundings,
-  // which may land an ulp apart (2u), y's own (u), rstd's (≲ u). A neighbour's residual (~1) or γ left out
-  // (~0.1) stays ≥ 5x outside (the tests plant them in every precision; docs/measurements.md).
+  // y ≈ 0 and rtol·|y| holds none of it, so atol must: rstd·|γ|·u·E_o. rstd is not ≈ 0.7: o averages V rows
+  // (variance Σp² ≤ 1), so a row's sd is ≈ 1 at late positions and a 64-wide row's sample sd falls to ~0.63
+  // (rstd 1.6), and |γ| reaches 1.47: rstd·|γ| up to 2.1. Per element, rstd·|γ|·E_o reached 11.5 over 1,400
+  // seeds at every test shape (E_o alone 11, logits ≤ 6), hence atol 12u: 4.7e-2 / 5.9e-3, stated 5e-2 / 6e-3.
+  // (The errors' part beyond rtol·|y| stays under half that, ≤ 5.6u over 10,000 seeds and seed 2607556192,
+  // where S = 36.12 stored as 36 for a key of p 0.51 moved o by 4.5u and y by 0.0225 at |y| 0.037, past the
+  // old atol 2e-2 / 2.5e-3: docs/measurements.md#attention_layernorm_residual.) The fused variant's o is off
+  // only by its own rounding (the GPU's tensor-core kernel also rounds the unnormalized p before P·V), inside
+  // the same bound. rtol (≈ 4u) carries what scales with |y|: h's two roundings, which may land an ulp apart
+  // (2u), y's own (u), rstd's (≲ u). A neighbour's residual (~1) or γ left out (~0.1) stays ≥ 5x outside (the
+  // tests plant them in every precision; docs/measurements.md).
   tolerance: {
     fp32: { atol: 2e-5, rtol: 1e-5 },
     bf16: { atol: 5e-2, rtol: 1.6e-2 },
