@@ -2,8 +2,10 @@
  * An entry's numbers must agree with each other, so a hand edit (or a merge gone wrong) that changes
  * one of them is refused when the file is loaded, naming the field, instead of gating against a number
  * the entry's own samples contradict. What honest recording does is allowed: samples are rounded to 5
- * significant digits and thinned to at most 200 of the pairs, while the estimate and the interval come
- * from all pairs.
+ * significant digits and thinned to a random 200 of the pairs, while the medians, the estimate and the
+ * interval come from all pairs. A thinned set's own median can sit far from the full one (two modes of
+ * a noisy CPU, 11% apart, did it in CI), so a thinned entry is checked against the band of its kept
+ * samples' order statistics that a random subset puts around the full median, whatever the distribution.
  */
 import { median } from '../base/stats.ts';
 
@@ -27,10 +29,17 @@ export interface Contradiction {
 const ROUNDING = 1e-9;
 /** estimate vs unfusedMedianMs / fusedMedianMs: exact for a measured entry; a document rounds its numbers. */
 const MEDIANS_RATIO_TOLERANCE = { measured: 0.005, reported: 0.05 };
-/** Stored median vs the median of the kept samples: all pairs kept (only 5-digit rounding), or thinned. */
-const SAMPLE_MEDIAN_TOLERANCE = { all: 0.01, thinned: 0.1 };
-/** The least margin around [lo, hi] for the kept samples' ratio: all pairs kept, or thinned. */
-const RATIO_MARGIN_FLOOR = { all: 0.01, thinned: 0.05 };
+/** Stored median vs the median of the samples when all pairs are kept: only their 5-digit rounding. */
+const SAMPLE_MEDIAN_TOLERANCE = 0.01;
+/** The least margin around [lo, hi] for the samples' median ratio when all pairs are kept. */
+const RATIO_MARGIN_FLOOR = 0.01;
+/**
+ * Standard deviations of the thinned band's reach: a random subset leaves the full median outside the
+ * band with odds of about 3e-7 a side (normal tail at 5σ; the hypergeometric count is tighter still).
+ */
+const THINNED_Z = 5;
+/** Relative slack for the 5-significant-digit rounding of a kept sample (at most 5e-5). */
+const KEPT_ROUNDING = 1e-4;
 
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
 const fmt = (x: number) => Number(x.toPrecision(5)).toString();
@@ -39,11 +48,11 @@ const fmt = (x: number) => Number(x.toPrecision(5)).toString();
  * The contradictions of one entry (empty when it is consistent):
  * - `speedup.estimate` outside its own [lo, hi];
  * - `speedup.estimate` ≠ unfusedMedianMs / fusedMedianMs beyond 0.5% (measured) or 5% (reported);
- * - `fusedMedianMs` / `unfusedMedianMs` ≠ the median of the kept samples beyond 1% (all pairs kept) or
- *   10% (thinned);
- * - the kept samples' median(unfused) / median(fused) outside [lo, hi] widened on each side by the
- *   interval's own log-width × √(sampleCount / kept) (about four standard errors of a median from the
- *   kept subset), at least 1% (all kept) or 5% (thinned).
+ * - all pairs kept: `fusedMedianMs` / `unfusedMedianMs` ≠ the median of the samples beyond 1%, or the
+ *   samples' median(unfused) / median(fused) outside [lo, hi] widened by the interval's own log-width
+ *   (at least 1%) on each side;
+ * - thinned: a stored median outside its kept samples' `medianBand`, or [lo, hi] disjoint from the
+ *   ratios the two bands allow, [unfused low / fused high, unfused high / fused low].
  */
 export function entryContradictions(e: EntryNumbers): Contradiction[] {
   const out: Contradiction[] = [];
@@ -66,36 +75,91 @@ export function entryContradictions(e: EntryNumbers): Contradiction[] {
   }
   const s = e.samples;
   if (!s || s.unfused.length === 0 || s.unfused.length !== s.fused.length) return out;
+  const [a, b] = lo !== undefined && hi !== undefined ? [lo, hi] : [estimate, estimate];
+  const check = e.sampleCount > s.unfused.length ? thinnedContradictions : keptContradictions;
+  out.push(...check(e, s, a, b));
+  return out;
+}
+
+/** The checks of an entry that kept every pair: its samples give its medians and ratio but for rounding. */
+function keptContradictions(
+  e: EntryNumbers,
+  s: { unfused: number[]; fused: number[] },
+  a: number,
+  b: number,
+): Contradiction[] {
+  const out: Contradiction[] = [];
   const kept = s.unfused.length;
-  const thinned = e.sampleCount > kept;
   const mu = median(s.unfused);
   const mf = median(s.fused);
-  const medTol = SAMPLE_MEDIAN_TOLERANCE[thinned ? 'thinned' : 'all'];
   for (const [field, stored, fromSamples] of [
     ['fusedMedianMs', e.fusedMedianMs, mf],
     ['unfusedMedianMs', e.unfusedMedianMs, mu],
   ] as const) {
-    if (stored !== undefined && Math.abs(Math.log(stored / fromSamples)) > Math.log1p(medTol)) {
+    if (stored !== undefined && Math.abs(Math.log(stored / fromSamples)) > Math.log1p(SAMPLE_MEDIAN_TOLERANCE)) {
       out.push({
         path: [field],
-        message: `${fmt(stored)} ms disagrees with the median of the entry's ${kept} kept samples, ${fmt(fromSamples)} ms (tolerance ${pct(medTol)})`,
+        message: `${fmt(stored)} ms disagrees with the median of the entry's ${kept} kept samples, ${fmt(fromSamples)} ms (tolerance ${pct(SAMPLE_MEDIAN_TOLERANCE)})`,
       });
     }
   }
   const ratio = mu / mf;
-  const [a, b] = lo !== undefined && hi !== undefined ? [lo, hi] : [estimate, estimate];
-  const width = Math.log(b / a);
-  const margin = Math.max(
-    Math.log1p(RATIO_MARGIN_FLOOR[thinned ? 'thinned' : 'all']),
-    width * Math.sqrt(Math.max(1, e.sampleCount) / kept),
-  );
+  const margin = Math.max(Math.log1p(RATIO_MARGIN_FLOOR), Math.log(b / a));
   if (Math.log(ratio) < Math.log(a) - margin || Math.log(ratio) > Math.log(b) + margin) {
     const [wa, wb] = [a * Math.exp(-margin), b * Math.exp(margin)];
     out.push({
       path: ['speedup', 'estimate'],
       message:
-        `${fmt(estimate)} is contradicted by the entry's samples: their median(unfused) / median(fused) is ${fmt(ratio)}, ` +
-        `outside [${fmt(wa)}, ${fmt(wb)}] (the interval [${fmt(a)}, ${fmt(b)}] widened for ${kept} of ${e.sampleCount} pairs kept)`,
+        `${fmt(e.speedup.estimate)} is contradicted by the entry's samples: their median(unfused) / median(fused) is ${fmt(ratio)}, ` +
+        `outside [${fmt(wa)}, ${fmt(wb)}] (the interval [${fmt(a)}, ${fmt(b)}] widened by its own width)`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Where the median of all pairs lies, from a random subset of them: between the subset's order
+ * statistics `THINNED_Z` standard deviations (√k / 2 ranks) either side of its middle, widened for
+ * rounding. Distribution-free: the count of kept samples above the full median is hypergeometric with a
+ * mean of at most k / 2, so the band misses it only at odds of the normal tail at `THINNED_Z`.
+ */
+export function medianBand(samples: readonly number[]): [number, number] {
+  const sorted = [...samples].sort((x, y) => x - y);
+  const k = sorted.length;
+  const reach = Math.ceil((THINNED_Z * Math.sqrt(k)) / 2);
+  const low = sorted[Math.max(0, Math.floor((k - 1) / 2) - reach)] as number;
+  const high = sorted[Math.min(k - 1, Math.ceil((k - 1) / 2) + reach)] as number;
+  return [low * (1 - KEPT_ROUNDING), high * (1 + KEPT_ROUNDING)];
+}
+
+/** The checks of a thinned entry: its medians and interval must fit where its random subset puts them. */
+function thinnedContradictions(
+  e: EntryNumbers,
+  s: { unfused: number[]; fused: number[] },
+  a: number,
+  b: number,
+): Contradiction[] {
+  const out: Contradiction[] = [];
+  const of = `the entry's ${s.unfused.length} kept samples (of ${e.sampleCount} pairs)`;
+  const bands = { unfused: medianBand(s.unfused), fused: medianBand(s.fused) };
+  for (const [field, stored, [low, high]] of [
+    ['fusedMedianMs', e.fusedMedianMs, bands.fused],
+    ['unfusedMedianMs', e.unfusedMedianMs, bands.unfused],
+  ] as const) {
+    if (stored !== undefined && (stored < low || stored > high)) {
+      out.push({
+        path: [field],
+        message: `${fmt(stored)} ms lies outside [${fmt(low)}, ${fmt(high)}], where ${of} put the median of all pairs`,
+      });
+    }
+  }
+  const [rlo, rhi] = [bands.unfused[0] / bands.fused[1], bands.unfused[1] / bands.fused[0]];
+  if (b * (1 + ROUNDING) < rlo || a * (1 - ROUNDING) > rhi) {
+    out.push({
+      path: ['speedup', 'estimate'],
+      message:
+        `${fmt(e.speedup.estimate)} is contradicted by the entry's samples: its interval [${fmt(a)}, ${fmt(b)}] misses ` +
+        `[${fmt(rlo)}, ${fmt(rhi)}], where ${of} put median(unfused) / median(fused)`,
     });
   }
   return out;

@@ -155,6 +155,7 @@ describe('an entry whose numbers contradict each other', () => {
   });
 
   test.each([
+    'baselines/nvidia-h100-80gb-hbm3.json',
     'baselines/nvidia-h200.json',
     'baselines/tesla-v100-sxm2-32gb.json',
     'suites/fixtures/h200-baseline.json',

@@ -1,0 +1,124 @@
+// A baseline entry keeps a random 200 of its pairs while its medians and interval come from all of them.
+// What `--update-baselines` writes must load again, whatever the distribution of its samples (a CPU run
+// in CI wrote a bimodal 1K entry whose kept median sat 11% above the full one, and the old 10% rule
+// refused the file it had just written); and an edit that the kept samples contradict is still refused.
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { normal, uniform } from '../../src/base/rng.ts';
+import { median } from '../../src/base/stats.ts';
+import { type EntryNumbers, entryContradictions, medianBand } from '../../src/gate/baseline-consistency.ts';
+import { MAX_BASELINE_PAIRS, thin } from '../../src/gate/update.ts';
+
+/** An entry as `--update-baselines` records it: medians and estimate from all pairs, samples thinned. */
+function recorded(unfused: number[], fused: number[]): EntryNumbers {
+  const [mu, mf] = [median(unfused), median(fused)];
+  // The interval at its narrowest (the estimate itself): the strictest case for the ratio check.
+  const estimate = mu / mf;
+  return {
+    unfusedMedianMs: mu,
+    fusedMedianMs: mf,
+    speedup: { estimate, lo: estimate, hi: estimate },
+    sampleCount: unfused.length,
+    samples: thin(unfused, fused),
+    provenance: { kind: 'measured' },
+  };
+}
+
+/** A population of pair timings: two modes `gap` apart, jitter, and outliers up to 3x. */
+interface Population {
+  n: number;
+  seed: number;
+  base: number;
+  gap: number;
+  upperShare: number;
+  jitter: number;
+  outliers: number;
+}
+
+/** The indices `thin` keeps of n pairs (it is seeded, so they depend on n alone). */
+function keptIndices(n: number): Set<number> {
+  const indices = Array.from({ length: n }, (_, i) => i);
+  return new Set(thin(indices, indices).unfused);
+}
+
+describe('a thinned entry as recorded', () => {
+  test('two modes 13% apart, the kept median in the upper and the full one in the lower, loads', () => {
+    // 2000 pairs: 1020 in the lower mode (0.0037 ms), 980 in the upper (0.0042 ms); 110 of the 200 kept
+    // pairs fall in the upper mode, 1.4 standard deviations from the 98 expected.
+    const n = 2000;
+    const kept = keptIndices(n);
+    const z = normal(uniform(7));
+    let upperKept = 0;
+    let upperRest = 0;
+    const unfused = Array.from({ length: n }, (_, i) => {
+      const upper = kept.has(i) ? upperKept++ < 110 : upperRest++ < 980 - 110;
+      return (upper ? 0.0042 : 0.0037) * (1 + 0.005 * z());
+    });
+    const fused = Array.from({ length: n }, () => 0.0021 * (1 + 0.01 * z()));
+    const e = recorded(unfused, fused);
+    const keptMedian = median(e.samples?.unfused ?? []);
+    expect(keptMedian / (e.unfusedMedianMs ?? 1)).toBeGreaterThan(1.1);
+    expect(entryContradictions(e)).toEqual([]);
+  });
+
+  // Any population: two modes of any weight and gap, jitter, outliers up to 3x. The band's odds of a
+  // false refusal are ~3e-7 a side; the seed is fixed so that CI is deterministic all the same.
+  const population = fc.record({
+    n: fc.integer({ min: MAX_BASELINE_PAIRS + 1, max: 4000 }),
+    seed: fc.integer({ min: 0, max: 2 ** 31 }),
+    base: fc.double({ min: 1e-4, max: 100, noNaN: true }),
+    gap: fc.double({ min: 1, max: 2, noNaN: true }),
+    upperShare: fc.double({ min: 0, max: 1, noNaN: true }),
+    jitter: fc.double({ min: 0, max: 0.1, noNaN: true }),
+    outliers: fc.double({ min: 0, max: 0.1, noNaN: true }),
+  });
+  const draw = (p: Population, salt: number) => {
+    const u = uniform(p.seed ^ salt);
+    const z = normal(uniform((p.seed + salt) >>> 0));
+    return Array.from({ length: p.n }, () => {
+      const mode = u() < p.upperShare ? p.base * p.gap : p.base;
+      const outlier = u() < p.outliers ? 1 + 2 * u() : 1;
+      return mode * Math.exp(p.jitter * z()) * outlier;
+    });
+  };
+  test.prop([population], { numRuns: 300, seed: 0x7415 })('whatever its distribution, it loads', (p) => {
+    const e = recorded(draw(p, 1), draw({ ...p, base: p.base / 2 }, 2));
+    expect(entryContradictions(e)).toEqual([]);
+  });
+});
+
+describe('a thinned entry edited by hand', () => {
+  const z = normal(uniform(3));
+  const tight = (ms: number) => Array.from({ length: 1000 }, () => ms * (1 + 0.01 * z()));
+  const honest = recorded(tight(0.0765), tight(0.0395));
+
+  test('the honest entry loads', () => {
+    expect(entryContradictions(honest)).toEqual([]);
+  });
+
+  test('a median moved 5% beyond where its kept samples put it is refused, naming the field and the band', () => {
+    const [, high] = medianBand(honest.samples?.fused ?? []);
+    const fusedMedianMs = high * 1.05;
+    // The estimate follows the edit, as a careful hand would make it.
+    const estimate = (honest.unfusedMedianMs ?? 0) / fusedMedianMs;
+    const e = { ...honest, fusedMedianMs, speedup: { estimate, lo: estimate, hi: estimate } };
+    const found = entryContradictions(e).filter((c) => c.path[0] === 'fusedMedianMs');
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toMatch(
+      /^0\.0\d+ ms lies outside \[0\.0\d+, 0\.0\d+\], where the entry's 200 kept samples \(of 1000 pairs\) put the median of all pairs$/,
+    );
+  });
+
+  test('an interval the kept samples rule out is refused, even with no medians stored', () => {
+    const { unfusedMedianMs: _u, fusedMedianMs: _f, ...rest } = honest;
+    const e = { ...rest, speedup: { estimate: 2.5, lo: 2.45, hi: 2.55 } };
+    expect(entryContradictions(e)).toEqual([
+      {
+        path: ['speedup', 'estimate'],
+        message: expect.stringMatching(
+          /^2\.5 is contradicted by the entry's samples: its interval \[2\.45, 2\.55\] misses \[1\.9\d+, 1\.9\d+\], where the entry's 200 kept samples \(of 1000 pairs\) put median\(unfused\) \/ median\(fused\)$/,
+        ),
+      },
+    ]);
+  });
+});
