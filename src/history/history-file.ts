@@ -4,10 +4,12 @@
  * skipped, and the rest is read. Appending never loses a line either: the file's bytes are kept as
  * they are, broken lines included, the new record goes after them, and the whole is written
  * atomically (a reader sees the file before or after the append, never half of it) under the file's
- * lock, so two appends at once both land.
+ * lock, so two appends at once both land. A record that is not valid is refused before the file is
+ * touched, so that no reader skips what a run just wrote.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { z } from 'zod';
 import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
 import { type BaselineLockOptions, withBaselineLock } from '../gate/baseline-lock.ts';
 import { fieldPath } from '../results/results.ts';
@@ -20,7 +22,16 @@ export interface HistoryRead {
   problems: string[];
 }
 
+/** The first three issues of a failed parse as a history record, each naming its field. */
+function schemaIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((x) => `${fieldPath(x.path)}: ${x.message}`)
+    .join('; ');
+}
+
 /** Parses history text; `file` only names the lines in messages. Empty lines are allowed. */
+
 export function parseHistory(text: string, file: string): HistoryRead {
   const records: HistoryRead['records'] = [];
   const problems: string[] = [];
@@ -37,11 +48,7 @@ export function parseHistory(text: string, file: string): HistoryRead {
     }
     const parsed = historyRecordSchema.safeParse(data);
     if (!parsed.success) {
-      const issues = parsed.error.issues
-        .slice(0, 3)
-        .map((x) => `${fieldPath(x.path)}: ${x.message}`)
-        .join('; ');
-      problems.push(`${file}:${line}: not a history record (${issues}); skipped`);
+      problems.push(`${file}:${line}: not a history record (${schemaIssues(parsed.error)}); skipped`);
       return;
     }
     records.push({ line, record: parsed.data });
@@ -77,6 +84,13 @@ export async function appendHistory(
   record: HistoryRecord,
   lock: BaselineLockOptions = {},
 ): Promise<string[]> {
+  // A line its readers would skip is refused here instead, before the file is touched.
+  const checked = historyRecordSchema.safeParse(record);
+  if (!checked.success) {
+    throw new Error(
+      `${file}: the record to append is not a history record (${schemaIssues(checked.error)}); nothing was appended`,
+    );
+  }
   return withBaselineLock(
     file,
     () => {

@@ -191,4 +191,30 @@ describe('appends under the lock', () => {
     expect(new Set(readHistory(file).records.map((r) => r.record.commit)).size).toBe(80);
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
+
+  test('a record its readers would skip is refused before the file is touched, naming the field', async () => {
+    const dir = tmp();
+    const file = join(dir, 'test-cpu.jsonl');
+    const good: HistoryRecord = {
+      v: HISTORY_RECORD_VERSION,
+      date: '2026-11-25T10:00:00.000Z',
+      commit: 'good',
+      device: { name: 'Test CPU', slug: 'test-cpu' },
+      cases: {},
+    };
+    await appendHistory(file, good);
+    const before = readFileSync(file, 'utf8');
+    // A speedup outside its own interval: what a percentile interval gave before it held its estimate.
+    const row = { case: 'gelu_scale', shape: '1K', verdict: 'SAME', speedup: [2.0153, 1.9916, 2.0146] } as const;
+    const bad: HistoryRecord = {
+      ...good,
+      commit: 'bad',
+      cases: { 'gelu_scale/1K/fp32': { ...row, speedup: [...row.speedup] } },
+    };
+    await expect(appendHistory(file, bad)).rejects.toThrow(
+      `${file}: the record to append is not a history record (cases.gelu_scale/1K/fp32.speedup: expected [estimate, lo, hi]`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(readdirSync(dir)).toEqual(['test-cpu.jsonl']);
+  });
 });
