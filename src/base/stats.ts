@@ -105,9 +105,10 @@ export function pairedReplicates(
 /**
  * Bootstrap percentile interval of any statistic of paired samples (seeded: same samples, same interval),
  * widened where needed to hold the estimate itself. A percentile interval can miss it: when the timings
- * shift mid-run by a step and half the pairs lie each side, both medians sit at a mode's edge and the
- * replicates fall around them (1.9916–2.0146 about an estimate of 2.0153, in stats.test.ts). An interval
- * that excludes its own estimate is refused wherever it is stored, so it only ever grows.
+ * step mid-run with exactly half the pairs each side, each median is the mean of the two middle values,
+ * in the gap between the modes, where few replicates fall (1.9916–2.0146 about an estimate of 2.0153, in
+ * stats.test.ts). An interval that excludes its own estimate is refused wherever it is stored, so the
+ * interval is widened to include it, never moved.
  */
 export function pairedBootstrap(
   a: readonly number[],

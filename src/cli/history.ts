@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../base/atomic-write.ts';
 import { digitsArg, UsageError } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
-import { appendHistory, historyFileFor, readHistory } from '../history/history-file.ts';
+import { appendHistory, assertHistoryRecord, historyFileFor, readHistory } from '../history/history-file.ts';
 import { historyRecord } from '../history/history-record.ts';
 import { caseHistories, DEFAULT_HISTORY_COMMITS, shortCommit } from '../history/history-series.ts';
 import { padTable } from '../report/color.ts';
@@ -59,10 +59,15 @@ function positiveInteger(flag: string, raw: string | undefined, fallback: number
 
 async function append(dir: string | undefined, files: string[]): Promise<void> {
   if (!dir || files.length === 0) throw new UsageError(`Expected --dir and at least one results file\n\n${HELP}`);
-  for (const f of files) {
+  // Every results file is read and its record checked before any is appended: all of them or none.
+  const planned = files.map((f) => {
     const results = readResults(f);
     const file = historyFileFor(dir, results.device.slug);
     const record = historyRecord(results);
+    assertHistoryRecord(file, record);
+    return { f, results, file, record };
+  });
+  for (const { f, results, file, record } of planned) {
     for (const p of await appendHistory(file, record))
       console.warn(`fusebench: ${logText(p)} (kept in the file as it is)`);
     console.log(

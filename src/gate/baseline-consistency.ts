@@ -34,12 +34,18 @@ const SAMPLE_MEDIAN_TOLERANCE = 0.01;
 /** The least margin around [lo, hi] for the samples' median ratio when all pairs are kept. */
 const RATIO_MARGIN_FLOOR = 0.01;
 /**
- * Standard deviations of the thinned band's reach: a random subset leaves the full median outside the
- * band with odds of about 3e-7 a side (normal tail at 5σ; the hypergeometric count is tighter still).
+ * Pairs kept in a baseline entry (update.ts `thin`): every pair up to this many, else a random this many.
+ * Enough for the decision's bootstrap, small enough to review.
+ */
+export const MAX_BASELINE_PAIRS = 200;
+/**
+ * Standard deviations of the thinned band's reach. At 200 kept pairs a random subset leaves the median of
+ * all pairs outside the band with odds of at most 9e-8 a side (the binomial limit; by exact enumeration
+ * less at any finite count of pairs).
  */
 const THINNED_Z = 5;
-/** Relative slack for the 5-significant-digit rounding of a kept sample (at most 5e-5). */
-const KEPT_ROUNDING = 1e-4;
+/** Relative slack for the 5-significant-digit rounding of a sample (at most 5e-5); stored medians are not rounded. */
+const SAMPLE_ROUNDING = 1e-4;
 
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
 const fmt = (x: number) => Number(x.toPrecision(5)).toString();
@@ -48,6 +54,7 @@ const fmt = (x: number) => Number(x.toPrecision(5)).toString();
  * The contradictions of one entry (empty when it is consistent):
  * - `speedup.estimate` outside its own [lo, hi];
  * - `speedup.estimate` ≠ unfusedMedianMs / fusedMedianMs beyond 0.5% (measured) or 5% (reported);
+ * - samples of other than min(sampleCount, 200) pairs (what recording keeps);
  * - all pairs kept: `fusedMedianMs` / `unfusedMedianMs` ≠ the median of the samples beyond 1%, or the
  *   samples' median(unfused) / median(fused) outside [lo, hi] widened by the interval's own log-width
  *   (at least 1%) on each side;
@@ -75,20 +82,30 @@ export function entryContradictions(e: EntryNumbers): Contradiction[] {
   }
   const s = e.samples;
   if (!s || s.unfused.length === 0 || s.unfused.length !== s.fused.length) return out;
-  const [a, b] = lo !== undefined && hi !== undefined ? [lo, hi] : [estimate, estimate];
-  const check = e.sampleCount > s.unfused.length ? thinnedContradictions : keptContradictions;
-  out.push(...check(e, s, a, b));
+  const expected = Math.min(e.sampleCount, MAX_BASELINE_PAIRS);
+  if (s.unfused.length !== expected) {
+    out.push({
+      path: ['samples'],
+      message: `${s.unfused.length} pairs kept of ${e.sampleCount}; a recorded entry keeps ${expected} (every pair up to ${MAX_BASELINE_PAIRS}, else a random ${MAX_BASELINE_PAIRS})`,
+    });
+    return out;
+  }
+  const check = e.sampleCount > s.unfused.length ? thinnedContradictions : allPairsContradictions;
+  out.push(...check(e, s));
   return out;
 }
 
+/** The entry's interval, or its estimate alone when it stores none: what its samples are held against. */
+function intervalOf(e: EntryNumbers): { a: number; b: number; text: string } {
+  const { estimate, lo, hi } = e.speedup;
+  if (lo === undefined || hi === undefined) return { a: estimate, b: estimate, text: `its estimate ${fmt(estimate)}` };
+  return { a: lo, b: hi, text: `its interval [${fmt(lo)}, ${fmt(hi)}]` };
+}
+
 /** The checks of an entry that kept every pair: its samples give its medians and ratio but for rounding. */
-function keptContradictions(
-  e: EntryNumbers,
-  s: { unfused: number[]; fused: number[] },
-  a: number,
-  b: number,
-): Contradiction[] {
+function allPairsContradictions(e: EntryNumbers, s: { unfused: number[]; fused: number[] }): Contradiction[] {
   const out: Contradiction[] = [];
+  const { a, b } = intervalOf(e);
   const kept = s.unfused.length;
   const mu = median(s.unfused);
   const mf = median(s.fused);
@@ -118,10 +135,11 @@ function keptContradictions(
 }
 
 /**
- * Where the median of all pairs lies, from a random subset of them: between the subset's order
- * statistics `THINNED_Z` standard deviations (√k / 2 ranks) either side of its middle, widened for
- * rounding. Distribution-free: the count of kept samples above the full median is hypergeometric with a
- * mean of at most k / 2, so the band misses it only at odds of the normal tail at `THINNED_Z`.
+ * Where the median of all pairs lies, from a random subset of k of them: between the subset's order
+ * statistics `THINNED_Z` standard deviations either side of its middle (a standard deviation is at most
+ * √k / 2 ranks), widened for rounding. Distribution-free: the counts of kept samples below and above
+ * the median of all pairs are hypergeometric with means of at most k / 2, so the band misses it only at
+ * odds of about the normal tail at `THINNED_Z` (for k ≳ 22; below, the band is the subset's whole range).
  */
 export function medianBand(samples: readonly number[]): [number, number] {
   const sorted = [...samples].sort((x, y) => x - y);
@@ -129,17 +147,13 @@ export function medianBand(samples: readonly number[]): [number, number] {
   const reach = Math.ceil((THINNED_Z * Math.sqrt(k)) / 2);
   const low = sorted[Math.max(0, Math.floor((k - 1) / 2) - reach)] as number;
   const high = sorted[Math.min(k - 1, Math.ceil((k - 1) / 2) + reach)] as number;
-  return [low * (1 - KEPT_ROUNDING), high * (1 + KEPT_ROUNDING)];
+  return [low * (1 - SAMPLE_ROUNDING), high * (1 + SAMPLE_ROUNDING)];
 }
 
 /** The checks of a thinned entry: its medians and interval must fit where its random subset puts them. */
-function thinnedContradictions(
-  e: EntryNumbers,
-  s: { unfused: number[]; fused: number[] },
-  a: number,
-  b: number,
-): Contradiction[] {
+function thinnedContradictions(e: EntryNumbers, s: { unfused: number[]; fused: number[] }): Contradiction[] {
   const out: Contradiction[] = [];
+  const { a, b, text } = intervalOf(e);
   const of = `the entry's ${s.unfused.length} kept samples (of ${e.sampleCount} pairs)`;
   const bands = { unfused: medianBand(s.unfused), fused: medianBand(s.fused) };
   for (const [field, stored, [low, high]] of [
@@ -158,7 +172,7 @@ function thinnedContradictions(
     out.push({
       path: ['speedup', 'estimate'],
       message:
-        `${fmt(e.speedup.estimate)} is contradicted by the entry's samples: its interval [${fmt(a)}, ${fmt(b)}] misses ` +
+        `${fmt(e.speedup.estimate)} is contradicted by the entry's samples: ${text} misses ` +
         `[${fmt(rlo)}, ${fmt(rhi)}], where ${of} put median(unfused) / median(fused)`,
     });
   }

@@ -2,12 +2,12 @@
  * `--update-baselines` on disk: under the baseline file's lock, re-reads the file (another run may have
  * written it since this run started), merges this run's results into it (update.ts) and writes it
  * atomically. Nothing is lost: entries of other runs stay, unknown fields stay, and an invalid or
- * foreign existing file stops the update with the file unchanged.
+ * foreign existing file, or a merged file the loader would refuse, stops the update with the file unchanged.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
 import { formatJson } from '../base/json-format.ts';
-import { type ResultsFile, readJsonFile } from '../results/results.ts';
+import { type ResultsFile, readJsonFile, validateFile } from '../results/results.ts';
 import { baselineFileSchema } from './baseline-file.ts';
 import { type BaselineLockOptions, withBaselineLock } from './baseline-lock.ts';
 import { type UpdateMode, updateBaselines } from './update.ts';
@@ -45,6 +45,8 @@ export async function recordBaselines(
         );
       }
       const update = updateBaselines(existing, results, commit, mode);
+      // What the loader would refuse is refused here, with the file unchanged.
+      validateFile(baselineFileSchema, update.file, `${file}, as this update would write it,`);
       writeFileAtomic(file, formatJson(update.file));
       return {
         file,

@@ -17,11 +17,9 @@ import {
   baselineFileSchema,
   entryKey,
 } from './baseline-file.ts';
+import { MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 import { gatedTiming } from './judged-timing.ts';
 import { type BaselineRun, type Deltas, deltaFromNoise, entryDeltas, runNoise } from './tolerance.ts';
-
-/** Pairs kept in a baseline entry: enough for the decision's bootstrap, small enough to review. */
-export const MAX_BASELINE_PAIRS = 200;
 
 /**
  * At most `max` pairs, chosen at random with a fixed seed (reproducible) and kept in measured order,

@@ -30,8 +30,20 @@ function schemaIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** Parses history text; `file` only names the lines in messages. Empty lines are allowed. */
+/**
+ * Throws, naming `file` and the fields, when `record` is not a history record: a line its readers would
+ * skip is refused before anything is appended.
+ */
+export function assertHistoryRecord(file: string, record: unknown): void {
+  const checked = historyRecordSchema.safeParse(record);
+  if (!checked.success) {
+    throw new Error(
+      `${file}: the record to append is not a history record (${schemaIssues(checked.error)}); nothing was appended`,
+    );
+  }
+}
 
+/** Parses history text; `file` only names the lines in messages. Empty lines are allowed. */
 export function parseHistory(text: string, file: string): HistoryRead {
   const records: HistoryRead['records'] = [];
   const problems: string[] = [];
@@ -84,13 +96,7 @@ export async function appendHistory(
   record: HistoryRecord,
   lock: BaselineLockOptions = {},
 ): Promise<string[]> {
-  // A line its readers would skip is refused here instead, before the file is touched.
-  const checked = historyRecordSchema.safeParse(record);
-  if (!checked.success) {
-    throw new Error(
-      `${file}: the record to append is not a history record (${schemaIssues(checked.error)}); nothing was appended`,
-    );
-  }
+  assertHistoryRecord(file, record);
   return withBaselineLock(
     file,
     () => {

@@ -4,10 +4,15 @@
 // refused the file it had just written); and an edit that the kept samples contradict is still refused.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { normal, uniform } from '../../src/base/rng.ts';
+import { normal, seedStream, uniform } from '../../src/base/rng.ts';
 import { median } from '../../src/base/stats.ts';
-import { type EntryNumbers, entryContradictions, medianBand } from '../../src/gate/baseline-consistency.ts';
-import { MAX_BASELINE_PAIRS, thin } from '../../src/gate/update.ts';
+import {
+  type EntryNumbers,
+  entryContradictions,
+  MAX_BASELINE_PAIRS,
+  medianBand,
+} from '../../src/gate/baseline-consistency.ts';
+import { thin } from '../../src/gate/update.ts';
 
 /** An entry as `--update-baselines` records it: medians and estimate from all pairs, samples thinned. */
 function recorded(unfused: number[], fused: number[]): EntryNumbers {
@@ -44,7 +49,7 @@ function keptIndices(n: number): Set<number> {
 describe('a thinned entry as recorded', () => {
   test('two modes 13% apart, the kept median in the upper and the full one in the lower, loads', () => {
     // 2000 pairs: 1020 in the lower mode (0.0037 ms), 980 in the upper (0.0042 ms); 110 of the 200 kept
-    // pairs fall in the upper mode, 1.4 standard deviations from the 98 expected.
+    // pairs fall in the upper mode, 1.8 standard deviations (hypergeometric) from the 98 expected.
     const n = 2000;
     const kept = keptIndices(n);
     const z = normal(uniform(7));
@@ -73,8 +78,8 @@ describe('a thinned entry as recorded', () => {
     outliers: fc.double({ min: 0, max: 0.1, noNaN: true }),
   });
   const draw = (p: Population, salt: number) => {
-    const u = uniform(p.seed ^ salt);
-    const z = normal(uniform((p.seed + salt) >>> 0));
+    const u = uniform(seedStream(p.seed, 2 * salt));
+    const z = normal(uniform(seedStream(p.seed, 2 * salt + 1)));
     return Array.from({ length: p.n }, () => {
       const mode = u() < p.upperShare ? p.base * p.gap : p.base;
       const outlier = u() < p.outliers ? 1 + 2 * u() : 1;
@@ -84,6 +89,36 @@ describe('a thinned entry as recorded', () => {
   test.prop([population], { numRuns: 300, seed: 0x7415 })('whatever its distribution, it loads', (p) => {
     const e = recorded(draw(p, 1), draw({ ...p, base: p.base / 2 }, 2));
     expect(entryContradictions(e)).toEqual([]);
+  });
+});
+
+describe('the band of the median of all pairs', () => {
+  test('reaches 5 standard deviations of rank (√k / 2 each) either side of the middle, widened for rounding', () => {
+    const ranks = (k: number) => Array.from({ length: k }, (_, i) => i + 1);
+    // k = 200: ⌈5·√200 / 2⌉ = 36 ranks either side of the middle pair (ranks 100 and 101).
+    expect(medianBand(ranks(200))).toEqual([64 * (1 - 1e-4), 137 * (1 + 1e-4)]);
+    // k = 199: 36 ranks either side of the middle (rank 100).
+    expect(medianBand(ranks(199))).toEqual([64 * (1 - 1e-4), 136 * (1 + 1e-4)]);
+    // Below ~22 kept samples it is their whole range.
+    expect(medianBand(ranks(9))).toEqual([1 * (1 - 1e-4), 9 * (1 + 1e-4)]);
+  });
+
+  test('holds a median stored unrounded beside samples rounded to 5 digits, all equal', () => {
+    const e = recorded(Array(1000).fill(0.00123456), Array(1000).fill(0.00061728));
+    expect(e.samples?.unfused[0]).toBe(0.0012346);
+    expect(entryContradictions(e)).toEqual([]);
+  });
+
+  test('is only used for the 200 pairs recording keeps: another count is refused, naming the samples', () => {
+    const e = recorded(Array(1000).fill(1), Array(1000).fill(0.5));
+    const s = e.samples ?? { unfused: [], fused: [] };
+    const fewer = { ...e, samples: { unfused: s.unfused.slice(0, 9), fused: s.fused.slice(0, 9) } };
+    expect(entryContradictions(fewer)).toEqual([
+      {
+        path: ['samples'],
+        message: '9 pairs kept of 1000; a recorded entry keeps 200 (every pair up to 200, else a random 200)',
+      },
+    ]);
   });
 });
 

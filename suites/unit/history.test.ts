@@ -205,6 +205,29 @@ describe('npm run history and npm run merge --history', () => {
     return join(dir, 'history', 'nvidia-h200.jsonl');
   }
 
+  test('append of several results files writes all of them or none: a record its readers would skip stops it', () => {
+    const dir = tmp();
+    const files = [1, 2].map((i) => {
+      const r: ResultsFile = structuredClone(run);
+      r.source = { commit: `${i}${'0'.repeat(11)}`, branch: 'main' };
+      const c = r.cases.find((x) => x.speedup);
+      // The second run's interval misses its estimate: the record would hold [estimate, lo, hi] out of order.
+      if (i === 2 && c?.speedup)
+        c.speedup = { ...c.speedup, lo: c.speedup.estimate * 1.01, hi: c.speedup.estimate * 1.02 };
+      const f = join(dir, `run${i}.json`);
+      writeFileSync(f, JSON.stringify(r));
+      return f;
+    });
+    const history = join(dir, 'history');
+    const r = cli(['src/cli/history.ts', 'append', '--dir', history, ...files]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      `${join(history, 'nvidia-h200.jsonl')}: the record to append is not a history record (cases.`,
+    );
+    expect(r.stderr).toContain('expected [estimate, lo, hi] with lo <= estimate <= hi');
+    expect(existsSync(history)).toBe(false);
+  });
+
   test('append, then render: a broken line is named on stderr and skipped, the charts are written', () => {
     const dir = tmp();
     const file = historyOf(dir);

@@ -7,7 +7,8 @@ import { formatJson } from '../../src/base/json-format.ts';
 import { baselineFileSchema, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
 import { outcomeLines, recordBaselines } from '../../src/gate/record-baselines.ts';
 import { DELTA_FLOOR } from '../../src/gate/tolerance.ts';
-import { MAX_BASELINE_PAIRS, thin, updateBaselines } from '../../src/gate/update.ts';
+import { MAX_BASELINE_PAIRS } from '../../src/gate/baseline-consistency.ts';
+import { thin, updateBaselines } from '../../src/gate/update.ts';
 import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
 import { measuredCase } from '../support/measured-case.ts';
 
@@ -68,7 +69,23 @@ describe('the update flow', () => {
     ]);
   });
 
-  test('keeps at most 200 evenly spaced pairs, and the file validates', () => {
+  test('an update the loader would refuse is refused before the file is written, naming the field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-refused-'));
+    const target = join(dir, 'tesla-v100-sxm2-32gb.json');
+    writeFileSync(target, formatJson(v100));
+    const before = readFileSync(target, 'utf8');
+    // An interval that misses its estimate, as a percentile interval could before it was widened to hold it.
+    const good = measured('16M', 0.33, 0.17);
+    const iv = good.speedup as NonNullable<CaseResult['speedup']>;
+    const broken = { ...good, speedup: { ...iv, lo: iv.estimate * 1.01, hi: iv.estimate * 1.02 } };
+    await expect(recordBaselines(target, { ...results, cases: [broken] }, 'abc123')).rejects.toThrow(
+      `${target}, as this update would write it, is not valid:\n  entries.gelu_scale/16M/fp32.speedup.estimate: `,
+    );
+    expect(readFileSync(target, 'utf8')).toBe(before);
+    expect(readdirSync(dir)).toEqual(['tesla-v100-sxm2-32gb.json']);
+  });
+
+  test('keeps at most 200 pairs, chosen at random, and the file validates', () => {
     expect(file.entries['gelu_scale/16M/fp32']?.samples?.unfused).toHaveLength(MAX_BASELINE_PAIRS);
     expect(thin([1, 2, 3], [4, 5, 6])).toEqual({ unfused: [1, 2, 3], fused: [4, 5, 6] });
     expect(baselineFileSchema.safeParse(JSON.parse(formatJson(file))).success).toBe(true);
