@@ -220,7 +220,7 @@ describe('npm run history and npm run merge --history', () => {
     });
     const history = join(dir, 'history');
     const r = cli(['src/cli/history.ts', 'append', '--dir', history, ...files]);
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       `${join(history, 'nvidia-h200.jsonl')}: the record to append is not a history record (cases.`,
     );
