@@ -39,6 +39,49 @@ static void zero_barrier(cudaStream_t stream) {
   FB_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned), stream));
 }
 
+#ifndef FB_PERSISTENT_CLUSTER
+#define FB_PERSISTENT_CLUSTER 1
+#endif
+static_assert(FB_PERSISTENT_CLUSTER == 1 || FB_PERSISTENT_CLUSTER == 2,
+              "FB_PERSISTENT_CLUSTER: 1 or 2 blocks a cluster");
+
+#if FB_PERSISTENT_CLUSTER > 1
+// A diagnostic, off by default (docs/llama-decode.md, "Tried: clusters that split issuing from exchanging"): the
+// same kernel launched cooperatively in clusters of FB_PERSISTENT_CLUSTER blocks, to price the cluster launch
+// and placement alone. The kernel neither knows nor uses its cluster. Hopper and CUDA 12+ only.
+template <class P>
+static void launch_clustered(void (*kernel)(P), P params, int blocks, int threads, size_t smem, cudaStream_t stream,
+                             const char* what) {
+  constexpr int kCluster = FB_PERSISTENT_CLUSTER;
+  if (blocks % kCluster != 0)
+    throw std::runtime_error(std::string(what) + ": a grid of " + std::to_string(blocks) +
+                             " blocks does not split into clusters of " + std::to_string(kCluster));
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attrs[2];
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = kCluster;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  attrs[1].id = cudaLaunchAttributeCooperative;
+  attrs[1].val.cooperative = 1;
+  cfg.attrs = attrs;
+  cfg.numAttrs = 1;  // the occupancy query takes the cluster shape only
+  int clusters = 0;
+  FB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+  if (static_cast<long long>(clusters) * kCluster < blocks)
+    throw std::runtime_error(std::string(what) + ": the persistent grid needs " + std::to_string(blocks / kCluster) +
+                             " co-resident clusters of " + std::to_string(kCluster) + "; the device holds " +
+                             std::to_string(clusters));
+  cfg.numAttrs = 2;
+  zero_barrier(stream);
+  FB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, params));
+}
+#endif
+
 // Launches a persistent kernel of one parameter struct cooperatively with `blocks` blocks of `threads`
 // threads and `smem` bytes of dynamic shared memory, after checking that they can be co-resident (else it
 // throws, naming the occupancy it needs; the cooperative launch checks again). The occupancy query is kept
@@ -60,10 +103,14 @@ static void launch_persistent(void (*kernel)(P), P params, int blocks, int threa
                              " threads and " + std::to_string(smem) + " B of shared memory; the device holds " +
                              std::to_string(per_sm) + " per multiprocessor × " + std::to_string(ctx.sm_count));
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
+#if FB_PERSISTENT_CLUSTER > 1
+  launch_clustered(kernel, params, blocks, threads, smem, stream, what);
+#else
   zero_barrier(stream);
   void* args[] = {&params};
   FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(threads), args,
                                             smem, stream));
+#endif
 }
 
 // Arrive: every write of the group G before it is published (G's barrier, then thread 0's release add:
