@@ -1,8 +1,8 @@
 // The gate end to end on the CPU backend: record a baseline with the update flow, re-run with no
 // change (no SLOWER), then with the injection switch on gelu_scale (SLOWER, non-zero exit).
 // A shared CI machine's absolute times wander with its load, so these runs use δ = 50% (80% for the
-// unchanged re-run) and an injection that makes the fused kernel several times slower: the point is the wiring, the
-// statistics are proved in gate-simulation/gate-detection.
+// unchanged re-run) and an injection that makes the fused kernel several times slower: the point is the
+// wiring, the statistics are proved in gate-simulation/gate-detection.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
