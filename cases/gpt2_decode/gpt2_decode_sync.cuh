@@ -28,15 +28,28 @@ constexpr long long kWaitTimeoutCycles = 20'000'000'000LL;
 static __device__ unsigned g_barrier_count;  // arrivals in this launch: zeroed on the stream before each launch
 static __device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
 
+// FB_BARRIER_SELF_RESET (off by default; docs/llama-decode.md, "The barrier count put back by the kernel"): the
+// kernel, not a memset on the stream, puts the count back to zero. Every block's thread 0 leaves through
+// grid_leave after its last wait, and the last block to leave zeroes the count for the next launch: no block
+// polls it any more, and the launch boundary makes the zero visible. A launch that traps loses the context, and
+// the count with it.
+#ifdef FB_BARRIER_SELF_RESET
+static __device__ unsigned g_leave_count;  // blocks that have left this launch's barriers behind
+#endif
+
 // Zeroes the barrier count on the stream (before each launch of a kernel that uses the grid barrier).
 // `static`: every translation unit that includes this header (gpt2_decode_fused.cu, llama_decode_fused.cu)
 // has its own g_barrier_count, so each needs its own copy of this function and of its cached address. An
 // inline function would be one across them, and the first caller's counter would be the one zeroed for
 // every kernel.
 static void zero_barrier(cudaStream_t stream) {
+#ifdef FB_BARRIER_SELF_RESET
+  (void)stream;  // the kernel's grid_leave did it
+#else
   static void* count = nullptr;
   if (count == nullptr) FB_CUDA_CHECK(cudaGetSymbolAddress(&count, g_barrier_count));
   FB_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned), stream));
+#endif
 }
 
 #ifndef FB_PERSISTENT_CLUSTER
@@ -154,6 +167,17 @@ __device__ __forceinline__ void wait_count(const unsigned* counter, unsigned tar
 template <class G>
 __device__ __forceinline__ void grid_wait(unsigned k) {
   wait_count<G>(&g_barrier_count, k * gridDim.x);
+}
+
+// The kernel's last step, in every block, after its last grid_wait (FB_BARRIER_SELF_RESET above; otherwise
+// nothing).
+__device__ __forceinline__ void grid_leave() {
+#ifdef FB_BARRIER_SELF_RESET
+  if (threadIdx.x == 0 && atomicAdd(&g_leave_count, 1u) == gridDim.x - 1) {
+    g_barrier_count = 0;
+    g_leave_count = 0;
+  }
+#endif
 }
 
 // Publishes one more finished chunk of a head: the group's writes first (G's barrier), then thread 0's
