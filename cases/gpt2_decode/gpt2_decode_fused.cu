@@ -233,7 +233,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_fused_kernel(const Fu
   gemv(buf, a.wte, c, it, xs, static_cast<const T*>(nullptr), 0.f,
        [&](size_t row, float v) { a.logits[row] = from_float<T>(v); });
   FB_STAMP(static_cast<int>(8 * a.layers + 1));
-  grid_leave();
 }
 
 // Dynamic shared memory of one block: the GEMV vector, q, the chunk's scores and the output partials.

@@ -412,11 +412,11 @@ __device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int
 
 // A GEMV piece by one warp, out(first row + r, W[r]·x) from one lane per row: n ≤ kMmaRows rows on tensor
 // cores (16-bit T, k a multiple of 32; four accumulator chains), else two rows at a time on CUDA cores.
-template <class T, class Out, bool kMma = true>
+template <class T, class Out>
 __device__ __forceinline__ void gemv_piece_warp(const T* w, size_t r0, int n, int k, const float* xs, const T* xh,
                                                 Out out) {
   const int lane = threadIdx.x & 31;
-  if constexpr (sizeof(T) == 2 && kMma) {
+  if constexpr (sizeof(T) == 2) {
     if (n <= kMmaRows && k % 32 == 0) {
       const int g = lane >> 2, t = lane & 3;
       float d[4][4] = {};
@@ -795,7 +795,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
   });
   FB_STAMP(static_cast<int>(8 * a.layers + 1));
-  grid_leave();
 }
 
 #else

@@ -28,72 +28,16 @@ constexpr long long kWaitTimeoutCycles = 20'000'000'000LL;
 static __device__ unsigned g_barrier_count;  // arrivals in this launch: zeroed on the stream before each launch
 static __device__ unsigned g_head_done[kMaxLayers * kMaxHeads];
 
-// FB_BARRIER_SELF_RESET (off by default; docs/llama-decode.md, "The barrier count put back by the kernel"): the
-// kernel, not a memset on the stream, puts the count back to zero. Every block's thread 0 leaves through
-// grid_leave after its last wait, and the last block to leave zeroes the count for the next launch: no block
-// polls it any more, and the launch boundary makes the zero visible. A launch that traps loses the context, and
-// the count with it.
-#ifdef FB_BARRIER_SELF_RESET
-static __device__ unsigned g_leave_count;  // blocks that have left this launch's barriers behind
-#endif
-
 // Zeroes the barrier count on the stream (before each launch of a kernel that uses the grid barrier).
 // `static`: every translation unit that includes this header (gpt2_decode_fused.cu, llama_decode_fused.cu)
 // has its own g_barrier_count, so each needs its own copy of this function and of its cached address. An
 // inline function would be one across them, and the first caller's counter would be the one zeroed for
 // every kernel.
 static void zero_barrier(cudaStream_t stream) {
-#ifdef FB_BARRIER_SELF_RESET
-  (void)stream;  // the kernel's grid_leave did it
-#else
   static void* count = nullptr;
   if (count == nullptr) FB_CUDA_CHECK(cudaGetSymbolAddress(&count, g_barrier_count));
   FB_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(unsigned), stream));
-#endif
 }
-
-#ifndef FB_PERSISTENT_CLUSTER
-#define FB_PERSISTENT_CLUSTER 1
-#endif
-static_assert(FB_PERSISTENT_CLUSTER == 1 || FB_PERSISTENT_CLUSTER == 2,
-              "FB_PERSISTENT_CLUSTER: 1 or 2 blocks a cluster");
-
-#if FB_PERSISTENT_CLUSTER > 1
-// A diagnostic, off by default (docs/llama-decode.md, "Tried: clusters that split issuing from exchanging"): the
-// same kernel launched cooperatively in clusters of FB_PERSISTENT_CLUSTER blocks, to price the cluster launch
-// and placement alone. The kernel neither knows nor uses its cluster. Hopper and CUDA 12+ only.
-template <class P>
-static void launch_clustered(void (*kernel)(P), P params, int blocks, int threads, size_t smem, cudaStream_t stream,
-                             const char* what) {
-  constexpr int kCluster = FB_PERSISTENT_CLUSTER;
-  if (blocks % kCluster != 0)
-    throw std::runtime_error(std::string(what) + ": a grid of " + std::to_string(blocks) +
-                             " blocks does not split into clusters of " + std::to_string(kCluster));
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(threads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cudaLaunchAttribute attrs[2];
-  attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = kCluster;
-  attrs[0].val.clusterDim.y = 1;
-  attrs[0].val.clusterDim.z = 1;
-  attrs[1].id = cudaLaunchAttributeCooperative;
-  attrs[1].val.cooperative = 1;
-  cfg.attrs = attrs;
-  cfg.numAttrs = 1;  // the occupancy query takes the cluster shape only
-  int clusters = 0;
-  FB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-  if (static_cast<long long>(clusters) * kCluster < blocks)
-    throw std::runtime_error(std::string(what) + ": the persistent grid needs " + std::to_string(blocks / kCluster) +
-                             " co-resident clusters of " + std::to_string(kCluster) + "; the device holds " +
-                             std::to_string(clusters));
-  cfg.numAttrs = 2;
-  zero_barrier(stream);
-  FB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, params));
-}
-#endif
 
 // Launches a persistent kernel of one parameter struct cooperatively with `blocks` blocks of `threads`
 // threads and `smem` bytes of dynamic shared memory, after checking that they can be co-resident (else it
@@ -116,14 +60,10 @@ static void launch_persistent(void (*kernel)(P), P params, int blocks, int threa
                              " threads and " + std::to_string(smem) + " B of shared memory; the device holds " +
                              std::to_string(per_sm) + " per multiprocessor × " + std::to_string(ctx.sm_count));
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
-#if FB_PERSISTENT_CLUSTER > 1
-  launch_clustered(kernel, params, blocks, threads, smem, stream, what);
-#else
   zero_barrier(stream);
   void* args[] = {&params};
   FB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(threads), args,
                                             smem, stream));
-#endif
 }
 
 // Arrive: every write of the group G before it is published (G's barrier, then thread 0's release add:
@@ -167,17 +107,6 @@ __device__ __forceinline__ void wait_count(const unsigned* counter, unsigned tar
 template <class G>
 __device__ __forceinline__ void grid_wait(unsigned k) {
   wait_count<G>(&g_barrier_count, k * gridDim.x);
-}
-
-// The kernel's last step, in every block, after its last grid_wait (FB_BARRIER_SELF_RESET above; otherwise
-// nothing).
-__device__ __forceinline__ void grid_leave() {
-#ifdef FB_BARRIER_SELF_RESET
-  if (threadIdx.x == 0 && atomicAdd(&g_leave_count, 1u) == gridDim.x - 1) {
-    g_barrier_count = 0;
-    g_leave_count = 0;
-  }
-#endif
 }
 
 // Publishes one more finished chunk of a head: the group's writes first (G's barrier), then thread 0's

@@ -148,30 +148,6 @@ struct Plan {
     return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
   __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
-#ifdef LLAMA_ONE_WALK
-  // This block's share of n items taken i = blockIdx.x, blockIdx.x + gridDim.x, ...
-  __device__ size_t mine(size_t n) const { return blockIdx.x < n ? (n - 1 - blockIdx.x) / gridDim.x + 1 : 0; }
-  // The k-th segment of the walk below, `per_layer` segments a layer (n_kv attention items, n_wo
-  // out-projection items of this block), the LM head last.
-  __device__ Segment<T> segment(size_t k, size_t per_layer, size_t n_kv, size_t n_wo) const {
-    const size_t l = k / per_layer;
-    size_t j = k % per_layer;
-    if (l == p.a.layers) return lm_head();
-    if (j == 0) return qkv(l);
-    if (j <= n_kv) return kv(l, item(blockIdx.x + (j - 1) * gridDim.x));
-    j -= 1 + n_kv;
-    if (j < n_wo) return wo(l, wo_item(blockIdx.x + j * gridDim.x));
-    j -= n_wo;
-    return j < 2 ? gate_up(l, j) : down(l);
-  }
-  // Experiment: the walk with one call site of f, so that the producer's piece loop is compiled once
-  // instead of once a kind of segment.
-  template <class F>
-  __device__ void for_each(F&& f) const {
-    const size_t n_kv = mine(items()), n_wo = mine(wo_items()), per_layer = 4 + n_kv + n_wo;
-    for (size_t k = 0; k <= p.a.layers * per_layer; ++k) f(segment(k, per_layer, n_kv, n_wo));
-  }
-#else
   template <class F>
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
@@ -184,7 +160,6 @@ struct Plan {
     }
     f(lm_head());
   }
-#endif
 };
 
 #ifdef LLAMA_DECODE_SPANS
@@ -380,36 +355,9 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     if (l > 0) stage_residual(x_cur);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
     LLAMA_SPAN(0);
-#if defined(LLAMA_QKV_NOCOMPUTE)
-    // Diagnostic (wrong results): the QKV pieces taken and given back without their GEMV.
-    consume_by_warp(plan.qkv(l), ring, [&](const T*, size_t r0, int n) {
-      if ((threadIdx.x & 31) < n) a.qkv_f[qkv_rows.begin + r0 + (threadIdx.x & 31)] = 0.f;
-    });
-#elif defined(LLAMA_QKV_BLOCK)
-    // Experiment: each QKV piece by the whole block (k split over the warps), its partial sums in xs, which
-    // the 16-bit MMAs do not read (fp32 keeps the warp pieces).
-    if constexpr (sizeof(T) == 2) {
-      GemvScratch<T> block_gemv{xs, xh, red, xs};
-      consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
-        block_gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
-      });
-      Consumers::sync();
-    } else {
-      consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
-        gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
-      });
-    }
-#elif defined(LLAMA_QKV_CUDA_CORES)
-    // Experiment: the QKV pieces on CUDA cores (two rows at a time), not on tensor cores.
-    consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
-      auto out = [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; };
-      gemv_piece_warp<T, decltype(out), false>(w, r0, n, c, xs, xh, out);
-    });
-#else
     consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
     });
-#endif
     LLAMA_SPAN(1);
     arrive();
     LLAMA_SPAN(13);
@@ -549,7 +497,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   consume_by_warp(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
     gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
   });
-  grid_leave();
 #ifdef LLAMA_DECODE_SPANS
   Consumers::sync();
   LLAMA_SPAN(12);
