@@ -20,6 +20,7 @@ fused=cases/llama_decode/llama_decode_fused.cu
 orig=$(mktemp)
 cp "$fused" "$orig"
 trap 'cp "$orig" "$fused"' EXIT
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
 rm -rf build
 CUDAFLAGS=-lineinfo FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$out/build.log" 2>&1 ||
   { tail -30 "$out/build.log"; exit 1; }
