@@ -421,27 +421,6 @@ __device__ __forceinline__ void gemv_piece_warp(const T* w, size_t r0, int n, in
       const int g = lane >> 2, t = lane & 3;
       float d[4][4] = {};
       int kb = 0;
-#ifdef GPT2_MMA_HALF
-      if (n <= kMmaRows / 2) {
-        // At most 8 rows: the MMAs' rows g + 8 are zeros (a constant), and a lane whose row g is past the piece
-        // reads row n − 1 instead (its sums are dropped), so that no load is predicated and no register zeroed.
-        const T* wg = w + size_t(g < n ? g : n - 1) * k + 8 * t;
-        const T* xt = xh + 8 * t;
-        const uint4 zero{0u, 0u, 0u, 0u};
-        auto step = [&](float(&acc)[4], int kc) {
-          mma_k32<T>(acc, *reinterpret_cast<const uint4*>(wg + kc), zero, *reinterpret_cast<const uint4*>(xt + kc));
-        };
-        for (; kb + 128 <= k; kb += 128) {
-#pragma unroll
-          for (int u = 0; u < 4; ++u) step(d[u], kb + 32 * u);
-        }
-        if (kb < k) step(d[0], kb);  // k mod 128 (warp-uniform)
-        if (kb + 32 < k) step(d[1], kb + 32);
-        if (kb + 64 < k) step(d[2], kb + 64);
-        if (t == 0 && g < n) out(r0 + g, (d[0][0] + d[1][0]) + (d[2][0] + d[3][0]));
-        return;
-      }
-#endif
       for (; kb + 128 <= k; kb += 128) {
 #pragma unroll
         for (int u = 0; u < 4; ++u) mma_rows_k32(d[u], w, n, k, kb + 32 * u, xh);
