@@ -284,14 +284,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   extern __shared__ __align__(128) char smem_raw[];
   const LlamaDecodeArgs<T>& a = p.a;
   const Plan<T> plan{p};
-#ifdef FB_LAYOUT_PAD
-  // Experiment: FB_LAYOUT_PAD shared-memory stores that never run (the ring is never negative), to move the
-  // rest of the kernel's code by that many instructions and measure what its layout alone costs.
-  if (p.slots < 0) {
-#pragma unroll
-    for (int i = 0; i < FB_LAYOUT_PAD; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"r"(4 * i), "r"(i) : "memory");
-  }
-#endif
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
   const int c = static_cast<int>(a.hidden), kvw = static_cast<int>(plan.kv_width());
