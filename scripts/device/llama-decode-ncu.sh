@@ -16,10 +16,7 @@ set -uo pipefail
 # shellcheck source=scripts/device/defines.sh
 source "$(dirname "$0")/defines.sh"
 out="${OUT:-$(mktemp -d)}"
-fused=cases/llama_decode/llama_decode_fused.cu
-orig=$(mktemp)
-cp "$fused" "$orig"
-trap 'cp "$orig" "$fused"' EXIT
+keep_fused
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
 rm -rf build
 CUDAFLAGS=-lineinfo FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$out/build.log" 2>&1 ||
@@ -29,11 +26,7 @@ for spec in "$@"; do
   defs=""
   [[ $spec == *:* ]] && defs=${spec#*:}
   # shellcheck disable=SC2086 # one define a word
-  { define_lines $defs; cat "$orig"; } >"$fused"
-  if ! cmake --build build -j "$(nproc)" >"$out/ncu-$name.build.log" 2>&1; then
-    grep -m5 -i error "$out/ncu-$name.build.log"
-    exit 1
-  fi
+  rebuild_with "$out/ncu-$name.build.log" $defs || exit 1
   # The SASS of the kernel as the addon has it, with line info.
   nvcc -std=c++17 -I native -I kernels -I . -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_SM90A -lineinfo -cubin \
     -gencode arch=compute_90a,code=sm_90a "$fused" -o "$out/$name.cubin" 2>"$out/sass-$name.log" &&

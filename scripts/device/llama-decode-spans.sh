@@ -14,10 +14,7 @@ set -uo pipefail
 # shellcheck source=scripts/device/defines.sh
 source "$(dirname "$0")/defines.sh"
 out="${OUT:-$(mktemp -d)}"
-fused=cases/llama_decode/llama_decode_fused.cu
-orig=$(mktemp)
-cp "$fused" "$orig"
-trap 'cp "$orig" "$fused"' EXIT
+keep_fused
 if [ ! -d build ]; then
   FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 fi
@@ -26,11 +23,7 @@ for spec in "$@"; do
   defs=""
   [[ $spec == *:* ]] && defs=${spec#*:}
   # shellcheck disable=SC2086 # one define a word
-  { define_lines -DLLAMA_DECODE_SPANS $defs; cat "$orig"; } >"$fused"
-  if ! cmake --build build -j "$(nproc)" >"$out/spans-$name.build.log" 2>&1; then
-    grep -m5 -i error "$out/spans-$name.build.log"
-    exit 1
-  fi
+  rebuild_with "$out/spans-$name.build.log" -DLLAMA_DECODE_SPANS $defs || exit 1
   node --experimental-strip-types scripts/device/profile-shape.ts llama_decode 16x2048@1023 bf16 fused 2 >"$out/spans-$name.txt" 2>&1
   echo "== $name ($out/spans-$name.txt)"
   grep -E '^span (barrier|total)|mean release' "$out/spans-$name.txt" | tail -10
