@@ -198,6 +198,19 @@ struct Plan {
 #ifdef FB_SM90A_DEVICE
 namespace sm90 = ::fusebench::cuda::sm90;
 
+// FB_LAYOUT_PAD (a measuring aid, off by default; docs/llama-decode.md, "Code that never runs"): n shared-memory
+// stores at a ring kernel's start that never run (`never` is false at run time). They move most of the rest of
+// its code, by an amount the docs list per n. An A/B that runs the base with pads as well tells a change's own
+// cost from what moving the code costs (~3% in llama_decode).
+__device__ __forceinline__ void layout_pad([[maybe_unused]] bool never) {
+#ifdef FB_LAYOUT_PAD
+  if (never) {
+#pragma unroll
+    for (int i = 0; i < FB_LAYOUT_PAD; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"r"(4 * i), "r"(i) : "memory");
+  }
+#endif
+}
+
 // Waits for a phase of an mbarrier; traps after ~10 s (a schedule mismatch fails instead of hanging).
 // kSleep: each test may suspend the thread until the phase completes (the producer, which mostly waits
 // for a free slot, so that it does not spin in the issue slots of the consumer warps beside it).
@@ -602,6 +615,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   extern __shared__ __align__(128) char smem_raw[];
   const Gpt2DecodeArgs<T>& a = p.a;
   const Plan<T> plan{p};
+  layout_pad(p.slots < 0);
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
   const int c = static_cast<int>(a.hidden), f = static_cast<int>(a.f);
