@@ -18,10 +18,19 @@ def usage(why):
     sys.exit(f"sass-stalls.py: {why}\n{__doc__}")
 
 
+def lines_of(path):
+    """The lines of a text file, or a usage error naming it."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readlines()
+    except OSError as e:
+        usage(f"cannot read {path}: {e.strerror}")
+
+
 def sass_lines(path, count):
     """Offset → (file, line) of the .text section of `count` instructions."""
     sections, cur, where = [], None, None
-    for text in open(path, encoding="utf-8", errors="replace"):
+    for text in lines_of(path):
         if text.startswith(".text."):
             cur = {}
             sections.append(cur)
@@ -43,20 +52,25 @@ def sass_lines(path, count):
 
 def stalls(sass_path, csv_path):
     """(file, line) → Counter of stall reason → samples."""
-    rows = list(csv.reader(open(csv_path, encoding="utf-8", errors="replace")))
+    rows = list(csv.reader(lines_of(csv_path)))
     head = next((i for i, r in enumerate(rows) if "Address" in r), None)
     if head is None:
         usage(f"{csv_path} has no 'Address' column: not ncu's source page as CSV")
     names, data = rows[head], [r for r in rows[head + 1 :] if len(r) == len(rows[head])]
+    if not data:
+        usage(f"{csv_path} has no instruction rows")
     reasons = [(i, n[len("stall_") :]) for i, n in enumerate(names) if n.startswith("stall_") and "(" not in n]
     address = names.index("Address")
     where = sass_lines(sass_path, len(data))
-    first = int(data[0][address], 16)
     out = collections.defaultdict(collections.Counter)
-    for r in data:
-        line = where.get(int(r[address], 16) - first) or ("?", 0)
-        for i, reason in reasons:
-            out[line][reason] += int(r[i] or 0)
+    try:
+        first = int(data[0][address], 16)
+        for r in data:
+            line = where.get(int(r[address], 16) - first) or ("?", 0)
+            for i, reason in reasons:
+                out[line][reason] += int(r[i] or 0)
+    except ValueError as e:
+        usage(f"{csv_path}: a cell that is not a number ({e})")
     return out
 
 
@@ -68,7 +82,10 @@ def main(argv):
     top = 25
     if "--top" in argv:
         i = argv.index("--top")
-        top = int(argv[i + 1])
+        value = argv[i + 1] if i + 1 < len(argv) else ""
+        if not value.isdigit() or int(value) < 1:
+            usage(f"--top takes a positive integer, not {value!r}")
+        top = int(value)
         argv = argv[:i] + argv[i + 2 :]
     if len(argv) not in (2, 4):
         usage("give one or two pairs of SASS.txt SOURCE.csv")
