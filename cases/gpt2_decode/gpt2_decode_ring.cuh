@@ -198,17 +198,32 @@ struct Plan {
 #ifdef FB_SM90A_DEVICE
 namespace sm90 = ::fusebench::cuda::sm90;
 
-// FB_LAYOUT_PAD (a measuring aid, off by default; docs/llama-decode.md, "Code that never runs"): n shared-memory
-// stores at a ring kernel's start that never run (`never` is false at run time). They move most of the rest of
-// its code, by an amount the docs list per n. An A/B that runs the base with pads as well tells a change's own
-// cost from what moving the code costs (~3% in llama_decode).
+// Code placement (docs/llama-decode.md, "Where the code sits"). kStores stores of i and kZeros stores of zero, at a
+// ring kernel's start, behind a test that is never true at run time (`never`): they move most of the rest of the
+// kernel's code, by an amount the docs list (nvcc 13.0). The fetch of a kernel this large costs by its code's
+// offset within 256 bytes: 5% between the best and the worst offset in llama_decode. -DFB_LAYOUT_PAD=n and
+// -DFB_LAYOUT_PAD_Z=z override every ring kernel's counts (a measuring aid: an A/B that runs the base moved as
+// well tells a change's own cost from what moving the code costs).
+template <int kStores, int kZeros>
 __device__ __forceinline__ void layout_pad([[maybe_unused]] bool never) {
 #ifdef FB_LAYOUT_PAD
-  if (never) {
-#pragma unroll
-    for (int i = 0; i < FB_LAYOUT_PAD; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"r"(4 * i), "r"(i) : "memory");
-  }
+  constexpr int stores = FB_LAYOUT_PAD;
+#else
+  constexpr int stores = kStores;
 #endif
+#ifdef FB_LAYOUT_PAD_Z
+  constexpr int zeros = FB_LAYOUT_PAD_Z;
+#else
+  constexpr int zeros = kZeros;
+#endif
+  if constexpr (stores + zeros > 0) {
+    if (never) {
+#pragma unroll
+      for (int i = 0; i < stores; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"r"(4 * i), "r"(i) : "memory");
+#pragma unroll
+      for (int i = 0; i < zeros; ++i) asm volatile("st.shared.u32 [%0], %1;" ::"r"(4 * i), "r"(0) : "memory");
+    }
+  }
 }
 
 // Waits for a phase of an mbarrier; traps after ~10 s (a schedule mismatch fails instead of hanging).
@@ -615,7 +630,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   extern __shared__ __align__(128) char smem_raw[];
   const Gpt2DecodeArgs<T>& a = p.a;
   const Plan<T> plan{p};
-  layout_pad(p.slots < 0);
+  layout_pad<0, 0>(p.slots < 0);
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
   const int c = static_cast<int>(a.hidden), f = static_cast<int>(a.f);
