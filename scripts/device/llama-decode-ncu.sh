@@ -16,6 +16,7 @@ set -uo pipefail
 # shellcheck source=scripts/device/defines.sh
 source "$(dirname "$0")/defines.sh"
 out="${OUT:-$(mktemp -d)}"
+mkdir -p "$out"
 keep_fused
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
 rm -rf build

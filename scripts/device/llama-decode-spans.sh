@@ -14,6 +14,7 @@ set -uo pipefail
 # shellcheck source=scripts/device/defines.sh
 source "$(dirname "$0")/defines.sh"
 out="${OUT:-$(mktemp -d)}"
+mkdir -p "$out"
 keep_fused
 if [ ! -d build ]; then
   FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }

@@ -7,7 +7,9 @@ SASS.txt is `nvdisasm --print-line-info` of the kernel's cubin, SOURCE.csv is `n
 --csv --print-source sass` of one profiled launch. The kernel is the one the CSV names; its code is found in
 SASS.txt by the CSV's instruction count. With one pair: the source lines with the most samples, with their
 three largest stall reasons, and those with the most `no_inst` samples (instruction fetch). With two
-pairs: the lines whose samples changed most from the first to the second. Standard library only."""
+pairs: the lines whose samples changed most from the first to the second. With one pair it also counts the
+`no_inst` samples by the instruction's address modulo 256 (docs/llama-decode.md, "Where the code sits").
+Standard library only."""
 import collections
 import csv
 import re
@@ -50,8 +52,8 @@ def sass_lines(path, count):
     return fits[0]
 
 
-def stalls(sass_path, csv_path):
-    """(file, line) → Counter of stall reason → samples."""
+def source_rows(csv_path):
+    """The column names and the instruction rows of ncu's source page."""
     rows = list(csv.reader(lines_of(csv_path)))
     head = next((i for i, r in enumerate(rows) if "Address" in r), None)
     if head is None:
@@ -59,6 +61,27 @@ def stalls(sass_path, csv_path):
     names, data = rows[head], [r for r in rows[head + 1 :] if len(r) == len(rows[head])]
     if not data:
         usage(f"{csv_path} has no instruction rows")
+    return names, data
+
+
+def fetch_by_offset(csv_path):
+    """no_inst samples by the instruction's address modulo 256, in 16 slots of one instruction."""
+    names, data = source_rows(csv_path)
+    if "stall_no_inst" not in names:
+        return None
+    address, no_inst = names.index("Address"), names.index("stall_no_inst")
+    slots = [0] * 16
+    try:
+        for r in data:
+            slots[int(r[address], 16) % 256 // 16] += int(r[no_inst] or 0)
+    except ValueError as e:
+        usage(f"{csv_path}: a cell that is not a number ({e})")
+    return slots
+
+
+def stalls(sass_path, csv_path):
+    """(file, line) → Counter of stall reason → samples."""
+    names, data = source_rows(csv_path)
     reasons = [(i, n[len("stall_") :]) for i, n in enumerate(names) if n.startswith("stall_") and "(" not in n]
     address = names.index("Address")
     where = sass_lines(sass_path, len(data))
@@ -99,6 +122,10 @@ def main(argv):
             for line, c in sorted(a.items(), key=lambda kv: -key(kv[1]))[:top]:
                 reasons = ", ".join(f"{r} {n}" for r, n in c.most_common(3))
                 print(f"{key(c):8d} {100 * key(c) / max(total, 1):5.1f}%  {name(line):34s} {reasons}")
+        slots = fetch_by_offset(argv[1])
+        if slots:
+            print("\nno_inst by the instruction's address modulo 256 (0, 16, ..., 240):")
+            print(" ".join(str(n) for n in slots))
         return
     b = stalls(argv[2], argv[3])
     print(f"samples: {total} -> {sum(sum(c.values()) for c in b.values())}")
