@@ -1,5 +1,5 @@
-# Sourced by the device scripts that rebuild a translation unit with extra defines
-# (llama-decode-ab.sh, llama-decode-spans.sh, llama-decode-ncu.sh).
+# Sourced by the device scripts that rebuild a translation unit with extra defines or compile its cubins
+# (llama-decode-ab.sh, llama-decode-spans.sh, llama-decode-ncu.sh, layout-pads.sh).
 # shellcheck shell=bash
 
 # define_lines -DNAME[=VALUE]...: one "#define NAME VALUE" line for each (VALUE empty without "=").
@@ -27,4 +27,19 @@ rebuild_with() {
   shift
   { define_lines "$@"; cat "$orig"; } >"$fused"
   cmake --build build -j "$(nproc)" >"$log" 2>&1 || { grep -m5 -i error "$log"; return 1; }
+}
+
+# make_out: sets `out` to $OUT (made if missing) or, when OUT is unset, a new temporary folder.
+make_out() {
+  out="${OUT:-$(mktemp -d)}"
+  mkdir -p "$out"
+}
+
+# cubin_sm90a FILE.cu OUT.cubin [NVCC FLAGS...]: FILE compiled as the addon compiles it for sm_90a, into a cubin
+# (for its SASS: nvdisasm, code-shift.py).
+cubin_sm90a() {
+  local src=$1 dst=$2
+  shift 2
+  nvcc -std=c++17 -I native -I kernels -I . -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_SM90A "$@" -cubin \
+    -gencode arch=compute_90a,code=sm_90a "$src" -o "$dst"
 }

@@ -16,12 +16,14 @@ file=$1 names=$2 max_n=${3:-16} max_z=${4:-3}
 command -v nvcc >/dev/null || { echo "layout-pads.sh: nvcc is not on PATH" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/device/defines.sh
+source "$(dirname "$0")/defines.sh"
 export file work
+export -f cubin_sm90a
 # shellcheck disable=SC2016 # expanded by the inner bash
 for ((n = 0; n <= max_n; n++)); do for ((z = 0; z <= max_z; z++)); do echo "$n $z"; done; done |
-  xargs -P "$(nproc)" -L 1 bash -c 'nvcc -std=c++17 -I native -I kernels -I . -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_SM90A \
-    -DFB_LAYOUT_PAD="$0" -DFB_LAYOUT_PAD_Z="$1" -cubin -gencode arch=compute_90a,code=sm_90a "$file" \
-    -o "$work/p$0z$1.cubin" 2>"$work/p$0z$1.log" || echo "n=$0 z=$1 did not compile: $work/p$0z$1.log" >&2'
+  xargs -P "$(nproc)" -L 1 bash -c 'cubin_sm90a "$file" "$work/p$0z$1.cubin" -DFB_LAYOUT_PAD="$0" -DFB_LAYOUT_PAD_Z="$1" \
+    2>"$work/p$0z$1.log" || echo "n=$0 z=$1 did not compile: $work/p$0z$1.log" >&2'
 [ -f "$work/p0z0.cubin" ] || { echo "layout-pads.sh: the unpadded build failed" >&2; exit 1; }
 # code-shift.py prints "PATH: BYTES bytes, shift S (mod 256: M), K of N instructions at it" per cubin.
 python3 -B "$(dirname "$0")/code-shift.py" "$names" "$work/p0z0.cubin" "$work"/p*z*.cubin |
@@ -30,4 +32,4 @@ python3 -B "$(dirname "$0")/code-shift.py" "$names" "$work/p0z0.cubin" "$work"/p
     !seen[$1]++ { printf "offset %3d: -DFB_LAYOUT_PAD=%d -DFB_LAYOUT_PAD_Z=%d (shift %d, %.1f%% of %d instructions at it)\n",
                  $1, $3, $4, $5, 100 * $2 / $6, $6 }
     END { for (o = 0; o < 256; o += 16) if (!(o in seen)) missing = missing " " o
-          if (missing != "") print "offsets no pad reached:" missing ", more stores or zero stores may" }'
+          if (missing != "") print "offsets no pad reached (more stores or zero stores may reach them):" missing }'

@@ -15,8 +15,7 @@ set -uo pipefail
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 # shellcheck source=scripts/device/defines.sh
 source "$(dirname "$0")/defines.sh"
-out="${OUT:-$(mktemp -d)}"
-mkdir -p "$out"
+make_out
 keep_fused
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
 rm -rf build
@@ -29,8 +28,7 @@ for spec in "$@"; do
   # shellcheck disable=SC2086 # one define a word
   rebuild_with "$out/ncu-$name.build.log" $defs || exit 1
   # The SASS of the kernel as the addon has it, with line info.
-  nvcc -std=c++17 -I native -I kernels -I . -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_SM90A -lineinfo -cubin \
-    -gencode arch=compute_90a,code=sm_90a "$fused" -o "$out/$name.cubin" 2>"$out/sass-$name.log" &&
+  cubin_sm90a "$fused" "$out/$name.cubin" -lineinfo 2>"$out/sass-$name.log" &&
     nvdisasm --print-line-info --print-code "$out/$name.cubin" >"$out/sass-$name.txt" 2>>"$out/sass-$name.log"
   rm -f "$out/$name.cubin"
   ncu --kernel-name regex:llama_decode_ring --launch-count 1 --section WarpStateStats --section SchedulerStats \

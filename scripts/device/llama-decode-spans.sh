@@ -13,8 +13,7 @@ set -uo pipefail
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 # shellcheck source=scripts/device/defines.sh
 source "$(dirname "$0")/defines.sh"
-out="${OUT:-$(mktemp -d)}"
-mkdir -p "$out"
+make_out
 keep_fused
 if [ ! -d build ]; then
   FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }

@@ -64,9 +64,8 @@ def source_rows(csv_path):
     return names, data
 
 
-def fetch_by_offset(csv_path):
+def fetch_by_offset(csv_path, names, data):
     """no_inst samples by the instruction's address modulo 256, in 16 slots of one instruction."""
-    names, data = source_rows(csv_path)
     if "stall_no_inst" not in names:
         return None
     address, no_inst = names.index("Address"), names.index("stall_no_inst")
@@ -79,9 +78,8 @@ def fetch_by_offset(csv_path):
     return slots
 
 
-def stalls(sass_path, csv_path):
-    """(file, line) → Counter of stall reason → samples."""
-    names, data = source_rows(csv_path)
+def stalls(sass_path, csv_path, names, data):
+    """(file, line) → Counter of stall reason → samples, from the CSV's rows (`source_rows`)."""
     reasons = [(i, n[len("stall_") :]) for i, n in enumerate(names) if n.startswith("stall_") and "(" not in n]
     address = names.index("Address")
     where = sass_lines(sass_path, len(data))
@@ -112,7 +110,8 @@ def main(argv):
         argv = argv[:i] + argv[i + 2 :]
     if len(argv) not in (2, 4):
         usage("give one or two pairs of SASS.txt SOURCE.csv")
-    a = stalls(argv[0], argv[1])
+    rows = source_rows(argv[1])
+    a = stalls(argv[0], argv[1], *rows)
     total = sum(sum(c.values()) for c in a.values())
     if len(argv) == 2:
         fetch = sum(c["no_inst"] for c in a.values())
@@ -122,12 +121,12 @@ def main(argv):
             for line, c in sorted(a.items(), key=lambda kv: -key(kv[1]))[:top]:
                 reasons = ", ".join(f"{r} {n}" for r, n in c.most_common(3))
                 print(f"{key(c):8d} {100 * key(c) / max(total, 1):5.1f}%  {name(line):34s} {reasons}")
-        slots = fetch_by_offset(argv[1])
+        slots = fetch_by_offset(argv[1], *rows)
         if slots:
             print("\nno_inst by the instruction's address modulo 256 (0, 16, ..., 240):")
             print(" ".join(str(n) for n in slots))
         return
-    b = stalls(argv[2], argv[3])
+    b = stalls(argv[2], argv[3], *source_rows(argv[3]))
     print(f"samples: {total} -> {sum(sum(c.values()) for c in b.values())}")
     change = sorted(set(a) | set(b), key=lambda k: -abs(sum(b[k].values()) - sum(a[k].values())))
     for line in change[:top]:
