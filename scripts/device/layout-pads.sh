@@ -5,24 +5,29 @@
 # that moves the most instructions whole. Those are the variants of an A/B over placements. Run from the
 # repository root with an nvcc that builds sm_90a (CUDA 12.3+: the GPU machine, or a workstation).
 #
-#   bash scripts/device/layout-pads.sh FILE.cu NAME[,NAME...] [MAX_STORES (16)] [MAX_ZEROS (3)]
+#   [DEFINES="-DNAME[=VALUE] ..."] bash scripts/device/layout-pads.sh FILE.cu NAME[,NAME...] [MAX_STORES (16)] [MAX_ZEROS (3)]
 #
 # e.g. bash scripts/device/layout-pads.sh cases/llama_decode/llama_decode_fused.cu llama_decode_ring,bf16
+# DEFINES go to every compile, the unpadded one too: the pads of a try that a define turns on.
 set -uo pipefail
 [ $# -ge 2 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 file=$1 names=$2 max_n=${3:-16} max_z=${4:-3}
 [ -f "$file" ] || { echo "layout-pads.sh: no file $file" >&2; exit 2; }
 [[ $max_n =~ ^[0-9]+$ && $max_z =~ ^[0-9]+$ ]] || { echo "layout-pads.sh: MAX_STORES and MAX_ZEROS are counts" >&2; exit 2; }
+for d in ${DEFINES:-}; do
+  [[ $d =~ ^-D[A-Za-z_][A-Za-z0-9_]*(=.*)?$ ]] || { echo "layout-pads.sh: DEFINES holds '$d', not -DNAME[=VALUE]" >&2; exit 2; }
+done
 command -v nvcc >/dev/null || { echo "layout-pads.sh: nvcc is not on PATH" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=scripts/device/defines.sh
 source "$(dirname "$0")/defines.sh"
-export file work
+DEFINES=${DEFINES:-}
+export file work DEFINES
 export -f cubin_sm90a
 # shellcheck disable=SC2016 # expanded by the inner bash
 for ((n = 0; n <= max_n; n++)); do for ((z = 0; z <= max_z; z++)); do echo "$n $z"; done; done |
-  xargs -P "$(nproc)" -L 1 bash -c 'cubin_sm90a "$file" "$work/p$0z$1.cubin" -DFB_LAYOUT_PAD="$0" -DFB_LAYOUT_PAD_Z="$1" \
+  xargs -P "$(nproc)" -L 1 bash -c 'cubin_sm90a "$file" "$work/p$0z$1.cubin" $DEFINES -DFB_LAYOUT_PAD="$0" -DFB_LAYOUT_PAD_Z="$1" \
     2>"$work/p$0z$1.log" || echo "n=$0 z=$1 did not compile: $work/p$0z$1.log" >&2'
 [ -f "$work/p0z0.cubin" ] || { echo "layout-pads.sh: the unpadded build failed" >&2; exit 1; }
 # code-shift.py prints "PATH: BYTES bytes, shift S (mod 256: M), K of N instructions at it" per cubin.
