@@ -30,9 +30,10 @@ for ((n = 0; n <= max_n; n++)); do for ((z = 0; z <= max_z; z++)); do echo "$n $
   xargs -P "$(nproc)" -L 1 bash -c 'cubin_sm90a "$file" "$work/p$0z$1.cubin" $DEFINES -DFB_LAYOUT_PAD="$0" -DFB_LAYOUT_PAD_Z="$1" \
     2>"$work/p$0z$1.log" || echo "n=$0 z=$1 did not compile: $work/p$0z$1.log" >&2'
 [ -f "$work/p0z0.cubin" ] || { echo "layout-pads.sh: the unpadded build failed" >&2; exit 1; }
-# code-shift.py prints "PATH: BYTES bytes, shift S (mod 256: M), K of N instructions at it" per cubin.
-python3 -B "$(dirname "$0")/code-shift.py" "$names" "$work/p0z0.cubin" "$work"/p*z*.cubin |
-  sed -nE 's#^.*/p([0-9]+)z([0-9]+)\.cubin: [0-9]+ bytes, shift ([0-9-]+) \(mod 256: ([0-9]+)\), ([0-9]+) of ([0-9]+).*#\4 \5 \1 \2 \3 \6#p' |
+# code-shift.py --tsv: path, bytes, shift, shift mod 256, instructions at it, the base's instructions.
+python3 -B "$(dirname "$0")/code-shift.py" --tsv "$names" "$work/p0z0.cubin" "$work"/p*z*.cubin |
+  awk -F '\t' '{ if (match($1, /p[0-9]+z[0-9]+\.cubin$/)) { split(substr($1, RSTART + 1, RLENGTH - 7), nz, "z")
+                  print $4, $5, nz[1], nz[2], $3, $6 } }' |
   sort -k1,1n -k2,2nr | awk '
     !seen[$1]++ { printf "offset %3d: -DFB_LAYOUT_PAD=%d -DFB_LAYOUT_PAD_Z=%d (shift %d, %.1f%% of %d instructions at it)\n",
                  $1, $3, $4, $5, 100 * $2 / $6, $6 }
