@@ -286,9 +286,9 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   const LlamaDecodeArgs<T>& a = p.a;
   const Plan<T> plan{p};
   // bf16 and fp32: 272 bytes (nvcc 13.0), offset 16 within 256 bytes, which H100s measured alike with 32,
-  // 0.3–0.9% ahead of none and up to 5% ahead of the worst offset. fp16: 400 bytes, offset 144, 0.7% ahead
-  // of 16 (its code after the QKV pieces sits 384 bytes before bf16's). docs/llama-decode.md, "Where the
-  // code sits".
+  // 0.3–0.9% ahead of none and up to 5% ahead of the worst offset. fp16: 400 bytes, offset 144, 0.8% ahead
+  // of 16 (past its first ~5,000 instructions, its code sits 384 bytes before bf16's). docs/llama-decode.md,
+  // "Where the code sits".
   layout_pad<std::is_same_v<T, fp16> ? 10 : 6, 1>(p.slots < 0);
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
