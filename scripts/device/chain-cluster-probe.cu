@@ -34,17 +34,10 @@
 #include <vector>
 
 #include "cuda/sm90_ops.cuh"
+#include "probe.cuh"
 
 namespace sm90 = fusebench::cuda::sm90;
 
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
 
 constexpr int kSlot = 16384;
 constexpr int kSlots = 12;
@@ -207,20 +200,23 @@ static void zero_counters(const Bufs& b) {
   CK(cudaStreamSynchronize(b.s1));
 }
 
-static void launch_chain(const Bufs& b, int cluster, int grid, const char* region, size_t share, int passes,
-                         unsigned feeders) {
+// A launch of the chain kernel: `grid` blocks in clusters of `cluster`, on s1 (`attr` holds the attribute).
+static cudaLaunchConfig_t chain_config(const Bufs& b, int cluster, int grid, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(kThreads);
   cfg.dynamicSmemBytes = b.smem;
   cfg.stream = b.s1;
-  cudaLaunchAttribute a;
-  a.id = cudaLaunchAttributeClusterDimension;
-  a.val.clusterDim.x = cluster;
-  a.val.clusterDim.y = 1;
-  a.val.clusterDim.z = 1;
-  cfg.attrs = &a;
+  *attr = cluster_dim(cluster);
+  cfg.attrs = attr;
   cfg.numAttrs = 1;
+  return cfg;
+}
+
+static void launch_chain(const Bufs& b, int cluster, int grid, const char* region, size_t share, int passes,
+                         unsigned feeders) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = chain_config(b, cluster, grid, &attr);
   CK(cudaLaunchKernelEx(&cfg, chain, region, share, passes, feeders, b.chain_out));
 }
 
@@ -246,17 +242,8 @@ static void evict_l2(const Bufs& b) {
 }
 
 static bool cluster_fits(const Bufs& b, int cluster, int clusters) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(cluster * clusters);
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = b.smem;
-  cudaLaunchAttribute a;
-  a.id = cudaLaunchAttributeClusterDimension;
-  a.val.clusterDim.x = cluster;
-  a.val.clusterDim.y = 1;
-  a.val.clusterDim.z = 1;
-  cfg.attrs = &a;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = chain_config(b, cluster, cluster * clusters, &attr);
   int fit = 0;
   if (cudaOccupancyMaxActiveClusters(&fit, chain, &cfg) != cudaSuccess) {
     cudaGetLastError();

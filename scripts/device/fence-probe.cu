@@ -28,17 +28,10 @@
 #include <vector>
 
 #include "cuda/sm90_ops.cuh"
+#include "probe.cuh"
 
 namespace sm90 = fusebench::cuda::sm90;
 
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
 
 constexpr int kSlot = 16384;
 constexpr int kMaxSlots = 12;
@@ -283,11 +276,7 @@ static bool run(const Probe& p, int slots, int load, int loaders, int op, int cl
   cudaLaunchAttribute attrs[2];
   int n = 0;
   if (cluster > 1) {
-    attrs[n].id = cudaLaunchAttributeClusterDimension;
-    attrs[n].val.clusterDim.x = cluster;
-    attrs[n].val.clusterDim.y = 1;
-    attrs[n].val.clusterDim.z = 1;
-    ++n;
+    attrs[n++] = cluster_dim(cluster);
   }
   if (cooperative) {
     attrs[n].id = cudaLaunchAttributeCooperative;
@@ -341,11 +330,7 @@ int main() {
     cfg.gridDim = dim3(sms / c * c);
     cfg.blockDim = dim3(kThreads);
     cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute a;
-    a.id = cudaLaunchAttributeClusterDimension;
-    a.val.clusterDim.x = c;
-    a.val.clusterDim.y = 1;
-    a.val.clusterDim.z = 1;
+    cudaLaunchAttribute a = cluster_dim(c);
     cfg.attrs = &a;
     cfg.numAttrs = 1;
     int clusters = -1;
@@ -421,11 +406,7 @@ int main() {
           cfg.gridDim = dim3(blocks);
           cfg.blockDim = dim3(kThreads);
           cfg.dynamicSmemBytes = layout == 0 ? half : smem;
-          cudaLaunchAttribute a;
-          a.id = cudaLaunchAttributeClusterDimension;
-          a.val.clusterDim.x = 2;
-          a.val.clusterDim.y = 1;
-          a.val.clusterDim.z = 1;
+          cudaLaunchAttribute a = cluster_dim(2);
           cfg.attrs = &a;
           cfg.numAttrs = layout >= 1 ? 1 : 0;
           void* bar_ptr = nullptr;
