@@ -3,8 +3,9 @@
 # each step given, in order, logging each with its wall time; every log, results file and the device's
 # baseline file land in one tarball under $OUT (the tool that copies $OUT back takes few files).
 #   bash scripts/device/session.sh "perf --update-baselines" "numerics" "perf --case attention --inject attention:3%"
-# A step is `perf <perf options>` (always --backend cuda, its own --out-dir) or `numerics` (the numerics
-# suite on every backend at hand). A failing step is logged and the next one still runs.
+# A step is `perf <perf options>` (always --backend cuda, its own --out-dir), `numerics` (the numerics
+# suite on every backend at hand) or `probe NAME [ARGS]` (scripts/device/NAME.cu built for sm_90a and run
+# with ARGS, e.g. "probe chain-cluster-probe 15"). A failing step is logged and the next one still runs.
 set -uo pipefail
 out="${OUT:-$PWD/device-out}"
 work="$(mktemp -d)"
@@ -31,11 +32,26 @@ for step in "$@"; do
       npm run perf -- --backend cuda ${step#perf} --out-dir "$work/step$n" >"$log" 2>&1
       ;;
     numerics) npx vitest run suites/unit/cases.numerics.test.ts >"$log" 2>&1 ;;
+    probe\ *)
+      read -r -a words <<<"${step#probe }"
+      src="scripts/device/${words[0]}.cu"
+      if [[ ! ${words[0]} =~ ^[A-Za-z0-9_-]+$ || ! -f $src ]]; then
+        echo "session: no probe '${words[0]}' (scripts/device/NAME.cu)" >"$log"
+        false
+      else
+        { nvcc -O3 -std=c++17 -arch=sm_90a -I kernels "$src" -o "$work/${words[0]}" &&
+          "$work/${words[0]}" "${words[@]:1}"; } >"$log" 2>&1
+      fi
+      ;;
     *) echo "session: unknown step '$step'" >"$log" ;;
   esac
   status=$?
   echo "session: step $n ($step): exit $status, $(($(date +%s) - s0)) s"
-  grep -E "^(SLOWER|time:|wrote|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests " "$log" | sed 's/\x1b\[[0-9;]*m//g' | tail -8
+  if [[ $step == probe\ * ]]; then
+    tail -40 "$log"
+  else
+    grep -E "^(SLOWER|time:|wrote|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests " "$log" | sed 's/\x1b\[[0-9;]*m//g' | tail -8
+  fi
   # After every step, so a session stopped at its time limit still returns what it finished.
   cp baselines/nvidia-*.json "$work/" 2>/dev/null
   tar czf "$out/session.tgz" -C "$work" .
