@@ -5,7 +5,8 @@
 
 NAME: substrings that all occur in the kernel's .text section name (e.g. `llama_decode_ring,bf16`); the largest
 section that matches is taken. After a colon, the names of OTHER's kernel when it is another one (e.g.
-`llama_decode_ring,bf16:llama_decode_ring,fp16 X.cubin X.cubin`: where fp16's code sits against bf16's). Build the cubins with the addon's flags and -cubin, e.g.
+`llama_decode_ring,bf16:llama_decode_ring,fp16 X.cubin X.cubin`: where fp16's code sits against bf16's).
+Build the cubins with the addon's flags and -cubin (`cubin_sm90a` in scripts/device/defines.sh), e.g.
     nvcc -std=c++17 -I native -I kernels -I . -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_SM90A -DFB_LAYOUT_PAD=7 \\
       -cubin -gencode arch=compute_90a,code=sm_90a cases/llama_decode/llama_decode_fused.cu -o p7.cubin
 For each OTHER it prints the section's size, the shift in bytes, the shift modulo 256 (what instruction fetch
@@ -50,19 +51,20 @@ def instructions(text):
     return [text[i : i + 16] for i in range(0, len(text), 16)]
 
 
-def shifts(base, other, first=0, last=None, reach=4096, top=1):
-    """The `top` most common (shift in bytes, instructions of base[first:last] found at it in `other`)."""
+def positions(other):
+    """Instruction → the indices at which it occurs in `other`."""
     where = collections.defaultdict(list)
     for j, ins in enumerate(other):
         where[ins].append(j)
+    return where
+
+
+def shifts(base, where, first=0, last=None, reach=4096, top=1):
+    """The `top` most common (shift in bytes, instructions of base[first:last] found at it), `where` being
+    `positions(other)`."""
     last = len(base) if last is None else last
     count = collections.Counter(j - i for i in range(first, last) for j in where[base[i]] if abs(j - i) < reach)
     return [(16 * d, n) for d, n in count.most_common(top)] or [(0, 0)]
-
-
-def shift(base, other):
-    """(shift in bytes, instructions of `base` found at it in `other`)."""
-    return shifts(base, other)[0]
 
 
 def main(argv):
@@ -87,15 +89,15 @@ def main(argv):
         print(f"{argv[1]}: {16 * len(base)} bytes, {len(base)} instructions")
     for path in argv[2:]:
         text = kernel_text(path, other_names)
-        other = instructions(text)
-        d, n = shift(base, other)
+        where = positions(instructions(text))
+        (d, n), = shifts(base, where)
         if tsv:
             print("\t".join(str(v) for v in (path, len(text), d, d % 256, n, len(base))))
             continue
         print(f"{path}: {len(text)} bytes, shift {d} (mod 256: {d % 256}), {n} of {len(base)} instructions at it")
         for first in range(0, len(base) if regions else 0, regions or 1):
             last = min(first + regions, len(base))
-            top = ", ".join(f"shift {d} ({n})" for d, n in shifts(base, other, first, last, top=2))
+            top = ", ".join(f"shift {d} ({n})" for d, n in shifts(base, where, first, last, top=2))
             print(f"  instructions {first}..{last - 1}: {top}")
 
 
