@@ -50,7 +50,7 @@ struct Stamp {
   unsigned long long t0, t1;     // %globaltimer at the same two points (ns)
   long long barrier_cycles;      // one cluster barrier, mean of kBarrierReps (chain blocks)
   unsigned long long bytes;      // bytes this block read
-  unsigned smid, waited_out;     // waited_out: the feeders were not all resident within kWaitCycles
+  unsigned waited_out;           // the feeders were not all resident within kWaitCycles
 };
 
 #ifdef FB_SM90A_DEVICE
@@ -94,7 +94,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kSlots; ++s) sm90::mbar_init(full_s + 8 * s, 1);
     sm90::mbar_init_fence();
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(st.smid));
     const long long start = clock64();
     while (*reinterpret_cast<volatile unsigned*>(&g_started) < feeders)
       if (clock64() - start > kWaitCycles) {
@@ -136,7 +135,6 @@ __global__ void __launch_bounds__(kThreads, 1) feed(const char* __restrict__ reg
     sm90::mbar_init_fence();
     atomicAdd(&g_started, 1u);
     Stamp st = {};
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(st.smid));
     const char* src = region + static_cast<size_t>(blockIdx.x) * share;
     const long long chunks = static_cast<long long>(share / kSlot);
     st.t0 = global_ns();
@@ -299,8 +297,13 @@ int main(int argc, char** argv) {
                     r.median_cycles, r.max_cycles, r.gbps_block, r.tbps, r.barrier, note.c_str(),
                     r.waited_out ? " (the feeders were not all resident: the cluster read alone)" : "");
       };
+      // The cluster reads `region` once, `block_share` bytes a block, and prints its row (no feeders run).
+      auto read_row = [&](const char* test, const char* region, size_t block_share, const char* note) {
+        launch_chain(b, cluster, grid, region, block_share, 1, 0);
+        CK(cudaStreamSynchronize(b.s1));
+        row(test, summarize(fetch(b.chain_out, grid), clk), note);
+      };
       // warm: the layer read once to bring it into L2, then 8 times; the clock from its blocks.
-      zero_counters(b);
       launch_chain(b, cluster, grid, region_a, share, 1, 0);
       launch_chain(b, cluster, grid, region_a, share, 8, 0);
       CK(cudaStreamSynchronize(b.s1));
@@ -313,13 +316,9 @@ int main(int argc, char** argv) {
         std::snprintf(note, sizeof note, "L2, 8 passes; SM clock %.3f GHz", clk);
         row("warm", summarize(st, clk), note);
       }
-      launch_chain(b, cluster, grid, region_a, share, 1, 0);
-      CK(cudaStreamSynchronize(b.s1));
-      row("warm1", summarize(fetch(b.chain_out, grid), clk), "L2, one pass");
+      read_row("warm1", region_a, share, "L2, one pass");
       evict_l2(b);
-      launch_chain(b, cluster, grid, cold, share * 8, 1, 0);
-      CK(cudaStreamSynchronize(b.s1));
-      row("cold", summarize(fetch(b.chain_out, grid), clk), "DRAM, 8 layers' bytes");
+      read_row("cold", cold, share * 8, "DRAM, 8 layers' bytes");
       // pipe: A in L2, B not; the cluster reads A while the feeders read B. Then next: the cluster reads B.
       evict_l2(b);
       launch_chain(b, cluster, grid, region_a, share, 1, 0);
@@ -337,15 +336,11 @@ int main(int argc, char** argv) {
                       feeders, f.bytes / 1e6, f.tbps, 100 * overlap);
         row("pipe", c, note);
       }
-      launch_chain(b, cluster, grid, region_b, share, 1, 0);
-      CK(cudaStreamSynchronize(b.s1));
-      row("next", summarize(fetch(b.chain_out, grid), clk), "the layer the feeders read during pipe");
+      read_row("next", region_b, share, "the layer the feeders read during pipe");
       // fed: the feeders alone read a fresh B, then the cluster reads it.
       evict_l2(b);
-      launch_feed(b, b.s1, feeders, region_b, feed_share);
-      launch_chain(b, cluster, grid, region_b, share, 1, 0);
-      CK(cudaStreamSynchronize(b.s1));
-      row("fed", summarize(fetch(b.chain_out, grid), clk), "read by the feeders alone just before");
+      launch_feed(b, b.s1, feeders, region_b, feed_share);  // before the chain's launch on the same stream
+      read_row("fed", region_b, share, "read by the feeders alone just before");
     }
   CK(cudaFree(b.big));
   CK(cudaFree(b.chain_out));
