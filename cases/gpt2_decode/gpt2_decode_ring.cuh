@@ -85,6 +85,12 @@ struct Segment {
   size_t rows;
   int slab_layer = -1, slab_col = 0;
   bool gemv = false;  // a GEMV's rows (QKV, W1, LM head): pieces of at most kMmaRows rows in 16-bit types
+  // Rows that come as tensor copies instead (map set): a piece is the box at (map_col, map_row + first row,
+  // slab_layer) of map, and for a pair the same box of map2 after it, at piece_rows(elems, true) rows: a
+  // piece's second rows start there whatever its own row count.
+  const void* map = nullptr;
+  const void* map2 = nullptr;
+  int map_col = 0, map_row = 0;
 };
 template <class T>
 __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
@@ -118,6 +124,16 @@ __device__ __forceinline__ Range ffn_cols(size_t f, size_t chunk) {
   return {b < f ? b : f, b + chunk < f ? b + chunk : f};
 }
 
+// The attention's pieces (an item's cached K/V rows, its Wo rows: 64 columns of each row) as one tensor copy
+// a piece instead of a bulk copy a row: in fp32, whose pieces are twice as many rows, it made the step 3%
+// faster; in bf16/fp16 0.8–1.1% slower (docs/gpt2-decode.md). -DGPT2_RING_TMAP_KV takes it in every precision.
+template <class T>
+constexpr bool kTensorKv = sizeof(T) == 4
+#ifdef GPT2_RING_TMAP_KV
+                           || true
+#endif
+    ;
+
 template <class T>
 struct Params {
   Gpt2DecodeArgs<T> a;
@@ -128,6 +144,11 @@ struct Params {
   // W2 as a 3-D tensor (f, c, layers) for TMA, boxes of ffn_chunk × piece_rows(ffn_chunk): a CUtensorMap's
   // 128 bytes (the type exists in CUDA 12+ only).
   alignas(64) unsigned char w2_map[128];
+  // The K and V caches (64 columns × piece_rows(64, true) rows a box) and Wo (64 × piece_rows(64, false)),
+  // each a 3-D tensor (columns, rows, layers), where the attention's pieces come as tensor copies (kTensorKv).
+  alignas(64) unsigned char k_map[128];
+  alignas(64) unsigned char v_map[128];
+  alignas(64) unsigned char wo_map[128];
 };
 
 // One attention item: head h, the chunk-th run of keys from k0; the cache holds the keys below
@@ -169,7 +190,12 @@ struct Plan {
   // The item's cached keys and values (64 columns of head h, rows k0 .. cached_end − 1).
   __device__ Segment<T> kv(size_t l, const Item& it) const {
     const size_t c = p.a.hidden, off = l * p.a.ctx * c + it.k0 * c + it.h * kHeadDim;
-    return {p.a.k_cache + off, p.a.v_cache + off, c, kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
+    Segment<T> s{p.a.k_cache + off, p.a.v_cache + off, c, kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
+    if constexpr (kTensorKv<T>) {
+      s.map = p.k_map, s.map2 = p.v_map, s.map_col = it.h * kHeadDim, s.map_row = static_cast<int>(it.k0);
+      s.slab_layer = static_cast<int>(l);
+    }
+    return s;
   }
   // The item's out-projection rows: its chunk's share of Wo's rows, head h's 64 columns.
   __device__ Range wo_rows(const Item& it) const {
@@ -179,7 +205,12 @@ struct Plan {
   __device__ Segment<T> wo(size_t l, const Item& it) const {
     const size_t c = p.a.hidden;
     const Range r = wo_rows(it);
-    return {p.a.w_o + l * c * c + r.begin * c + it.h * kHeadDim, nullptr, c, kHeadDim, r.size()};
+    Segment<T> s{p.a.w_o + l * c * c + r.begin * c + it.h * kHeadDim, nullptr, c, kHeadDim, r.size()};
+    if constexpr (kTensorKv<T>) {
+      s.map = p.wo_map, s.map_col = it.h * kHeadDim, s.map_row = static_cast<int>(r.begin);
+      s.slab_layer = static_cast<int>(l);
+    }
+    return s;
   }
   template <class F>
   __device__ void for_each(F&& f) const {
@@ -267,6 +298,17 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
     for_each_piece(s, [&](size_t r0, int n) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
+      if (s.map != nullptr) {  // one box (and its pair's), always whole: rows past the tensor arrive as zeros
+        if (lane == 0) {
+          const uint32_t box = per * row_bytes;
+          sm90::mbar_arrive_expect_tx(ring.full_bar(), box * (paired ? 2 : 1));
+          sm90::tma_load_3d(dst, s.map, ring.full_bar(), s.map_col, s.map_row + static_cast<int>(r0), s.slab_layer);
+          if (paired)
+            sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, s.map_row + static_cast<int>(r0), s.slab_layer);
+        }
+        ring.advance();
+        return;
+      }
       if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
         if (lane == 0) {
           sm90::mbar_arrive_expect_tx(ring.full_bar(), per * row_bytes);
@@ -589,7 +631,8 @@ __device__ __forceinline__ Online attend_item(const Segment<T>& seg, Ring& ring,
   } else {
     consume(seg, ring, [&](const T* kv, size_t r0, int n) {
       const bool last = r0 + n == seg.rows;
-      attend_piece<T>(q, kv, kv + n * 64, n, last ? knew : nullptr, vnew, s, on, heads);
+      const int v_row = seg.map != nullptr ? piece_rows<T>(64, true) : n;  // where the piece's values start
+      attend_piece<T>(q, kv, kv + v_row * 64, n, last ? knew : nullptr, vnew, s, on, heads);
     });
   }
   return on;
@@ -906,11 +949,12 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
 // the matrix in the error.
 template <class T>
 void encode_slab_map(const T* w, size_t cols, size_t rows, size_t layers, size_t chunk, unsigned char (&out)[128],
-                     const char* what) {
+                     const char* what, int box_rows = 0) {
   static_assert(sizeof(CUtensorMap) == 128, "a tensor map is 128 bytes");
   const cuuint64_t dims[3] = {cols, rows, layers};
   const cuuint64_t strides[2] = {cols * sizeof(T), rows * cols * sizeof(T)};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(chunk), static_cast<cuuint32_t>(piece_rows<T>(static_cast<int>(chunk), false)), 1};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(chunk),
+                             static_cast<cuuint32_t>(box_rows > 0 ? box_rows : piece_rows<T>(static_cast<int>(chunk), false)), 1};
   const cuuint32_t estrides[3] = {1, 1, 1};
   const CUtensorMapDataType type = sizeof(T) == 4                   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : std::is_same_v<T, ::fusebench::bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
@@ -924,13 +968,39 @@ void encode_slab_map(const T* w, size_t cols, size_t rows, size_t layers, size_t
   std::memcpy(out, &map, sizeof map);
 }
 
+// The maps of kTensorKv into p: the K and V caches and Wo, encoded again only when one of them or the shape
+// changes (host time before a launch shows in its timing).
+template <class T>
+void encode_kv_maps(const Gpt2DecodeArgs<T>& a, Params<T>& p) {
+  constexpr int kHd = static_cast<int>(::fusebench::kHeadDim);
+  static struct {
+    const T *k = nullptr, *v = nullptr, *wo = nullptr;
+    size_t ctx = 0, hidden = 0, layers = 0;
+    unsigned char k_map[128], v_map[128], wo_map[128];
+  } last;
+  if (last.k != a.k_cache || last.v != a.v_cache || last.wo != a.w_o || last.ctx != a.ctx || last.hidden != a.hidden ||
+      last.layers != a.layers) {
+    encode_slab_map(a.k_cache, a.hidden, a.ctx, a.layers, kHd, last.k_map, "gpt2_decode ring (K cache)", piece_rows<T>(kHd, true));
+    encode_slab_map(a.v_cache, a.hidden, a.ctx, a.layers, kHd, last.v_map, "gpt2_decode ring (V cache)", piece_rows<T>(kHd, true));
+    encode_slab_map(a.w_o, a.hidden, a.hidden, a.layers, kHd, last.wo_map, "gpt2_decode ring (Wo)", piece_rows<T>(kHd, false));
+    last.k = a.k_cache, last.v = a.v_cache, last.wo = a.w_o, last.ctx = a.ctx, last.hidden = a.hidden, last.layers = a.layers;
+  }
+  std::memcpy(p.k_map, last.k_map, sizeof last.k_map);
+  std::memcpy(p.v_map, last.v_map, sizeof last.v_map);
+  std::memcpy(p.wo_map, last.wo_map, sizeof last.wo_map);
+}
+
 // Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
 template <class T>
 void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, int slots) {
   const auto kernel = gpt2_decode_ring_kernel<T>;
   const size_t bias = bias_floats(a.hidden, a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, bias, slots);
-  const AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
+  AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
+#ifdef GPT2_RING_SPLITS  // a measuring aid: the attention's chunks a head, forced (docs/gpt2-decode.md)
+  split.chunk = (a.pos + GPT2_RING_SPLITS) / GPT2_RING_SPLITS;
+  split.splits = (a.pos + split.chunk) / split.chunk;
+#endif
   Params<T> p{a, split.chunk, split.splits, ffn_chunk(a.f, static_cast<size_t>(blocks)), slots, bias, {}};
   // Encoded again only when W2 or the shape changes (host time before a launch shows in its timing).
   static struct {
@@ -943,6 +1013,7 @@ void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, in
     last.w2 = a.w2, last.f = a.f, last.hidden = a.hidden, last.layers = a.layers, last.chunk = p.ffn_chunk;
   }
   std::memcpy(p.w2_map, last.map, sizeof last.map);
+  if constexpr (kTensorKv<T>) encode_kv_maps(a, p);
   launch_persistent(kernel, p, blocks, kThreads, smem, ctx, "gpt2_decode fused (ring)");
 }
 #else
