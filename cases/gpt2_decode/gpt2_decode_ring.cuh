@@ -87,7 +87,8 @@ struct Segment {
   bool gemv = false;  // a GEMV's rows (QKV, W1, LM head): pieces of at most kMmaRows rows in 16-bit types
   // Rows that come as tensor copies instead (map set): a piece is the box at (map_col, map_row + first row,
   // slab_layer) of map, and for a pair the same box of map2 after it, at piece_rows(elems, true) rows: a
-  // piece's second rows start there whatever its own row count.
+  // piece's second rows start there whatever its own row count. A box also copies the rows after the
+  // piece's own, which nobody reads (among them, near pos, the cache row this step writes).
   const void* map = nullptr;
   const void* map2 = nullptr;
   int map_col = 0, map_row = 0;
@@ -125,8 +126,9 @@ __device__ __forceinline__ Range ffn_cols(size_t f, size_t chunk) {
 }
 
 // The attention's pieces (an item's cached K/V rows, its Wo rows: 64 columns of each row) as one tensor copy
-// a piece instead of a bulk copy a row: in fp32, whose pieces are twice as many rows, it made the step 3%
-// faster; in bf16/fp16 0.8–1.1% slower (docs/gpt2-decode.md). -DGPT2_RING_TMAP_KV takes it in every precision.
+// a piece instead of a bulk copy a row: in fp32, whose 256-byte rows make twice as many pieces, it made the
+// step 3.5% faster; in bf16/fp16 ~1% slower (docs/gpt2-decode.md). -DGPT2_RING_TMAP_KV takes it in every
+// precision.
 template <class T>
 constexpr bool kTensorKv = sizeof(T) == 4
 #ifdef GPT2_RING_TMAP_KV
@@ -997,8 +999,10 @@ void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, in
   const size_t bias = bias_floats(a.hidden, a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, bias, slots);
   AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
-#ifdef GPT2_RING_SPLITS  // a measuring aid: the attention's chunks a head, forced (docs/gpt2-decode.md)
-  split.chunk = (a.pos + GPT2_RING_SPLITS) / GPT2_RING_SPLITS;
+#ifdef GPT2_RING_SPLITS  // a measuring aid: at most this many chunks a head (docs/gpt2-decode.md)
+  static_assert(GPT2_RING_SPLITS > 0, "GPT2_RING_SPLITS: a count of chunks");
+  const size_t want = std::min<size_t>(GPT2_RING_SPLITS, max_splits(a.ctx));  // what att_part holds
+  split.chunk = (a.pos + want) / want;
   split.splits = (a.pos + split.chunk) / split.chunk;
 #endif
   Params<T> p{a, split.chunk, split.splits, ffn_chunk(a.f, static_cast<size_t>(blocks)), slots, bias, {}};
