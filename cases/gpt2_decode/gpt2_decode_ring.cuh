@@ -127,8 +127,8 @@ __device__ __forceinline__ Range ffn_cols(size_t f, size_t chunk) {
 
 // The attention's pieces (an item's cached K/V rows, its Wo rows: 64 columns of each row) as one tensor copy
 // a piece instead of a bulk copy a row: in fp32, whose 256-byte rows make twice as many pieces, it made the
-// step 3.5% faster; in bf16/fp16 ~1% slower (docs/gpt2-decode.md). -DGPT2_RING_TMAP_KV takes it in every
-// precision.
+// step 3–4% faster at every code placement; in bf16/fp16 ~1% slower (docs/gpt2-decode.md).
+// -DGPT2_RING_TMAP_KV takes it in every precision.
 template <class T>
 constexpr bool kTensorKv = sizeof(T) == 4
 #ifdef GPT2_RING_TMAP_KV
