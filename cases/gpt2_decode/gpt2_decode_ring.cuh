@@ -335,9 +335,11 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
 }
 
 // The consumers' side of a segment: fn(piece, first row, rows) for each piece once it has landed; each
-// consumer thread gives the slot back when fn returns.
-template <class T, class F>
-__device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn) {
+// consumer thread gives the slot back when fn returns. kHoldLast: all but the last piece's; that one's
+// `empty` barrier is returned (0 for a segment without pieces), for give_back after a chain point.
+template <bool kHoldLast = false, class T, class F>
+__device__ __forceinline__ uint32_t consume(const Segment<T>& s, Ring& ring, F&& fn) {
+  uint32_t held = 0;
   for_each_piece(s, [&](size_t r0, int n) {
 #ifdef GPT2_DECODE_STAGE_TIMES
     const long long t0 = clock64();
@@ -347,9 +349,18 @@ __device__ __forceinline__ void consume(const Segment<T>& s, Ring& ring, F&& fn)
     wait_phase(ring.full_bar(), ring.phase);
 #endif
     fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
-    sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
+    if (kHoldLast && r0 + n == s.rows)
+      held = ring.empty_bar();
+    else
+      sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
     ring.advance();
   });
+  return held;
+}
+
+// Every consumer thread gives back a slot that consume<true> held (none if 0).
+__device__ __forceinline__ void give_back(uint32_t held) {
+  if (held != 0) sm90::mbar_arrive(held);
 }
 
 // The consumers' side of a segment whose pieces need no other warp: piece j goes to warp j mod
@@ -624,18 +635,20 @@ __device__ void attend_piece(const float* q, const T* K, const T* V, int n, cons
 // One attention item's online softmax over its cached keys (the segment's pieces, as they land) and, at the
 // end of the chunk that holds pos, the new key `knew` (null elsewhere) with its value `vnew`, for `heads`
 // query heads (attend_piece). q: 64 floats a head, scaled; s: the scores' scratch.
-template <class T>
+// kHoldLast: the last piece's slot is held, its barrier into *held (consume).
+template <bool kHoldLast = false, class T>
 __device__ __forceinline__ Online attend_item(const Segment<T>& seg, Ring& ring, const float* q, const T* knew,
-                                              const T* vnew, float* s, int heads = 1) {
+                                              const T* vnew, float* s, int heads = 1, uint32_t* held = nullptr) {
   Online on;
   if (seg.rows == 0) {
     attend_piece<T>(q, nullptr, nullptr, 0, knew, vnew, s, on, heads);
   } else {
-    consume(seg, ring, [&](const T* kv, size_t r0, int n) {
+    const uint32_t h = consume<kHoldLast>(seg, ring, [&](const T* kv, size_t r0, int n) {
       const bool last = r0 + n == seg.rows;
       const int v_row = seg.map != nullptr ? piece_rows<T>(64, true) : n;  // where the piece's values start
       attend_piece<T>(q, kv, kv + v_row * 64, n, last ? knew : nullptr, vnew, s, on, heads);
     });
+    if (kHoldLast) *held = h;
   }
   return on;
 }
@@ -716,6 +729,15 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_STAMP(stamp_released);
   };
   const Range qkv_rows = share(3 * size_t(c)), f_cols = ffn_cols(f, p.ffn_chunk), c_rows = share(c);
+  // The last piece before each chain point (an arrival, a publish) keeps its slot until that point has
+  // passed, so that the producer cannot refill it just before: a release waits for every copy its block has
+  // in flight (docs/gpt2-decode.md, "The last slot held"; 2.4-5% faster). -DGPT2_RING_FREE_LAST gives every
+  // slot back at once again (a measuring aid).
+#ifdef GPT2_RING_FREE_LAST
+  constexpr bool kHold = false;
+#else
+  constexpr bool kHold = true;
+#endif
   GemvScratch<T> gemv{xs, xh, red, opart};
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the LayerNorms round their output for the MMAs
   // The residual stream in two buffers of kResidualCopies copies each (gpt2_decode.h): layer l reads x_cur
@@ -749,10 +771,11 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_SUB_STAMP(l, 1);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 0);
-    consume(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
+    const uint32_t held_qkv = consume<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
     });
     arrive_then(st + 1);
+    give_back(held_qkv);
     stage_norm<T, kConsumers>(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
     stage_values(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
     wait(st + 2);
@@ -777,11 +800,14 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       }
       Consumers::sync();
       FB_SUB_STAMP(l, 2);
-      Online on = attend_item(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s);
+      uint32_t held_kv = 0;
+      Online on = attend_item<kHold>(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s, 1, &held_kv);
       FB_SUB_STAMP(l, 3);
       publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
+      give_back(held_kv);
       FB_SUB_STAMP(l, 4);
     }
+    uint32_t held_wo = 0;  // the last Wo piece's slot, given back after the arrival (kHold)
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
@@ -794,7 +820,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       Consumers::sync();
       FB_SUB_STAMP(l, 6);
       const size_t row0 = plan.wo_rows(it).begin;
-      consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
+      give_back(held_wo);
+      held_wo = consume<kHold>(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
         if constexpr (sizeof(T) == 2) {  // 16 rows a warp on tensor cores, the head's output as B
           const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
           for (int m0 = kMmaRows * (threadIdx.x >> 5); m0 < n; m0 += kMmaRows * kConsumerWarps) {
@@ -816,6 +843,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       FB_SUB_STAMP(l, 7);
     }
     arrive_then(st + 3);
+    give_back(held_wo);
     stage_values(bias, a.b1 + l * f + f_cols.begin, f_cols.size());
     stage_values(b2s, a.b2 + l * c + c_rows.begin, c_rows.size());
     wait(st + 4);
@@ -840,7 +868,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_STAMP(st + 6);
     FB_SUB_STAMP(l, 9);
     const int cols = static_cast<int>(f_cols.size()), pitch = static_cast<int>(p.ffn_chunk);
-    consume(plan.w2(l), ring, [&](const T* w, size_t r0, int n) {
+    const uint32_t held_w2 = consume<kHold>(plan.w2(l), ring, [&](const T* w, size_t r0, int n) {
       for (int j = threadIdx.x; j < n; j += kConsumers) {
         const T* wr = w + size_t(j) * pitch;
         float v = 0.f;
@@ -849,6 +877,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       }
     });
     arrive_then(st + 7);
+    give_back(held_w2);
     if (l + 1 < a.layers) {
       stage_values(bias, a.b_qkv + (l + 1) * 3 * c + qkv_rows.begin, qkv_rows.size());
       stage_norm<T, kConsumers>(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
