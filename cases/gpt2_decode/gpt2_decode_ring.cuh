@@ -371,27 +371,22 @@ __device__ __forceinline__ void give_back(uint32_t held) {
 // u from u − 2, so no warp may run a whole ring ahead of a piece still in work. With the ring at least
 // kConsumerWarps slots long (the refusal of a kernel that calls this asks it: llama_decode's), a piece's slot was last used by a piece of an
 // earlier group, already given back. Eight pieces are in work at once, where consume takes them one after
-// the other with the whole block, a barrier each. kHoldLast: the last piece's slot is held and its `empty`
-// barrier returned to every consumer thread, for give_back (one arrival each) after a chain point.
-template <bool kHoldLast = false, class T, class F>
-__device__ __forceinline__ uint32_t consume_by_warp(const Segment<T>& s, Ring& ring, F&& fn) {
+// the other with the whole block, a barrier each.
+template <class T, class F>
+__device__ __forceinline__ void consume_by_warp(const Segment<T>& s, Ring& ring, F&& fn) {
   const int warp = threadIdx.x >> 5;
   int j = 0;
-  uint32_t held = 0;
   for_each_piece(s, [&](size_t r0, int n) {
-    const bool hold = kHoldLast && r0 + n == s.rows;
     if (j % kConsumerWarps == warp) {
       wait_phase(ring.full_bar(), ring.phase);
       fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
       __syncwarp();
-      if (!hold) sm90::mbar_arrive(ring.empty_bar(), kConsumerWarps);
+      sm90::mbar_arrive(ring.empty_bar(), kConsumerWarps);
     }
-    if (hold) held = ring.empty_bar();
     ring.advance();
     if (++j % kConsumerWarps == 0) Consumers::sync();
   });
   if (j % kConsumerWarps != 0) Consumers::sync();
-  return held;
 }
 
 // One GEMV piece: rows [0, n) of k elements in shared memory against xs, out(first row + r, Σ). A piece of

@@ -324,13 +324,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
 #endif
   unsigned generation = 0;
   auto arrive = [&] { grid_arrive<Consumers>(); };
-  // Experiment: the last piece before each chain point keeps its slot until that point has passed, as in
-  // gpt2_decode's ring kernel.
-#ifdef LLAMA_HOLD_LAST
-  constexpr bool kHold = true;
-#else
-  constexpr bool kHold = false;
-#endif
   auto wait = [&] { grid_wait<Consumers>(++generation); };
   const Range qkv_rows = share(plan.qkv_rows()), f_cols = ffn_cols(a.f, p.ffn_chunk), c_rows = share(c);
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the norms round their output for the MMAs
@@ -368,12 +361,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     if (l > 0) stage_residual(x_cur);
     rmsnorm_smem<Consumers>(xs, ng, c, a.eps, red, xh_out);
     LLAMA_SPAN(0);
-    const uint32_t held_qkv = consume_by_warp<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
+    consume_by_warp(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v; });
     });
     LLAMA_SPAN(1);
     arrive();
-    give_back(held_qkv);
     LLAMA_SPAN(13);
     stage_gamma(a.ffn_norm + l * c);
     wait();
@@ -404,15 +396,11 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       Consumers::sync();
       // Every chunk holds a cached key or pos. Head h's partial of chunk k at att_part[h · splits + k]; the
       // pass's counter is its first head's.
-      uint32_t held_kv = 0;
-      Online on =
-          attend_item<kHold>(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s, heads, &held_kv);
+      Online on = attend_item(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s, heads);
       publish_item(on, opart, a.att_part + (it.h * p.splits + it.chunk) * kPartFloats, done + it.h, heads,
                    p.splits * kPartFloats);
-      give_back(held_kv);
     }
     LLAMA_SPAN(3);
-    uint32_t held_wo = 0;  // the last Wo piece's slot, given back after the arrival (kHold)
     for (size_t i = blockIdx.x; i < plan.wo_items(); i += gridDim.x) {
       const WoItem it = plan.wo_item(i);
       wait_count<Consumers>(done + it.h / p.item_heads * p.item_heads, static_cast<unsigned>(p.splits));
@@ -429,8 +417,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
       const Range cols = plan.wo_cols(it);
       const int ncols = static_cast<int>(cols.size()), j = 4 * static_cast<int>(threadIdx.x);
       float acc[4] = {};
-      give_back(held_wo);
-      held_wo = consume<kHold>(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
+      consume(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
         if (j < ncols)
           for (int d = 0; d < n; ++d) {
             const float od = q[r0 + d];
@@ -444,7 +431,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     }
     LLAMA_SPAN(6);
     arrive();
-    give_back(held_wo);
     LLAMA_SPAN(14);
     wait();
     LLAMA_SPAN(7);
@@ -471,10 +457,9 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     // Σ over this block's FFN columns i of g[i]·W_down[i, ·]: thread t the packs t, t + kConsumers, … of
     // the c outputs (at most kDownPacks, refusal), summed over the pieces' rows in registers, then added into
     // x_next (split-K over the blocks).
-    uint32_t held_down = 0;
     {
       float acc[kDownPacks][kPack] = {};
-      held_down = consume<kHold>(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
+      consume(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
         for (int i = 0; i < n; ++i) {
           const float gi = gs[r0 + i];
 #pragma unroll
@@ -501,7 +486,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     }
     LLAMA_SPAN(10);
     arrive();
-    give_back(held_down);
     LLAMA_SPAN(15);
     stage_gamma(l + 1 < a.layers ? a.attn_norm + (l + 1) * c : a.norm_f);
     wait();
