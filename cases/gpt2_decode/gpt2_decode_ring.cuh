@@ -10,7 +10,8 @@
 // depends on this step's activations (the cache rows read are those before pos), so the producer runs as
 // far ahead as the ring allows (≈ 190 KiB a block, 25 MB over an H100: more than a layer) and memory
 // keeps streaming while the consumers wait at a grid barrier. The consumers take the pieces in the same
-// order and give each slot back (one arrival per thread) when they are done with it.
+// order and give each slot back (one arrival per thread) when they are done with it; the last piece before
+// a release (an arrival, a publish) only once that release has passed, so that it waits for no refill.
 //
 // The consumers' stages and their dependency points are the register-streaming kernel's, but for FFN2:
 // 1. LN1 (every block normalizes x itself) + QKV, rows owned by blocks; 2. attention
