@@ -306,8 +306,10 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
           const uint32_t box = per * row_bytes;
           sm90::mbar_arrive_expect_tx(ring.full_bar(), box * (paired ? 2 : 1));
           sm90::tma_load_3d(dst, s.map, ring.full_bar(), s.map_col, s.map_row + static_cast<int>(r0), s.slab_layer);
-          if (paired)
-            sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, s.map_row + static_cast<int>(r0), s.slab_layer);
+          if (paired) {
+            const int row = s.map_row + static_cast<int>(r0);
+            sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, row, s.slab_layer);
+          }
         }
         ring.advance();
         return;
@@ -732,7 +734,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   const Range qkv_rows = share(3 * size_t(c)), f_cols = ffn_cols(f, p.ffn_chunk), c_rows = share(c);
   // The last piece before each chain point (an arrival, a publish) keeps its slot until that point has
   // passed, so that the producer cannot refill it just before: a release waits for every copy its block has
-  // in flight (docs/gpt2-decode.md, "The last slot held"; 2.4-5% faster). -DGPT2_RING_FREE_LAST gives every
+  // in flight (docs/gpt2-decode.md, "The last slot held"; 2.4-4.4% faster). -DGPT2_RING_FREE_LAST gives every
   // slot back at once again (a measuring aid).
 #ifdef GPT2_RING_FREE_LAST
   constexpr bool kHold = false;
@@ -802,7 +804,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       Consumers::sync();
       FB_SUB_STAMP(l, 2);
       uint32_t held_kv = 0;
-      Online on = attend_item<kHold>(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s, 1, &held_kv);
+      Online on =
+          attend_item<kHold>(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s, 1, &held_kv);
       FB_SUB_STAMP(l, 3);
       publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
       give_back(held_kv);
