@@ -304,12 +304,10 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
       if (s.map != nullptr) {  // one box (and its pair's), always whole: rows past the tensor arrive as zeros
         if (lane == 0) {
           const uint32_t box = per * row_bytes;
+          const int row = s.map_row + static_cast<int>(r0);
           sm90::mbar_arrive_expect_tx(ring.full_bar(), box * (paired ? 2 : 1));
-          sm90::tma_load_3d(dst, s.map, ring.full_bar(), s.map_col, s.map_row + static_cast<int>(r0), s.slab_layer);
-          if (paired) {
-            const int row = s.map_row + static_cast<int>(r0);
-            sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, row, s.slab_layer);
-          }
+          sm90::tma_load_3d(dst, s.map, ring.full_bar(), s.map_col, row, s.slab_layer);
+          if (paired) sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, row, s.slab_layer);
         }
         ring.advance();
         return;
@@ -648,7 +646,7 @@ __device__ __forceinline__ Online attend_item(const Segment<T>& seg, Ring& ring,
   } else {
     const uint32_t h = consume<kHoldLast>(seg, ring, [&](const T* kv, size_t r0, int n) {
       const bool last = r0 + n == seg.rows;
-      const int v_row = seg.map != nullptr ? piece_rows<T>(64, true) : n;  // where the piece's values start
+      const int v_row = seg.map != nullptr ? piece_rows<T>(64, true) : n;  // where the values start
       attend_piece<T>(q, kv, kv + v_row * 64, n, last ? knew : nullptr, vnew, s, on, heads);
     });
     if (kHoldLast) *held = h;
@@ -1003,27 +1001,24 @@ void encode_slab_map(const T* w, size_t cols, size_t rows, size_t layers, size_t
   std::memcpy(out, &map, sizeof map);
 }
 
-// The maps of kTensorKv into p: the K and V caches and Wo, encoded again only when one of them or the shape
+// A tensor map of encode_slab_map's kept between launches, encoded again only when its matrix or shape
 // changes (host time before a launch shows in its timing).
 template <class T>
-void encode_kv_maps(const Gpt2DecodeArgs<T>& a, Params<T>& p) {
-  constexpr int kHd = static_cast<int>(::fusebench::kHeadDim);
-  static struct {
-    const T *k = nullptr, *v = nullptr, *wo = nullptr;
-    size_t ctx = 0, hidden = 0, layers = 0;
-    unsigned char k_map[128], v_map[128], wo_map[128];
-  } last;
-  if (last.k != a.k_cache || last.v != a.v_cache || last.wo != a.w_o || last.ctx != a.ctx || last.hidden != a.hidden ||
-      last.layers != a.layers) {
-    encode_slab_map(a.k_cache, a.hidden, a.ctx, a.layers, kHd, last.k_map, "gpt2_decode ring (K cache)", piece_rows<T>(kHd, true));
-    encode_slab_map(a.v_cache, a.hidden, a.ctx, a.layers, kHd, last.v_map, "gpt2_decode ring (V cache)", piece_rows<T>(kHd, true));
-    encode_slab_map(a.w_o, a.hidden, a.hidden, a.layers, kHd, last.wo_map, "gpt2_decode ring (Wo)", piece_rows<T>(kHd, false));
-    last.k = a.k_cache, last.v = a.v_cache, last.wo = a.w_o, last.ctx = a.ctx, last.hidden = a.hidden, last.layers = a.layers;
+struct CachedSlabMap {
+  const T* w = nullptr;
+  size_t cols = 0, rows = 0, layers = 0, chunk = 0;
+  int box_rows = 0;
+  unsigned char map[128];
+  // out ← the map of (w, cols, rows, layers, chunk, box_rows) (encode_slab_map's arguments).
+  void into(unsigned char (&out)[128], const T* w_, size_t cols_, size_t rows_, size_t layers_, size_t chunk_,
+            const char* what, int box_rows_ = 0) {
+    if (w != w_ || cols != cols_ || rows != rows_ || layers != layers_ || chunk != chunk_ || box_rows != box_rows_) {
+      encode_slab_map(w_, cols_, rows_, layers_, chunk_, map, what, box_rows_);
+      w = w_, cols = cols_, rows = rows_, layers = layers_, chunk = chunk_, box_rows = box_rows_;
+    }
+    std::memcpy(out, map, sizeof map);
   }
-  std::memcpy(p.k_map, last.k_map, sizeof last.k_map);
-  std::memcpy(p.v_map, last.v_map, sizeof last.v_map);
-  std::memcpy(p.wo_map, last.wo_map, sizeof last.wo_map);
-}
+};
 
 // Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
 template <class T>
@@ -1039,18 +1034,15 @@ void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, in
   split.splits = (a.pos + split.chunk) / split.chunk;
 #endif
   Params<T> p{a, split.chunk, split.splits, ffn_chunk(a.f, static_cast<size_t>(blocks)), slots, bias, {}};
-  // Encoded again only when W2 or the shape changes (host time before a launch shows in its timing).
-  static struct {
-    const T* w2 = nullptr;
-    size_t f = 0, hidden = 0, layers = 0, chunk = 0;
-    unsigned char map[128];
-  } last;
-  if (last.w2 != a.w2 || last.f != a.f || last.hidden != a.hidden || last.layers != a.layers || last.chunk != p.ffn_chunk) {
-    encode_slab_map(a.w2, a.f, a.hidden, a.layers, p.ffn_chunk, last.map, "gpt2_decode ring (W2)");
-    last.w2 = a.w2, last.f = a.f, last.hidden = a.hidden, last.layers = a.layers, last.chunk = p.ffn_chunk;
+  static CachedSlabMap<T> w2_map, k_map, v_map, wo_map;
+  w2_map.into(p.w2_map, a.w2, a.f, a.hidden, a.layers, p.ffn_chunk, "gpt2_decode ring (W2)");
+  if constexpr (kTensorKv<T>) {  // the caches and Wo, 64 columns (a head) a box
+    constexpr int kHd = static_cast<int>(::fusebench::kHeadDim);
+    const int kv_rows = piece_rows<T>(kHd, true), wo_rows = piece_rows<T>(kHd, false);
+    k_map.into(p.k_map, a.k_cache, a.hidden, a.ctx, a.layers, kHd, "gpt2_decode ring (K cache)", kv_rows);
+    v_map.into(p.v_map, a.v_cache, a.hidden, a.ctx, a.layers, kHd, "gpt2_decode ring (V cache)", kv_rows);
+    wo_map.into(p.wo_map, a.w_o, a.hidden, a.hidden, a.layers, kHd, "gpt2_decode ring (Wo)", wo_rows);
   }
-  std::memcpy(p.w2_map, last.map, sizeof last.map);
-  if constexpr (kTensorKv<T>) encode_kv_maps(a, p);
   launch_persistent(kernel, p, blocks, kThreads, smem, ctx, "gpt2_decode fused (ring)");
 }
 #else
