@@ -71,24 +71,6 @@ constexpr int kMaxItemHeads = 4;
 constexpr int kScoreStride = 2 * kMaxPieceKeys;
 static_assert(kConsumerWarps % kMaxItemHeads == 0, "an item's heads get whole warps");
 using Consumers = FirstThreads<kConsumers>;
-// The last kHoldPieces pieces before each chain point of gpt2_decode's kernel (an arrival, a publish) keep
-// their slots until that point has passed, so that the producer cannot refill them just before: a release
-// waits for every copy its block has in flight (docs/gpt2-decode.md, "The last slot held"; 2.4-4.4% faster).
-// kLateGiveBack: they are given back only after the next L2 reads behind that point (x, q, the head's
-// partials), which wait behind the copies too. -DGPT2_RING_FREE_LAST gives every slot back at once again, and
-// -DGPT2_RING_HOLD=n and -DGPT2_RING_LATE set the two (measuring aids).
-#ifdef GPT2_RING_FREE_LAST
-constexpr int kHoldPieces = 0;
-#elif defined(GPT2_RING_HOLD)
-constexpr int kHoldPieces = GPT2_RING_HOLD;
-#else
-constexpr int kHoldPieces = 1;
-#endif
-#ifdef GPT2_RING_LATE
-constexpr bool kLateGiveBack = true;
-#else
-constexpr bool kLateGiveBack = false;
-#endif
 
 // Rows a block streams: row i < rows starts at base + i·stride and is `elems` elements long; `base2`, when
 // set, is a second set of rows taken with the first, piece by piece (the values beside the keys).
@@ -122,14 +104,10 @@ __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
 constexpr int kMmaRows = 16;
 // The pieces of a segment in order, fn(first row, rows): the one walk both the producer and the consumers
 // take, so their schedules cannot drift apart.
-template <class T>
-__device__ __forceinline__ size_t piece_step(const Segment<T>& s) {
-  const int fit = piece_rows<T>(s.elems, s.base2 != nullptr);
-  return static_cast<size_t>(s.gemv && sizeof(T) == 2 && fit > kMmaRows ? kMmaRows : fit);
-}
 template <class T, class F>
 __device__ __forceinline__ void for_each_piece(const Segment<T>& s, F&& fn) {
-  const size_t per = piece_step(s);
+  const int fit = piece_rows<T>(s.elems, s.base2 != nullptr);
+  const size_t per = static_cast<size_t>(s.gemv && sizeof(T) == 2 && fit > kMmaRows ? kMmaRows : fit);
   for (size_t r0 = 0; r0 < s.rows; r0 += per) fn(r0, static_cast<int>(s.rows - r0 < per ? s.rows - r0 : per));
 }
 
@@ -344,19 +322,12 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
       }
       if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
       __syncwarp();
-#ifdef DECODE_RING_EVICT_FIRST
-      // A measuring aid: the ring's lines leave L2 first (they are read once).
-      const uint64_t policy = sm90::createpolicy_evict_first();
-      auto load = [&](uint32_t d, const T* src, uint32_t bytes) { sm90::bulk_load_hint(d, src, bytes, ring.full_bar(), policy); };
-#else
-      auto load = [&](uint32_t d, const T* src, uint32_t bytes) { sm90::bulk_load(d, src, bytes, ring.full_bar()); };
-#endif
       if (!paired && s.stride == static_cast<size_t>(s.elems)) {
-        if (lane == 0) load(dst, s.base + r0 * s.stride, n * row_bytes);
+        if (lane == 0) sm90::bulk_load(dst, s.base + r0 * s.stride, n * row_bytes, ring.full_bar());
       } else {
         for (int i = lane; i < n * (paired ? 2 : 1); i += 32) {
           const T* src = (i < n ? s.base : s.base2) + (r0 + i % n) * s.stride;
-          load(dst + i * row_bytes, src, row_bytes);
+          sm90::bulk_load(dst + i * row_bytes, src, row_bytes, ring.full_bar());
         }
       }
       ring.advance();
@@ -364,20 +335,12 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
   });
 }
 
-// Slots that consume<n> held: `count` consecutive slots of the ring from `slot`.
-struct Held {
-  int slot = 0, count = 0;
-};
-
 // The consumers' side of a segment: fn(piece, first row, rows) for each piece once it has landed; each
-// consumer thread gives the slot back when fn returns. kHold > 0: all but the last kHold pieces'; those
-// slots are returned, for give_back after a chain point.
-template <int kHold = 0, class T, class F>
-__device__ __forceinline__ Held consume(const Segment<T>& s, Ring& ring, F&& fn) {
-  Held held;
-  const size_t per = piece_step(s);
-  const size_t tail = size_t(kHold > 1 ? kHold - 1 : 0) * per;  // rows of the held pieces but the last
-  const size_t first_held = s.rows > tail ? s.rows - tail : 0;     // a held piece ends at or past this row
+// consumer thread gives the slot back when fn returns. kHoldLast: all but the last piece's; that one's
+// `empty` barrier is returned (0 for a segment without pieces), for give_back after a chain point.
+template <bool kHoldLast = false, class T, class F>
+__device__ __forceinline__ uint32_t consume(const Segment<T>& s, Ring& ring, F&& fn) {
+  uint32_t held = 0;
   for_each_piece(s, [&](size_t r0, int n) {
 #ifdef GPT2_DECODE_STAGE_TIMES
     const long long t0 = clock64();
@@ -387,23 +350,18 @@ __device__ __forceinline__ Held consume(const Segment<T>& s, Ring& ring, F&& fn)
     wait_phase(ring.full_bar(), ring.phase);
 #endif
     fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
-    if (kHold > 0 && r0 + n >= first_held) {
-      if (held.count++ == 0) held.slot = ring.slot;
-    } else {
+    if (kHoldLast && r0 + n == s.rows)
+      held = ring.empty_bar();
+    else
       sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
-    }
     ring.advance();
   });
   return held;
 }
 
-// Every consumer thread gives back the slots that consume<n> held (none if h.count is 0).
-__device__ __forceinline__ void give_back(const Ring& ring, Held& h) {
-  for (int i = 0, s = h.slot; i < h.count; ++i) {
-    sm90::mbar_arrive(sm90::smem_addr(ring.empty + s));
-    if (++s == ring.slots) s = 0;
-  }
-  h.count = 0;
+// Every consumer thread gives back a slot that consume<true> held (none if 0).
+__device__ __forceinline__ void give_back(uint32_t held) {
+  if (held != 0) sm90::mbar_arrive(held);
 }
 
 // The consumers' side of a segment whose pieces need no other warp: piece j goes to warp j mod
@@ -678,20 +636,20 @@ __device__ void attend_piece(const float* q, const T* K, const T* V, int n, cons
 // One attention item's online softmax over its cached keys (the segment's pieces, as they land) and, at the
 // end of the chunk that holds pos, the new key `knew` (null elsewhere) with its value `vnew`, for `heads`
 // query heads (attend_piece). q: 64 floats a head, scaled; s: the scores' scratch.
-// kHold: the last kHold pieces' slots are held, into *held (consume).
-template <int kHold = 0, class T>
+// kHoldLast: the last piece's slot is held, its barrier into *held (consume).
+template <bool kHoldLast = false, class T>
 __device__ __forceinline__ Online attend_item(const Segment<T>& seg, Ring& ring, const float* q, const T* knew,
-                                              const T* vnew, float* s, int heads = 1, Held* held = nullptr) {
+                                              const T* vnew, float* s, int heads = 1, uint32_t* held = nullptr) {
   Online on;
   if (seg.rows == 0) {
     attend_piece<T>(q, nullptr, nullptr, 0, knew, vnew, s, on, heads);
   } else {
-    const Held h = consume<kHold>(seg, ring, [&](const T* kv, size_t r0, int n) {
+    const uint32_t h = consume<kHoldLast>(seg, ring, [&](const T* kv, size_t r0, int n) {
       const bool last = r0 + n == seg.rows;
       const int v_row = seg.map != nullptr ? piece_rows<T>(64, true) : n;  // where the values start
       attend_piece<T>(q, kv, kv + v_row * 64, n, last ? knew : nullptr, vnew, s, on, heads);
     });
-    if (kHold > 0) *held = h;
+    if (kHoldLast) *held = h;
   }
   return on;
 }
@@ -772,8 +730,15 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_STAMP(stamp_released);
   };
   const Range qkv_rows = share(3 * size_t(c)), f_cols = ffn_cols(f, p.ffn_chunk), c_rows = share(c);
-  constexpr int kHold = kHoldPieces;
-  constexpr bool kLate = kLateGiveBack;
+  // The last piece before each chain point (an arrival, a publish) keeps its slot until that point has
+  // passed, so that the producer cannot refill it just before: a release waits for every copy its block has
+  // in flight (docs/gpt2-decode.md, "The last slot held"; 2.4-4.4% faster). -DGPT2_RING_FREE_LAST gives every
+  // slot back at once again (a measuring aid).
+#ifdef GPT2_RING_FREE_LAST
+  constexpr bool kHold = false;
+#else
+  constexpr bool kHold = true;
+#endif
   GemvScratch<T> gemv{xs, xh, red, opart};
   T* const xh_out = sizeof(T) == 2 ? xh : nullptr;  // the LayerNorms round their output for the MMAs
   // The residual stream in two buffers of kResidualCopies copies each (gpt2_decode.h): layer l reads x_cur
@@ -796,7 +761,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     }
   }
   FB_STAMP(0);
-  Held held_w2;  // the last W2 slabs' slots (kHold), given back after the arrival or, kLate, the next x's reads
   for (size_t l = 0; l < a.layers; ++l) {
     const int st = static_cast<int>(8 * l);
     // 1. LN1 + QKV (+ bias) into qkv_f. x_next's rows of this block start at zero (the last reads of that
@@ -805,15 +769,14 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
     if (l > 0) stage_residual(x_cur);
-    give_back(ring, held_w2);
     FB_SUB_STAMP(l, 1);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 0);
-    Held held_qkv = consume<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
+    const uint32_t held_qkv = consume<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
     });
     arrive_then(st + 1);
-    if (!kLate) give_back(ring, held_qkv);
+    give_back(held_qkv);
     stage_norm<T, kConsumers>(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
     stage_values(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
     wait(st + 2);
@@ -823,7 +786,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     T* kc = a.k_cache + l * cache_layer;
     T* vc = a.v_cache + l * cache_layer;
     unsigned* done = g_head_done + l * kMaxHeads;
-    Held held_kv;  // an item's last cached K/V pieces' slots (kHold)
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       if (threadIdx.x < 64) {
@@ -838,18 +800,16 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
         }
       }
       Consumers::sync();
-      give_back(ring, held_qkv);  // kLate: after the reads of q
       FB_SUB_STAMP(l, 2);
-      give_back(ring, held_kv);  // an earlier item's (kLate)
+      uint32_t held_kv = 0;
       Online on =
           attend_item<kHold>(plan.kv(l, it), ring, q, it.has_new ? kv_new : nullptr, kv_new + 64, s, 1, &held_kv);
       FB_SUB_STAMP(l, 3);
       publish_item(on, opart, a.att_part + i * kPartFloats, done + it.h);
-      if (!kLate) give_back(ring, held_kv);
+      give_back(held_kv);
       FB_SUB_STAMP(l, 4);
     }
-    give_back(ring, held_qkv);  // kLate, in a block without items
-    Held held_wo;  // the last Wo pieces' slots, given back after the arrival (kHold)
+    uint32_t held_wo = 0;  // the last Wo piece's slot, given back after the arrival (kHold)
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
       wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
@@ -862,8 +822,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       Consumers::sync();
       FB_SUB_STAMP(l, 6);
       const size_t row0 = plan.wo_rows(it).begin;
-      give_back(ring, held_kv);  // kLate: after the head's round trips
-      give_back(ring, held_wo);
+      give_back(held_wo);
       held_wo = consume<kHold>(plan.wo(l, it), ring, [&](const T* w, size_t r0, int n) {
         if constexpr (sizeof(T) == 2) {  // 16 rows a warp on tensor cores, the head's output as B
           const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
@@ -886,7 +845,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       FB_SUB_STAMP(l, 7);
     }
     arrive_then(st + 3);
-    if (!kLate) give_back(ring, held_wo);
+    give_back(held_wo);
     stage_values(bias, a.b1 + l * f + f_cols.begin, f_cols.size());
     stage_values(b2s, a.b2 + l * c + c_rows.begin, c_rows.size());
     wait(st + 4);
@@ -898,8 +857,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
     stage_residual(x_cur);
     Consumers::sync();  // the owner's rows from the staged x: one round trip to L2 in this span, not two
-    give_back(ring, held_kv);  // kLate, in a block without out-projection items
-    give_back(ring, held_wo);  // kLate: after the reads of x
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       atomicAdd(x_next + copy + r, xs[r] + b2s[r - c_rows.begin]);
     FB_SUB_STAMP(l, 10);
@@ -913,7 +870,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_STAMP(st + 6);
     FB_SUB_STAMP(l, 9);
     const int cols = static_cast<int>(f_cols.size()), pitch = static_cast<int>(p.ffn_chunk);
-    held_w2 = consume<kHold>(plan.w2(l), ring, [&](const T* w, size_t r0, int n) {
+    const uint32_t held_w2 = consume<kHold>(plan.w2(l), ring, [&](const T* w, size_t r0, int n) {
       for (int j = threadIdx.x; j < n; j += kConsumers) {
         const T* wr = w + size_t(j) * pitch;
         float v = 0.f;
@@ -922,7 +879,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
       }
     });
     arrive_then(st + 7);
-    if (!kLate) give_back(ring, held_w2);
+    give_back(held_w2);
     if (l + 1 < a.layers) {
       stage_values(bias, a.b_qkv + (l + 1) * 3 * c + qkv_rows.begin, qkv_rows.size());
       stage_norm<T, kConsumers>(ng, nb, a.ln1_g + (l + 1) * c, a.ln1_b + (l + 1) * c, c);
@@ -937,7 +894,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
 
   // LNf + LM head over the tied embedding.
   stage_residual(x_cur);
-  give_back(ring, held_w2);
   layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
   const size_t vocab0 = share(a.vocab).begin;
   consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
@@ -1017,7 +973,7 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   if (ffn_chunk(a.f, blocks) > kMaxBox)
     return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
            " blocks: a W2 column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";
-  return slots_refusal(fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots), kHoldPieces + 1, slots);
+  return slots_refusal(fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots), 2, slots);
 }
 
 #ifdef FB_TENSOR_MAP_HOST

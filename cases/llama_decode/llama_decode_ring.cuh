@@ -431,31 +431,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     }
     LLAMA_SPAN(6);
     arrive();
-#ifdef LLAMA_FEED_KB
-    // A measuring aid: the blocks without FFN columns (no attention or out-projection items either at the
-    // Llama-3.2-1B shape) ask L2 for the FFN rows the other blocks' rings will stream after their first
-    // fill: from LLAMA_FEED_SKIP_KB into each block's gate rows, then its up rows and its down rows,
-    // LLAMA_FEED_KB KB a block, 16 KB a prefetch, the earliest rows first. They issue it after their arrival,
-    // so that their release does not wait for it.
-    if (f_cols.size() == 0) {
-#ifndef LLAMA_FEED_SKIP_KB
-#define LLAMA_FEED_SKIP_KB 208
-#endif
-      const size_t owners = (a.f + p.ffn_chunk - 1) / p.ffn_chunk, feeders = gridDim.x - owners;
-      const size_t me = blockIdx.x - owners, per = p.ffn_chunk * size_t(c) * sizeof(T);  // bytes a matrix a block
-      const size_t skip = size_t(LLAMA_FEED_SKIP_KB) << 10, total = size_t(LLAMA_FEED_KB) << 10;
-      const size_t chunks = total >> 14, served = (owners - me + feeders - 1) / feeders;
-      const char* gu = reinterpret_cast<const char*>(a.w_gu + l * 2 * a.f * size_t(c));
-      const char* dn = reinterpret_cast<const char*>(a.w_down + l * a.f * size_t(c));
-      for (size_t i = threadIdx.x; i < chunks * served; i += kConsumers) {
-        const size_t b = me + (i % served) * feeders, v = skip + (i / served << 14);  // block b's byte v
-        const char* src = v < per ? gu + b * per + v
-                          : v < 2 * per ? gu + a.f * size_t(c) * sizeof(T) + b * per + (v - per)
-                          : v < 3 * per ? dn + b * per + (v - 2 * per) : nullptr;
-        if (src != nullptr) sm90::bulk_prefetch_l2(src, 16u << 10);
-      }
-    }
-#endif
     LLAMA_SPAN(14);
     wait();
     LLAMA_SPAN(7);
