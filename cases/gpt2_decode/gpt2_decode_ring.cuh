@@ -288,62 +288,10 @@ struct Ring {
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
 };
 
-#ifndef GPT2_PRODUCE_NOINLINE
-#define GPT2_PRODUCE_NOINLINE 0
-#endif
-#if GPT2_PRODUCE_NOINLINE
-// The producer's side of a segment: each piece into the next slot once the consumers have given it back.
-template <class T>
-__device__ __noinline__ void produce_segment(const Segment<T>& s, Ring& ring, const void* slab_map) {
-  const int lane = threadIdx.x & 31;
-  const bool paired = s.base2 != nullptr;
-  const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
-  const int per = piece_rows<T>(s.elems, paired);
-  for_each_piece(s, [&](size_t r0, int n) {
-    wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
-    const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
-    if (s.map != nullptr) {  // one box (and its pair's), always whole
-      if (lane == 0) {
-        const uint32_t box = per * row_bytes;
-        const int row = s.map_row + static_cast<int>(r0);
-        sm90::mbar_arrive_expect_tx(ring.full_bar(), box * (paired ? 2 : 1));
-        sm90::tma_load_3d(dst, s.map, ring.full_bar(), s.map_col, row, s.slab_layer);
-        if (paired) sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, row, s.slab_layer);
-      }
-      ring.advance();
-      return;
-    }
-    if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
-      if (lane == 0) {
-        sm90::mbar_arrive_expect_tx(ring.full_bar(), per * row_bytes);
-        sm90::tma_load_3d(dst, slab_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
-      }
-      ring.advance();
-      return;
-    }
-    if (lane == 0) sm90::mbar_arrive_expect_tx(ring.full_bar(), n * row_bytes * (paired ? 2 : 1));
-    __syncwarp();
-    if (!paired && s.stride == static_cast<size_t>(s.elems)) {
-      if (lane == 0) sm90::bulk_load(dst, s.base + r0 * s.stride, n * row_bytes, ring.full_bar());
-    } else {
-      for (int i = lane; i < n * (paired ? 2 : 1); i += 32) {
-        const T* src = (i < n ? s.base : s.base2) + (r0 + i % n) * s.stride;
-        sm90::bulk_load(dst + i * row_bytes, src, row_bytes, ring.full_bar());
-      }
-    }
-    ring.advance();
-  });
-}
-
-#endif
-
 // The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
 // tensor map of the plan's column slabs (a Segment with slab_layer ≥ 0).
 template <class P>
 __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
-#if GPT2_PRODUCE_NOINLINE
-  plan.for_each([&](const auto& s) { produce_segment(s, ring, slab_map); });
-#else
   const int lane = threadIdx.x & 31;
   plan.for_each([&](const auto& s) {
     using T = typename std::remove_reference_t<decltype(s)>::Elem;
@@ -385,7 +333,6 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
       ring.advance();
     });
   });
-#endif
 }
 
 // The consumers' side of a segment: fn(piece, first row, rows) for each piece once it has landed; each
@@ -525,36 +472,6 @@ __device__ __forceinline__ void mma_rows_k32(float (&d)[4], const T* w, int n, i
 // accumulator chains a warp), their partial sums meet in `part` (2 · kMmaRows · kConsumerWarps floats, a
 // half a piece in turn: the barrier of the next piece orders this piece's reads before its writes), and
 // thread r < n calls out(first row + r, Σ).
-#ifdef GPT2_MMA_NOINLINE
-// A measuring aid: one out-of-line copy of gemv_piece_mma's sums (its three call sites each inline one):
-// thread r < n gets row r's sum.
-template <class T>
-__device__ __noinline__ float gemv_piece_mma_sum(const T* w, int n, int k, const T* xh, float* part) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
-  constexpr int kStep = 32 * kConsumerWarps;
-  float d0[4] = {}, d1[4] = {};
-  for (int kb = 32 * warp; kb < k; kb += 2 * kStep) {
-    mma_rows_k32(d0, w, n, k, kb, xh);
-    if (kb + kStep < k) mma_rows_k32(d1, w, n, k, kb + kStep, xh);
-  }
-  if (t == 0) {
-    part[warp * kMmaRows + g] = d0[0] + d1[0];
-    part[warp * kMmaRows + g + 8] = d0[2] + d1[2];
-  }
-  Consumers::sync();
-  float sum = 0.f;
-  if (threadIdx.x < n) {
-#pragma unroll
-    for (int i = 0; i < kConsumerWarps; ++i) sum += part[i * kMmaRows + threadIdx.x];
-  }
-  return sum;
-}
-template <class T, class Out>
-__device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int k, const T* xh, float* part, Out out) {
-  const float sum = gemv_piece_mma_sum(w, n, k, xh, part);
-  if (threadIdx.x < n) out(r0 + threadIdx.x, sum);
-}
-#else
 template <class T, class Out>
 __device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int k, const T* xh, float* part, Out out) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
@@ -576,28 +493,6 @@ __device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int
     out(r0 + threadIdx.x, sum);
   }
 }
-#endif
-
-#ifndef GPT2_PIECE_NOINLINE
-#define GPT2_PIECE_NOINLINE 0
-#endif
-#if GPT2_PIECE_NOINLINE
-// The tensor-core sums of a warp's GEMV piece (gemv_piece_warp), rows g and g + 8 of lane (g, t) in .x and .y
-// (column 0 of the result: lanes t = 0). One copy for every call site.
-template <class T>
-__device__ __noinline__ float2 mma_piece_sums(const T* w, int n, int k, const T* xh) {
-  float d[4][4] = {};
-  int kb = 0;
-  for (; kb + 128 <= k; kb += 128) {
-#pragma unroll
-    for (int u = 0; u < 4; ++u) mma_rows_k32(d[u], w, n, k, kb + 32 * u, xh);
-  }
-  if (kb < k) mma_rows_k32(d[0], w, n, k, kb, xh);  // k mod 128 (warp-uniform)
-  if (kb + 32 < k) mma_rows_k32(d[1], w, n, k, kb + 32, xh);
-  if (kb + 64 < k) mma_rows_k32(d[2], w, n, k, kb + 64, xh);
-  return {(d[0][0] + d[1][0]) + (d[2][0] + d[3][0]), (d[0][2] + d[1][2]) + (d[2][2] + d[3][2])};
-}
-#endif
 
 // A GEMV piece by one warp, out(first row + r, W[r]·x) from one lane per row: n ≤ kMmaRows rows on tensor
 // cores (16-bit T, k a multiple of 32; four accumulator chains), else two rows at a time on CUDA cores.
@@ -606,17 +501,6 @@ __device__ __forceinline__ void gemv_piece_warp(const T* w, size_t r0, int n, in
                                                 Out out) {
   const int lane = threadIdx.x & 31;
   if constexpr (sizeof(T) == 2) {
-#if GPT2_PIECE_NOINLINE
-    if (n <= kMmaRows && k % 32 == 0) {
-      const int g = lane >> 2, t = lane & 3;
-      const float2 sums = mma_piece_sums(w, n, k, xh);
-      if (t == 0) {
-        if (g < n) out(r0 + g, sums.x);
-        if (g + 8 < n) out(r0 + g + 8, sums.y);
-      }
-      return;
-    }
-#endif
     if (n <= kMmaRows && k % 32 == 0) {
       const int g = lane >> 2, t = lane & 3;
       float d[4][4] = {};
