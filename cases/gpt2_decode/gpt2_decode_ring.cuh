@@ -74,8 +74,6 @@ using Consumers = FirstThreads<kConsumers>;
 
 // Rows a block streams: row i < rows starts at base + i·stride and is `elems` elements long; `base2`, when
 // set, is a second set of rows taken with the first, piece by piece (the values beside the keys).
-// A W2 column slab instead comes as one tensor copy a piece (slab_layer ≥ 0): the box at (slab_col, first
-// row, slab_layer) of the kernel's W2 map, `elems` columns a row (the rows of a piece are dense in the slot).
 template <class T>
 struct Segment {
   using Elem = T;
@@ -84,15 +82,16 @@ struct Segment {
   size_t stride;
   int elems;
   size_t rows;
-  int slab_layer = -1, slab_col = 0;
   bool gemv = false;  // a GEMV's rows (QKV, W1, LM head): pieces of at most kMmaRows rows in 16-bit types
-  // Rows that come as tensor copies instead (map set): a piece is the box at (map_col, map_row + first row,
-  // slab_layer) of map, and for a pair the same box of map2 after it, at piece_rows(elems, true) rows: a
-  // piece's second rows start there whatever its own row count. A box also copies the rows after the
-  // piece's own, which nobody reads (among them, near pos, the cache row this step writes).
+  // Rows that come as tensor copies instead (map set: a W2 column slab, and the attention's pieces where
+  // kTensorKv): a piece is the box at (map_col, map_row + first row, map_layer) of map, `elems` columns a
+  // row (the rows of a piece are dense in the slot), and for a pair the same box of map2 after it, at
+  // piece_rows(elems, true) rows: a piece's second rows start there whatever its own row count. A box is
+  // always whole: rows past the tensor arrive as zeros, and rows past the piece's own are copied but nobody
+  // reads them (among them, near pos, the cache row this step writes).
   const void* map = nullptr;
   const void* map2 = nullptr;
-  int map_col = 0, map_row = 0;
+  int map_col = 0, map_row = 0, map_layer = 0;
 };
 template <class T>
 __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
@@ -175,19 +174,21 @@ struct Plan {
   }
   __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
     const Range r = share(n);
-    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), -1, 0, true};
+    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), true};
   }
   __device__ Segment<T> qkv(size_t l) const { return rows(p.a.w_qkv + l * 3 * p.a.hidden * p.a.hidden, 3 * p.a.hidden, p.a.hidden); }
   // W1's rows of this block's FFN columns.
   __device__ Segment<T> w1(size_t l) const {
     const Range r = ffn_cols(p.a.f, p.ffn_chunk);
-    return {p.a.w1 + (l * p.a.f + r.begin) * p.a.hidden, nullptr, p.a.hidden, static_cast<int>(p.a.hidden), r.size(), -1, 0, true};
+    return {p.a.w1 + (l * p.a.f + r.begin) * p.a.hidden, nullptr, p.a.hidden, static_cast<int>(p.a.hidden), r.size(), true};
   }
   // W2's column slab of this block's FFN columns: every one of its c rows, those columns of each.
   __device__ Segment<T> w2(size_t l) const {
     const Range r = ffn_cols(p.a.f, p.ffn_chunk);
-    return {p.a.w2 + l * p.a.f * p.a.hidden + r.begin, nullptr, p.a.f, static_cast<int>(p.ffn_chunk),
-            r.size() > 0 ? p.a.hidden : 0, static_cast<int>(l), static_cast<int>(r.begin)};
+    Segment<T> s{p.a.w2 + l * p.a.f * p.a.hidden + r.begin, nullptr, p.a.f, static_cast<int>(p.ffn_chunk),
+                 r.size() > 0 ? p.a.hidden : 0};
+    s.map = p.w2_map, s.map_col = static_cast<int>(r.begin), s.map_layer = static_cast<int>(l);
+    return s;
   }
   __device__ Segment<T> lm_head() const { return rows(p.a.wte, p.a.vocab, p.a.hidden); }
   // The item's cached keys and values (64 columns of head h, rows k0 .. cached_end − 1).
@@ -196,7 +197,7 @@ struct Plan {
     Segment<T> s{p.a.k_cache + off, p.a.v_cache + off, c, kHeadDim, it.cached_end > it.k0 ? it.cached_end - it.k0 : 0};
     if constexpr (kTensorKv<T>) {
       s.map = p.k_map, s.map2 = p.v_map, s.map_col = it.h * kHeadDim, s.map_row = static_cast<int>(it.k0);
-      s.slab_layer = static_cast<int>(l);
+      s.map_layer = static_cast<int>(l);
     }
     return s;
   }
@@ -211,7 +212,7 @@ struct Plan {
     Segment<T> s{p.a.w_o + l * c * c + r.begin * c + it.h * kHeadDim, nullptr, c, kHeadDim, r.size()};
     if constexpr (kTensorKv<T>) {
       s.map = p.wo_map, s.map_col = it.h * kHeadDim, s.map_row = static_cast<int>(r.begin);
-      s.slab_layer = static_cast<int>(l);
+      s.map_layer = static_cast<int>(l);
     }
     return s;
   }
@@ -288,10 +289,9 @@ struct Ring {
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
 };
 
-// The producer warp: every piece of the plan into the ring, in order, as slots come free. `slab_map`: the
-// tensor map of the plan's column slabs (a Segment with slab_layer ≥ 0).
+// The producer warp: every piece of the plan into the ring, in order, as slots come free.
 template <class P>
-__device__ void produce(const P& plan, Ring ring, const void* slab_map) {
+__device__ void produce(const P& plan, Ring ring) {
   const int lane = threadIdx.x & 31;
   plan.for_each([&](const auto& s) {
     using T = typename std::remove_reference_t<decltype(s)>::Elem;
@@ -301,21 +301,13 @@ __device__ void produce(const P& plan, Ring ring, const void* slab_map) {
     for_each_piece(s, [&](size_t r0, int n) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
-      if (s.map != nullptr) {  // one box (and its pair's), always whole: rows past the tensor arrive as zeros
+      if (s.map != nullptr) {  // one box (and its pair's), always whole
         if (lane == 0) {
           const uint32_t box = per * row_bytes;
           const int row = s.map_row + static_cast<int>(r0);
           sm90::mbar_arrive_expect_tx(ring.full_bar(), box * (paired ? 2 : 1));
-          sm90::tma_load_3d(dst, s.map, ring.full_bar(), s.map_col, row, s.slab_layer);
-          if (paired) sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, row, s.slab_layer);
-        }
-        ring.advance();
-        return;
-      }
-      if (s.slab_layer >= 0) {  // one box, always whole (rows past c arrive as zeros)
-        if (lane == 0) {
-          sm90::mbar_arrive_expect_tx(ring.full_bar(), per * row_bytes);
-          sm90::tma_load_3d(dst, slab_map, ring.full_bar(), s.slab_col, static_cast<int>(r0), s.slab_layer);
+          sm90::tma_load_3d(dst, s.map, ring.full_bar(), s.map_col, row, s.map_layer);
+          if (paired) sm90::tma_load_3d(dst + box, s.map2, ring.full_bar(), s.map_col, row, s.map_layer);
         }
         ring.advance();
         return;
@@ -715,7 +707,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   }
   __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
   if (threadIdx.x >= kConsumers) {
-    produce(plan, ring, p.w2_map);
+    produce(plan, ring);
     return;
   }
 

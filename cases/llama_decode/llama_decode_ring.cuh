@@ -114,7 +114,7 @@ struct Plan {
   __device__ WoItem wo_item(size_t i) const { return {i / p.wo_splits, i % p.wo_splits}; }
   __device__ Segment<T> rows(const T* w, size_t n, size_t k) const {
     const Range r = share(n);
-    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), -1, 0, true};
+    return {w + r.begin * k, nullptr, k, static_cast<int>(k), r.size(), true};
   }
   __device__ Segment<T> qkv(size_t l) const { return rows(p.a.w_qkv + l * qkv_rows() * p.a.hidden, qkv_rows(), p.a.hidden); }
   // The item's cached keys and values: 64 columns of K/V head h / group, rows k0 .. cached_end − 1.
@@ -140,7 +140,7 @@ struct Plan {
   __device__ Segment<T> gate_up(size_t l, size_t half) const {
     const Range r = ffn_cols(p.a.f, p.ffn_chunk);
     const size_t c = p.a.hidden;
-    return {p.a.w_gu + (l * 2 * p.a.f + half * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size(), -1, 0, true};
+    return {p.a.w_gu + (l * 2 * p.a.f + half * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size(), true};
   }
   // W_down (in × out) rows of this block's FFN columns: contiguous, c outputs each.
   __device__ Segment<T> down(size_t l) const {
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   }
   __syncthreads();  // the last barrier of the whole block: the producer leaves it after its schedule
   if (threadIdx.x >= kConsumers) {
-    produce(plan, ring, nullptr);
+    produce(plan, ring);
     return;
   }
 
