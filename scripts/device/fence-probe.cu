@@ -32,7 +32,6 @@
 
 namespace sm90 = fusebench::cuda::sm90;
 
-
 constexpr int kSlot = 16384;
 constexpr int kMaxSlots = 12;
 constexpr int kThreads = 64;
