@@ -767,15 +767,11 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     const uint32_t held_qkv = consume<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
     });
-#ifndef GPT2_BOUND_NO_BARRIER1
     arrive_then(st + 1);
-#endif
     give_back(held_qkv);
     stage_norm<T, kConsumers>(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
     stage_values(bias, a.b_o + l * c + c_rows.begin, c_rows.size());
-#ifndef GPT2_BOUND_NO_BARRIER1
     wait(st + 2);
-#endif
 
     // 2. Attention over the cache, then the out-projection; bo by the block owning the row.
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers) atomicAdd(x_cur + copy + r, bias[r - c_rows.begin]);
@@ -808,9 +804,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     uint32_t held_wo = 0;  // the last Wo piece's slot, given back after the arrival (kHold)
     for (size_t i = blockIdx.x; i < plan.items(); i += gridDim.x) {
       const Item it = plan.item(i);
-#ifndef GPT2_BOUND_NO_HEAD_WAIT
       wait_count<Consumers>(done + it.h, static_cast<unsigned>(p.splits));
-#endif
       FB_SUB_STAMP(l, 5);
       if (threadIdx.x < 64) {
         const float o = combine_head(a.att_part + it.h * p.splits * kPartFloats, p.splits, threadIdx.x);
