@@ -2,15 +2,41 @@
  * What a run measured: the commit (`currentCommit`: FUSEBENCH_COMMIT, GITHUB_SHA or git,
  * with +dirty) and the branch (FUSEBENCH_BRANCH, GITHUB_REF_NAME, or git's current branch; left out when
  * unknown or detached). Results files carry it as `source`, history records as `commit` and `branch`.
+ * A value from the environment must look like what it names, else a UsageError names the variable.
  */
 import { execFileSync } from 'node:child_process';
+import { UsageError } from './cli-args.ts';
+
+/** A commit id as git abbreviates or writes it in full, with +dirty for a tree that had changes. */
+const COMMIT = /^[0-9a-f]{7,40}(?:\+dirty)?$/i;
+/** A branch as git allows one (git check-ref-format's characters): no space, control or ~^:?*[\ character. */
+const BRANCH = /^[^\s\p{Cc}~^:?*[\\]{1,255}$/u;
+
+/** The first of `names` set in `env`, checked against `pattern`; undefined when none is set. */
+function fromEnv(env: NodeJS.ProcessEnv, names: string[], pattern: RegExp, expected: string): string | undefined {
+  for (const name of names) {
+    const value = env[name];
+    if (!value) continue;
+    if (!pattern.test(value)) {
+      throw new UsageError(`Expected ${name} to be ${expected} but received ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+  return undefined;
+}
 
 /**
  * The commit being measured: FUSEBENCH_COMMIT or GITHUB_SHA when set (a copied or shallow checkout),
- * else git's HEAD (with +dirty when tracked files changed), else "unknown".
+ * else git's HEAD (with +dirty when tracked files changed), else "unknown". Throws a UsageError for a
+ * set value that is not 7 to 40 hexadecimal digits (optionally +dirty).
  */
 export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
-  const given = env.FUSEBENCH_COMMIT || env.GITHUB_SHA;
+  const given = fromEnv(
+    env,
+    ['FUSEBENCH_COMMIT', 'GITHUB_SHA'],
+    COMMIT,
+    'a commit id (7 to 40 hexadecimal digits, optionally +dirty, as `git rev-parse --short=12 HEAD` prints)',
+  );
   if (given) return given;
   const git = (args: string[]) =>
     execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -22,9 +48,17 @@ export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = proc
   }
 }
 
-/** The branch being measured, or undefined when there is none to name (a detached HEAD, no git). */
+/**
+ * The branch being measured, or undefined when there is none to name (a detached HEAD, no git). Throws a
+ * UsageError for a FUSEBENCH_BRANCH or GITHUB_REF_NAME that git would not take as a branch name.
+ */
 export function currentBranch(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const given = env.FUSEBENCH_BRANCH || env.GITHUB_REF_NAME;
+  const given = fromEnv(
+    env,
+    ['FUSEBENCH_BRANCH', 'GITHUB_REF_NAME'],
+    BRANCH,
+    'a branch name (1 to 255 characters, none of them a space, a control character or ~^:?*[\\)',
+  );
   if (given) return given;
   try {
     const branch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], {

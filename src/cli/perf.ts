@@ -11,7 +11,7 @@ import { makeDirs } from '../base/atomic-write.ts';
 import { UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 import { freshSeed } from '../base/rng.ts';
-import { currentCommit } from '../base/source.ts';
+import { currentCommit, runSource } from '../base/source.ts';
 import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { heldLockMessage } from '../gate/baseline-lock.ts';
@@ -36,7 +36,7 @@ function perfHelp(): string {
       regression:
         'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
       usage:
-        'nothing measured: a bad flag, an unknown case, an invalid baseline file, an --out-dir that cannot be written, no usable GPU for --backend cuda',
+        'nothing measured: a bad flag, an unknown case, an invalid baseline file, an --out-dir that cannot be written, a malformed FUSEBENCH_COMMIT or FUSEBENCH_BRANCH, no usable GPU for --backend cuda',
     },
   });
 }
@@ -72,6 +72,8 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
     readJsonFile(baselineFileSchema, options.baselineFile);
   }
   checkWritable(options.outDir);
+  // The commit and branch the results will name: a malformed FUSEBENCH_COMMIT stops the run here.
+  runSource();
   // Resolved once here, so a missing GPU is one clear message, not an error in every test.
   const { backend } = resolveBackend(options.backend);
   if (options.updateBaselines) {

@@ -5,15 +5,22 @@ import { join } from 'node:path';
 /** The repository root. */
 const ROOT = join(import.meta.dirname, '..', '..');
 
-/** Runs src/cli/perf.ts with `args` (killed after `timeoutMs` when given); returns its exit status and output. */
-export function runPerf(args: string[], timeoutMs?: number): { status: number | null; stdout: string; stderr: string } {
+/**
+ * Runs src/cli/perf.ts with `args` (killed after `timeoutMs` when given; `env` added to the environment);
+ * returns its exit status and output.
+ */
+export function runPerf(
+  args: string[],
+  timeoutMs?: number,
+  env: NodeJS.ProcessEnv = {},
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(
     process.execPath,
     ['--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'src/cli/perf.ts', ...args],
     {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, GITHUB_ACTIONS: '' },
+      env: { ...process.env, GITHUB_ACTIONS: '', ...env },
       timeout: timeoutMs,
       killSignal: 'SIGKILL',
     },

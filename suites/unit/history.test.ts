@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { currentBranch, runSource } from '../../src/base/source.ts';
+import { UsageError } from '../../src/base/cli-args.ts';
+import { currentBranch, currentCommit, runSource } from '../../src/base/source.ts';
 import { appendHistory, historyFileFor, parseHistory, readHistory } from '../../src/history/history-file.ts';
 import { type HistoryRecord, historyRecord } from '../../src/history/history-record.ts';
 import { caseHistories, lastCommits, shortCommit } from '../../src/history/history-series.ts';
@@ -269,11 +270,31 @@ describe('npm run history and npm run merge --history', () => {
 
 describe('the source of a run', () => {
   test('the commit and branch come from the environment first', () => {
-    expect(runSource(root, { FUSEBENCH_COMMIT: 'abc', GITHUB_REF_NAME: 'main' })).toEqual({
-      commit: 'abc',
+    expect(runSource(root, { FUSEBENCH_COMMIT: 'abc1234', GITHUB_REF_NAME: 'main' })).toEqual({
+      commit: 'abc1234',
       branch: 'main',
     });
     expect(currentBranch(root, { FUSEBENCH_BRANCH: 'feature', GITHUB_REF_NAME: 'main' })).toBe('feature');
+  });
+
+  test('a value that is not what its variable names is refused, naming the variable', () => {
+    for (const commit of ['4bb25af', '4BB25AF0C1D2+dirty', 'a'.repeat(40)]) {
+      expect(currentCommit(root, { FUSEBENCH_COMMIT: commit })).toBe(commit);
+    }
+    for (const commit of ['abc', 'ref: refs/he', 'unknown', '4bb25af+clean', 'a'.repeat(41), '4bb25af\n']) {
+      expect(() => currentCommit(root, { FUSEBENCH_COMMIT: commit })).toThrow(UsageError);
+    }
+    expect(() => currentCommit(root, { GITHUB_SHA: 'main' })).toThrow(/^Expected GITHUB_SHA to be a commit id/);
+    // FUSEBENCH_COMMIT comes first, so a good one is used and GITHUB_SHA is not looked at.
+    expect(currentCommit(root, { FUSEBENCH_COMMIT: '4bb25af', GITHUB_SHA: 'x' })).toBe('4bb25af');
+    for (const branch of ['main', 'perf/decode-step', '123/merge', 'ünïcode']) {
+      expect(currentBranch(root, { FUSEBENCH_BRANCH: branch })).toBe(branch);
+    }
+    for (const branch of ['a b', 'x\r::error::y', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[', 'a\\b', 'x'.repeat(256)]) {
+      expect(() => currentBranch(root, { GITHUB_REF_NAME: branch }), branch).toThrow(
+        /^Expected GITHUB_REF_NAME to be a branch name/,
+      );
+    }
   });
 
   test('else git: the current branch, and none on a detached HEAD or outside a repository', () => {

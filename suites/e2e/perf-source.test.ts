@@ -1,0 +1,42 @@
+// The commit and branch a run names, from the environment end to end: a value that is not what its
+// variable names is refused before anything is measured (exit 2, the variable named, the value quoted
+// on one line); a well-formed one reaches the results file. Every shape is skipped (--max-elements 1).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { readResults } from '../../src/results/results.ts';
+import { runPerf } from '../support/perf-cli.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'fusebench-source-'));
+const quick = ['--backend', 'cpu', '--case', 'rmsnorm_residual', '--dtype', 'fp32', '--max-elements', '1'];
+
+describe('the commit and branch from the environment', () => {
+  test.each([
+    ['FUSEBENCH_COMMIT', 'ref: refs/heads/main'],
+    ['GITHUB_SHA', '3f6141c\n::error::injected'],
+    ['FUSEBENCH_BRANCH', 'main\n::warning::x'],
+  ])('%s set to %j is refused up front, exit 2', (name, value) => {
+    const r = runPerf([...quick, '--out-dir', join(tmp, 'refused')], undefined, { [name]: value });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`fusebench: Expected ${name} to be a`);
+    expect(r.stderr).toContain(`but received "${value.split('\n')[0]}`);
+    // One line, and no workflow command: the newline is quoted, and "::" escaped as every log line's is.
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/::(error|warning)::/);
+    expect(r.stdout).not.toContain('fusebench on');
+  });
+
+  test('well-formed values are what the results file names', () => {
+    const out = join(tmp, 'named');
+    const r = runPerf([...quick, '--out-dir', out], undefined, {
+      FUSEBENCH_COMMIT: '4bb25af0c1d2+dirty',
+      FUSEBENCH_BRANCH: 'perf/decode-step',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readResults(join(out, 'fusebench-results.json')).source).toEqual({
+      commit: '4bb25af0c1d2+dirty',
+      branch: 'perf/decode-step',
+    });
+  }, 120_000);
+});
