@@ -59,17 +59,6 @@ __host__ __device__ constexpr SmemLayout smem_layout(size_t c, size_t ffn_chunk)
   return {ng, gs, rope, red, xh, xh + (sizeof(T) == 2 ? c * sizeof(T) / sizeof(float) : 0)};
 }
 
-#ifdef LLAMA_L2_AHEAD
-// A measuring aid (docs/llama-decode.md): g_l2_ahead pieces of a block's FFN rows past its ring's fill (the
-// gate rows from piece `slots` on, then the up rows) asked of L2, 16 KiB a request, by that many consumer
-// threads right after the block's arrival at barrier LLAMA_L2_AT + 1 (default 2: after the out-projection,
-// when the ring is full and the FFN is next). A runtime value, so that 0 is the same code.
-__device__ int g_l2_ahead = LLAMA_L2_AHEAD;
-#ifndef LLAMA_L2_AT
-#define LLAMA_L2_AT 1
-#endif
-#endif
-
 template <class T>
 struct Params {
   LlamaDecodeArgs<T> a;
@@ -377,21 +366,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     });
     LLAMA_SPAN(1);
     arrive();
-#ifdef LLAMA_L2_AHEAD
-    if (LLAMA_L2_AT == 0 && f_cols.size() > 0 && static_cast<int>(threadIdx.x) < g_l2_ahead) {
-      const int fit = piece_rows<T>(c, false);
-      const size_t per = sizeof(T) == 2 && fit > kMmaRows ? kMmaRows : fit, rows = f_cols.size();
-      const size_t r = (size_t(p.slots) + threadIdx.x) * per;  // the first row of the request, gate then up
-      const T* gate = plan.gate_up(l, 0).base;
-      const T* src = r < rows ? gate + r * c : gate + a.f * size_t(c) + (r - rows) * c;
-      const size_t left = r < rows ? rows - r : (r - rows < rows ? 2 * rows - r : 0);
-      const size_t n = left < per ? left : per;
-      if (n > 0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(__cvta_generic_to_global(src)),
-                     "r"(static_cast<uint32_t>(n * c * sizeof(T)))
-                     : "memory");
-    }
-#endif
     LLAMA_SPAN(13);
     stage_gamma(a.ffn_norm + l * c);
     wait();
@@ -457,21 +431,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     }
     LLAMA_SPAN(6);
     arrive();
-#ifdef LLAMA_L2_AHEAD
-    if (LLAMA_L2_AT == 1 && f_cols.size() > 0 && static_cast<int>(threadIdx.x) < g_l2_ahead) {
-      const int fit = piece_rows<T>(c, false);
-      const size_t per = sizeof(T) == 2 && fit > kMmaRows ? kMmaRows : fit, rows = f_cols.size();
-      const size_t r = (size_t(p.slots) + threadIdx.x) * per;  // the first row of the request, gate then up
-      const T* gate = plan.gate_up(l, 0).base;
-      const T* src = r < rows ? gate + r * c : gate + a.f * size_t(c) + (r - rows) * c;
-      const size_t left = r < rows ? rows - r : (r - rows < rows ? 2 * rows - r : 0);
-      const size_t n = left < per ? left : per;
-      if (n > 0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(__cvta_generic_to_global(src)),
-                     "r"(static_cast<uint32_t>(n * c * sizeof(T)))
-                     : "memory");
-    }
-#endif
     LLAMA_SPAN(14);
     wait();
     LLAMA_SPAN(7);
