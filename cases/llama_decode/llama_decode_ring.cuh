@@ -59,13 +59,6 @@ __host__ __device__ constexpr SmemLayout smem_layout(size_t c, size_t ffn_chunk)
   return {ng, gs, rope, red, xh, xh + (sizeof(T) == 2 ? c * sizeof(T) / sizeof(float) : 0)};
 }
 
-#ifdef LLAMA_FEED1_KB
-// A measuring aid (docs/llama-decode.md): g_feed_kb KB of each FFN block's rows past its ring's fill asked
-// of L2 by the blocks without FFN columns, between barrier 1 and their arrival at barrier 2. A runtime
-// value, so that 0 is the same code.
-__device__ int g_feed_kb = LLAMA_FEED1_KB;
-#endif
-
 template <class T>
 struct Params {
   LlamaDecodeArgs<T> a;
@@ -378,27 +371,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     wait();
     LLAMA_SPAN(2);
     LLAMA_BARRIER(0, l);
-#ifdef LLAMA_FEED1_KB
-    // The blocks without FFN columns (nor attention or out-projection items, at the Llama-3.2-1B shape):
-    // block b's bytes from its ring's fill on (its gate rows from piece `slots`, then its up rows), 16 KB a
-    // request, every served block's first request before anyone's second.
-    if (f_cols.size() == 0 && g_feed_kb > 0) {
-      const size_t owners = (a.f + p.ffn_chunk - 1) / p.ffn_chunk, feeders = gridDim.x - owners;
-      const size_t me = blockIdx.x - owners, per = p.ffn_chunk * size_t(c) * sizeof(T);  // bytes a matrix a block
-      const size_t skip = size_t(p.slots) * kSlotBytes, chunks = (size_t(g_feed_kb) << 10) / kSlotBytes;
-      const size_t served = (owners - me + feeders - 1) / feeders;
-      const char* gate = reinterpret_cast<const char*>(a.w_gu + l * 2 * a.f * size_t(c));
-      const char* up = gate + a.f * size_t(c) * sizeof(T);
-      for (size_t i = threadIdx.x; i < chunks * served; i += kConsumers) {
-        const size_t b = me + (i % served) * feeders, v = skip + i / served * kSlotBytes;  // block b's byte v
-        const char* src = v < per ? gate + b * per + v : v < 2 * per ? up + b * per + (v - per) : nullptr;
-        if (src != nullptr)
-          asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(__cvta_generic_to_global(src)),
-                       "r"(kSlotBytes)
-                       : "memory");
-      }
-    }
-#endif
 
     // 2. Attention over the cache, then the out-projection.
     T* kc = a.k_cache + l * cache_layer;
