@@ -59,10 +59,6 @@ __host__ __device__ constexpr SmemLayout smem_layout(size_t c, size_t ffn_chunk)
   return {ng, gs, rope, red, xh, xh + (sizeof(T) == 2 ? c * sizeof(T) / sizeof(float) : 0)};
 }
 
-#ifdef LLAMA_FEED2_KB
-__device__ int g_feed_kb = LLAMA_FEED2_KB;  // a runtime value, so that 0 is the same code
-#endif
-
 template <class T>
 struct Params {
   LlamaDecodeArgs<T> a;
@@ -153,44 +149,10 @@ struct Plan {
     return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
   __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
-#ifdef LLAMA_FEED2_KB
-  // A measuring aid (docs/llama-decode.md), the producer's only (for_each is its walk): in a block without
-  // FFN columns, once barrier 1 of layer l has opened, the producer warp asks L2 for LLAMA_FEED2_KB KB of
-  // each FFN block's gate|up rows past its ring's fill, 16 KB a request, every served block's first
-  // request before anyone's second.
-  __device__ void feed(size_t l) const {
-    const Range own = ffn_cols(p.a.f, p.ffn_chunk);
-    if (own.size() != 0 || g_feed_kb <= 0) return;
-    const int lane = threadIdx.x & 31;
-    if (lane == 0) {
-      const unsigned target = unsigned(3 * l + 1) * gridDim.x;
-      unsigned seen;
-      do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(&g_barrier_count) : "memory");
-      while (seen < target);
-    }
-    __syncwarp();
-    const size_t c = p.a.hidden, owners = (p.a.f + p.ffn_chunk - 1) / p.ffn_chunk, feeders = gridDim.x - owners;
-    const size_t me = blockIdx.x - owners, per = p.ffn_chunk * c * sizeof(T), matrix = p.a.f * c * sizeof(T);
-    const size_t skip = size_t(p.slots) * kSlotBytes, chunks = (size_t(g_feed_kb) << 10) / kSlotBytes;
-    const size_t served = (owners - me + feeders - 1) / feeders;
-    const char* gate = reinterpret_cast<const char*>(p.a.w_gu + l * 2 * p.a.f * c);
-    for (size_t i = lane; i < chunks * served; i += 32) {
-      const size_t b = me + (i % served) * feeders, v = skip + i / served * kSlotBytes;  // block b's byte v
-      const char* src = v < per ? gate + b * per + v : v < 2 * per ? gate + matrix + b * per + (v - per) : nullptr;
-      if (src != nullptr)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(__cvta_generic_to_global(src)),
-                     "r"(kSlotBytes)
-                     : "memory");
-    }
-  }
-#endif
   template <class F>
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
-#ifdef LLAMA_FEED2_KB
-      feed(l);
-#endif
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
       for (size_t i = blockIdx.x; i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
       f(gate_up(l, 0));
