@@ -7,9 +7,13 @@
 import { execFileSync } from 'node:child_process';
 import { UsageError } from './cli-args.ts';
 
-/** A commit id as git abbreviates or writes it in full, with +dirty for a tree that had changes. */
-const COMMIT = /^[0-9a-f]{7,40}(?:\+dirty)?$/i;
-/** A branch as git allows one (git check-ref-format's characters): no space, control or ~^:?*[\ character. */
+/** A commit id as git abbreviates or writes it in full (SHA-1 or SHA-256), with +dirty for a tree that had changes. */
+const COMMIT = /^[0-9a-f]{7,64}(?:\+dirty)?$/i;
+/**
+ * A branch name free of what git forbids in one (no space, ASCII control character or ~^:?*[\), and of any
+ * other whitespace or control character (these reach consoles), at most 255 characters. Git's other rules
+ * (no "..", no ".lock" at the end, …) are not checked: the value names a run, it is not used as a ref.
+ */
 const BRANCH = /^[^\s\p{Cc}~^:?*[\\]{1,255}$/u;
 
 /** The first of `names` set in `env`, checked against `pattern`; undefined when none is set. */
@@ -28,14 +32,14 @@ function fromEnv(env: NodeJS.ProcessEnv, names: string[], pattern: RegExp, expec
 /**
  * The commit being measured: FUSEBENCH_COMMIT or GITHUB_SHA when set (a copied or shallow checkout),
  * else git's HEAD (with +dirty when tracked files changed), else "unknown". Throws a UsageError for a
- * set value that is not 7 to 40 hexadecimal digits (optionally +dirty).
+ * set value that is not 7 to 64 hexadecimal digits (optionally +dirty).
  */
 export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
   const given = fromEnv(
     env,
     ['FUSEBENCH_COMMIT', 'GITHUB_SHA'],
     COMMIT,
-    'a commit id (7 to 40 hexadecimal digits, optionally +dirty, as `git rev-parse --short=12 HEAD` prints)',
+    'a commit id (7 to 64 hexadecimal digits, optionally +dirty, as `git rev-parse --short=12 HEAD` prints)',
   );
   if (given) return given;
   const git = (args: string[]) =>
@@ -50,14 +54,14 @@ export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = proc
 
 /**
  * The branch being measured, or undefined when there is none to name (a detached HEAD, no git). Throws a
- * UsageError for a FUSEBENCH_BRANCH or GITHUB_REF_NAME that git would not take as a branch name.
+ * UsageError for a FUSEBENCH_BRANCH or GITHUB_REF_NAME that does not match BRANCH.
  */
 export function currentBranch(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = fromEnv(
     env,
     ['FUSEBENCH_BRANCH', 'GITHUB_REF_NAME'],
     BRANCH,
-    'a branch name (1 to 255 characters, none of them a space, a control character or ~^:?*[\\)',
+    'a branch name (1 to 255 characters, none of them whitespace, a control character or ~^:?*[\\)',
   );
   if (given) return given;
   try {

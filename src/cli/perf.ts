@@ -36,7 +36,7 @@ function perfHelp(): string {
       regression:
         'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
       usage:
-        'nothing measured: a bad flag, an unknown case, an invalid baseline file, an --out-dir that cannot be written, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME that is not a branch name, no usable GPU for --backend cuda',
+        'nothing measured: a bad flag, an unknown case, an invalid baseline file, an --out-dir that cannot be written, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
     },
   });
 }
@@ -52,6 +52,8 @@ function cpuDefaultDtypes(options: PerfOptions, backend: 'cpu' | 'cuda'): PerfOp
 }
 
 async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
+  // The commit and branch the results will name: a malformed one in the environment stops the run first.
+  runSource();
   for (const c of options.cases) await findCase(c);
   if (options.inject) {
     await findCase(options.inject.case);
@@ -72,8 +74,6 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
     readJsonFile(baselineFileSchema, options.baselineFile);
   }
   checkWritable(options.outDir);
-  // The commit and branch the results will name: a malformed one in the environment stops the run here.
-  runSource();
   // Resolved once here, so a missing GPU is one clear message, not an error in every test.
   const { backend } = resolveBackend(options.backend);
   if (options.updateBaselines) {

@@ -1,7 +1,7 @@
 // The commit and branch a run names, from the environment end to end: a value that is not what its
-// variable names is refused before anything is measured (exit 2, the variable named, the value quoted
-// on one line); a well-formed one reaches the results file. Every shape is skipped (--max-elements 1).
-import { mkdtempSync } from 'node:fs';
+// variable names is refused before anything is made or measured (exit 2, the variable named, the value
+// quoted on one line); a well-formed one reaches the results file. Every shape is skipped (--max-elements 1).
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -10,6 +10,8 @@ import { runPerf } from '../support/perf-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fusebench-source-'));
 const quick = ['--backend', 'cpu', '--case', 'rmsnorm_residual', '--dtype', 'fp32', '--max-elements', '1'];
+// The four variables as the test sets them, whatever the environment it runs in holds.
+const unset = { FUSEBENCH_COMMIT: '', GITHUB_SHA: '', FUSEBENCH_BRANCH: '', GITHUB_REF_NAME: '' };
 
 describe('the commit and branch from the environment', () => {
   test.each([
@@ -17,8 +19,10 @@ describe('the commit and branch from the environment', () => {
     ['GITHUB_SHA', '3f6141c\n::error::injected'],
     ['FUSEBENCH_BRANCH', 'main\n::warning::x'],
   ])('%s set to %j is refused up front, exit 2', (name, value) => {
-    const r = runPerf([...quick, '--out-dir', join(tmp, 'refused')], undefined, { [name]: value });
+    const out = join(tmp, `refused-${name}`);
+    const r = runPerf([...quick, '--out-dir', out], undefined, { ...unset, [name]: value });
     expect(r.status).toBe(2);
+    expect(existsSync(out), 'the check comes before anything is made').toBe(false);
     expect(r.stderr).toContain(`fusebench: Expected ${name} to be a`);
     expect(r.stderr).toContain(`but received "${value.split('\n')[0]}`);
     // One line, and no workflow command: the newline is quoted, and "::" escaped as every log line's is.
@@ -30,6 +34,7 @@ describe('the commit and branch from the environment', () => {
   test('well-formed values are what the results file names', () => {
     const out = join(tmp, 'named');
     const r = runPerf([...quick, '--out-dir', out], undefined, {
+      ...unset,
       FUSEBENCH_COMMIT: '4bb25af0c1d2+dirty',
       FUSEBENCH_BRANCH: 'perf/decode-step',
     });

@@ -278,10 +278,10 @@ describe('the source of a run', () => {
   });
 
   test('a value that is not what its variable names is refused, naming the variable', () => {
-    for (const commit of ['4bb25af', '4BB25AF0C1D2+dirty', 'a'.repeat(40)]) {
+    for (const commit of ['4bb25af', '4BB25AF0C1D2+dirty', 'a'.repeat(40), 'b'.repeat(64)]) {
       expect(currentCommit(root, { FUSEBENCH_COMMIT: commit })).toBe(commit);
     }
-    for (const commit of ['abc', 'ref: refs/he', 'unknown', '4bb25af+clean', 'a'.repeat(41), '4bb25af\n']) {
+    for (const commit of ['abc', 'ref: refs/he', 'unknown', '4bb25af+clean', 'a'.repeat(65), '4bb25af\n']) {
       expect(() => currentCommit(root, { FUSEBENCH_COMMIT: commit })).toThrow(UsageError);
     }
     expect(() => currentCommit(root, { GITHUB_SHA: 'main' })).toThrow(/^Expected GITHUB_SHA to be a commit id/);
@@ -290,7 +290,10 @@ describe('the source of a run', () => {
     for (const branch of ['main', 'perf/decode-step', '123/merge', 'ünïcode']) {
       expect(currentBranch(root, { FUSEBENCH_BRANCH: branch })).toBe(branch);
     }
-    for (const branch of ['a b', 'x\r::error::y', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[', 'a\\b', 'x'.repeat(256)]) {
+    // git's forbidden characters, and whitespace or control characters git allows (a C1 control, U+009B,
+    // is a terminal's CSI).
+    const refused = ['a b', 'x\r::error::y', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[', 'a\\b', 'a\u00a0b', 'a\u009bb'];
+    for (const branch of [...refused, 'x'.repeat(256)]) {
       expect(() => currentBranch(root, { GITHUB_REF_NAME: branch }), branch).toThrow(
         /^Expected GITHUB_REF_NAME to be a branch name/,
       );
