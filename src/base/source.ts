@@ -16,17 +16,41 @@ const COMMIT = /^[0-9a-f]{7,64}(?:\+dirty)?$/i;
  */
 const BRANCH = /^[^\s\p{Cc}~^:?*[\\]{1,255}$/u;
 
-/** The first of `names` set in `env`, checked against `pattern`; undefined when none is set. */
-function fromEnv(env: NodeJS.ProcessEnv, names: string[], pattern: RegExp, expected: string): string | undefined {
-  for (const name of names) {
+/** Where a value comes from (the first of `names` set) and what it must look like. */
+interface EnvValue {
+  names: string[];
+  pattern: RegExp;
+  expected: string;
+}
+
+const COMMIT_ENV: EnvValue = {
+  names: ['FUSEBENCH_COMMIT', 'GITHUB_SHA'],
+  pattern: COMMIT,
+  expected: 'a commit id (7 to 64 hexadecimal digits, optionally +dirty, as `git rev-parse --short=12 HEAD` prints)',
+};
+const BRANCH_ENV: EnvValue = {
+  names: ['FUSEBENCH_BRANCH', 'GITHUB_REF_NAME'],
+  pattern: BRANCH,
+  expected: 'a branch name (1 to 255 characters, none of them whitespace, a control character or ~^:?*[\\)',
+};
+
+/** The first of `v.names` set in `env`, checked against `v.pattern`; undefined when none is set. */
+function fromEnv(env: NodeJS.ProcessEnv, v: EnvValue): string | undefined {
+  for (const name of v.names) {
     const value = env[name];
     if (!value) continue;
-    if (!pattern.test(value)) {
-      throw new UsageError(`Expected ${name} to be ${expected} but received ${JSON.stringify(value)}`);
+    if (!v.pattern.test(value)) {
+      throw new UsageError(`Expected ${name} to be ${v.expected} but received ${JSON.stringify(value)}`);
     }
     return value;
   }
   return undefined;
+}
+
+/** Throws the UsageError currentCommit or currentBranch would for `env`, without asking git anything. */
+export function checkSourceEnv(env: NodeJS.ProcessEnv = process.env): void {
+  fromEnv(env, COMMIT_ENV);
+  fromEnv(env, BRANCH_ENV);
 }
 
 /**
@@ -35,12 +59,7 @@ function fromEnv(env: NodeJS.ProcessEnv, names: string[], pattern: RegExp, expec
  * set value that is not 7 to 64 hexadecimal digits (optionally +dirty).
  */
 export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
-  const given = fromEnv(
-    env,
-    ['FUSEBENCH_COMMIT', 'GITHUB_SHA'],
-    COMMIT,
-    'a commit id (7 to 64 hexadecimal digits, optionally +dirty, as `git rev-parse --short=12 HEAD` prints)',
-  );
+  const given = fromEnv(env, COMMIT_ENV);
   if (given) return given;
   const git = (args: string[]) =>
     execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -57,12 +76,7 @@ export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = proc
  * UsageError for a FUSEBENCH_BRANCH or GITHUB_REF_NAME that does not match BRANCH.
  */
 export function currentBranch(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const given = fromEnv(
-    env,
-    ['FUSEBENCH_BRANCH', 'GITHUB_REF_NAME'],
-    BRANCH,
-    'a branch name (1 to 255 characters, none of them whitespace, a control character or ~^:?*[\\)',
-  );
+  const given = fromEnv(env, BRANCH_ENV);
   if (given) return given;
   try {
     const branch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], {

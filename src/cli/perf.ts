@@ -11,7 +11,7 @@ import { makeDirs } from '../base/atomic-write.ts';
 import { UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 import { freshSeed } from '../base/rng.ts';
-import { currentCommit, runSource } from '../base/source.ts';
+import { checkSourceEnv, currentCommit } from '../base/source.ts';
 import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { heldLockMessage } from '../gate/baseline-lock.ts';
@@ -53,7 +53,7 @@ function cpuDefaultDtypes(options: PerfOptions, backend: 'cpu' | 'cuda'): PerfOp
 
 async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
   // The commit and branch the results will name: a malformed one in the environment stops the run first.
-  runSource();
+  checkSourceEnv();
   for (const c of options.cases) await findCase(c);
   if (options.inject) {
     await findCase(options.inject.case);
