@@ -17,9 +17,6 @@ void llama_decode_fused_cuda(const LlamaDecodeArgs<T>& a, const LaunchContext& c
   if (!cooperative)
     throw std::runtime_error("llama_decode fused: the device cannot launch cooperative (co-resident) grids");
   int blocks = ctx.sm_count;
-#ifdef LLAMA_MAIN_BLOCKS  // measuring aid: the ring kernel on fewer blocks than SMs
-  blocks = std::min(blocks, LLAMA_MAIN_BLOCKS);
-#endif
   if (ctx.max_blocks > 0) blocks = static_cast<int>(std::min<size_t>(blocks, ctx.max_blocks));
   int slots = 0;
   const std::string why = llama::ring::refusal(a, static_cast<size_t>(blocks), slots);

@@ -26,9 +26,6 @@
 
 #include "../gpt2_decode/gpt2_decode_ring.cuh"
 #include "llama_decode.h"
-#ifdef LLAMA_FEEDER
-#include "llama_decode_feeder.cuh"
-#endif
 
 namespace fusebench::kernels::llama::ring {
 
@@ -550,19 +547,7 @@ void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, i
   const AttentionSplit split = key_split(a.pos + 1, a.heads / heads, static_cast<size_t>(blocks));
   const Params<T> p{a, split.chunk, split.splits, heads, wo_splits(a.heads, static_cast<size_t>(blocks), a.hidden),
                     chunk, slots};
-#ifdef LLAMA_FEEDER  // measuring aid (llama_decode_feeder.cuh)
-  static feeder::FeedStream fs;
-  const auto stream = static_cast<cudaStream_t>(ctx.stream);
-  const bool feed = blocks + feeder::kFeedBlocks <= ctx.sm_count && a.f == chunk * static_cast<size_t>(blocks);
-  if (feed) feeder::fork(stream, fs);
-#endif
   launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
-#ifdef LLAMA_FEEDER
-  if (feed)
-    feeder::launch_and_join(stream, fs,
-                            feeder::FeedParams<T>{a.w_gu, a.w_down, a.layers, a.f, a.hidden, chunk,
-                                                  static_cast<unsigned>(blocks)});
-#endif
 }
 
 }  // namespace fusebench::kernels::llama::ring
