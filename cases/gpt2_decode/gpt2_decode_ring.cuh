@@ -888,15 +888,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   stage_residual(x_cur);
   layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
   const size_t vocab0 = share(a.vocab).begin;
-#ifdef GPT2_LM_HEAD_BY_WARP  // measuring aid: the LM head's pieces a warp each, as llama_decode's
-  consume_by_warp(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
-    gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
-  });
-#else
   consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
     gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
   });
-#endif
   FB_STAMP(static_cast<int>(8 * a.layers + 1));
 }
 
@@ -971,11 +965,7 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   if (ffn_chunk(a.f, blocks) > kMaxBox)
     return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
            " blocks: a W2 column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";
-#ifdef GPT2_LM_HEAD_BY_WARP
-  return slots_refusal(fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots), kConsumerWarps, slots);
-#else
   return slots_refusal(fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots), 2, slots);
-#endif
 }
 
 #ifdef FB_TENSOR_MAP_HOST
