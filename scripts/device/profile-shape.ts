@@ -5,7 +5,9 @@
 //     node --experimental-strip-types scripts/device/profile-shape.ts gelu_scale 16M bf16 fused
 //
 // Arguments: case, shape label (as the report names it), precision, variant (unfused, fused or both;
-// default both), runs (default 3). Exits 2 on a usage error, 1 when a run throws.
+// default both), runs (default 3), and `time` to time each run (the caches flushed first) and print each
+// variant's median in ms: the way to time a measuring aid whose numbers are wrong by design, which the
+// harness would refuse. Exits 2 on a usage error, 1 when a run throws.
 import { loadCases } from '../../cases/registry.ts';
 import { cudaProbe, Workspace } from '../../src/addon/native.ts';
 import { freshSeed } from '../../src/base/rng.ts';
@@ -17,7 +19,9 @@ function usage(why: string): never {
   process.exit(2);
 }
 
-const [name, label, dtype, which = 'both', runsArg = '3'] = process.argv.slice(2);
+const [name, label, dtype, which = 'both', runsArg = '3', mode] = process.argv.slice(2);
+if (mode !== undefined && mode !== 'time')
+  usage(`the sixth argument is "time" or nothing, not ${JSON.stringify(mode)}`);
 if (!name || !label || !dtype) usage('name a case, a shape and a precision');
 const runs = Number(runsArg);
 if (!Number.isInteger(runs) || runs < 1 || runs > 100)
@@ -39,7 +43,17 @@ try {
   for (const [buffer, data] of Object.entries(def.inputs(shape.dims, freshSeed()))) ws.upload(buffer, data);
   const variants =
     which === 'both' ? [def.variants.unfused, def.variants.fused] : [def.variants[which as 'unfused' | 'fused']];
-  for (const v of variants) for (let i = 0; i < runs; i++) ws.run(v);
+  for (const v of variants) {
+    if (mode === 'time') {
+      ws.run(v); // the first call (cuBLAS handles, tensor maps) untimed
+      const ms = Array.from({ length: runs }, () => ws.time(v)).sort((a, b) => a - b);
+      console.log(
+        `time ${v}: median ${ms[Math.floor(runs / 2)]?.toFixed(4)} ms, min ${ms[0]?.toFixed(4)} over ${runs}`,
+      );
+    } else {
+      for (let i = 0; i < runs; i++) ws.run(v);
+    }
+  }
   console.log(`ran ${variants.join(', ')} ×${runs}: ${name} ${label} ${dtype}`);
 } catch (e) {
   console.error(`profile-shape.ts: ${(e as Error).message}`);
