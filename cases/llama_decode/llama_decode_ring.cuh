@@ -27,18 +27,15 @@
 #include "../gpt2_decode/gpt2_decode_ring.cuh"
 #include "llama_decode.h"
 
-// A measuring aid, off by default: FB_BOUND_FFN_NOP takes the FFN's pieces as they land and gives them
-// back, computing nothing from them (1: the gate/up pieces, 2: the down pieces, 3: both; a bound on what
-// faster FFN consumers could buy; the step's numbers are then wrong by design).
-#if defined(FB_BOUND_FFN_NOP) && (FB_BOUND_FFN_NOP & 1)
+// A measuring aid, off by default: FB_BOUND_FFN_NOP takes the FFN's pieces (gate/up, down) as they land and
+// gives them back, computing nothing from them (a bound on what faster FFN consumers could buy; the step's
+// numbers are then wrong by design).
+#ifdef FB_BOUND_FFN_NOP
 #define FB_BOUND_FFN(call) (void)w, (void)r0, (void)n
-#else
-#define FB_BOUND_FFN(call) call
-#endif
-#if defined(FB_BOUND_FFN_NOP) && (FB_BOUND_FFN_NOP & 2)
 #define FB_BOUND_FFN_SKIP() \
   if (n >= 0) return
 #else
+#define FB_BOUND_FFN(call) call
 #define FB_BOUND_FFN_SKIP()
 #endif
 
