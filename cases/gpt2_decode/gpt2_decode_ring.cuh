@@ -519,57 +519,13 @@ __device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int
   }
 }
 
-// A GEMV piece of n ≤ 4 rows by one warp on tensor cores with none of the MMA's 16 rows idle (16-bit T, k a
-// multiple of 512: a 16 KiB slot of 4 rows of 2,048, llama_decode's pieces). Row r's k splits into quarters,
-// and quarter s of row r is MMA row 4s + r: lane (g, t) loads rows g and g + 8, quarters g / 4 and g / 4 + 2
-// of row g mod 4. B's column s is x's quarter s, so D[4s + r][s] is row r's quarter-sum, and two shuffles add
-// the four. Odd quarters take their 32-wide k blocks pairwise swapped (k ^ 32), which puts their loads in the
-// other half of the banks: each load is then 4 wavefronts (512 bytes), not 8. Rows r ≥ n read row 0 (in the
-// slot) and are dropped.
-constexpr int kQuarterRows = 4;
-template <class T, class Out>
-__device__ __forceinline__ void gemv_piece_quarters(const T* w, size_t r0, int n, int k, const T* xh, Out out) {
-  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int q = k / 4, odd = (g >> 2) * 32, xodd = (g & 1) * 32;
-  const T* row = w + size_t((g & 3) < n ? (g & 3) : 0) * k;
-  const T* wa = row + (g >> 2) * q + 8 * t;  // MMA row g: quarter g / 4
-  const T* wb = wa + 2 * q;                  // MMA row g + 8: quarter g / 4 + 2
-  const T* xb = xh + (g & 3) * q + 8 * t;    // B's column g: quarter g (columns 4-7, a copy, are dropped)
-  float d[4][4] = {};
-  for (int kb = 0; kb < q; kb += 128) {
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const int ka = kb + ((32 * u) ^ odd), kx = kb + ((32 * u) ^ xodd);
-      mma_k32<T>(d[u], *reinterpret_cast<const uint4*>(wa + ka), *reinterpret_cast<const uint4*>(wb + ka),
-                 *reinterpret_cast<const uint4*>(xb + kx));
-    }
-  }
-  // Lane (g, 0) holds D[g][0..1], lane (g, 1) D[g + 8][2..3]: row r's quarters 0 and 2 at g = r, 1 and 3 at
-  // g = r + 4 (lane ^ 16).
-  const int col = (t == 0 ? 0 : 2) + (g >> 2);
-  float v = 0.f;
-#pragma unroll
-  for (int u = 0; u < 4; ++u) v += col == 0 ? d[u][0] : col == 1 ? d[u][1] : col == 2 ? d[u][2] : d[u][3];
-  if (t > 1) v = 0.f;
-  v += __shfl_xor_sync(0xFFFFFFFFu, v, 1);
-  v += __shfl_xor_sync(0xFFFFFFFFu, v, 16);
-  if (t == 0 && g < n) out(r0 + g, v);
-}
-
 // A GEMV piece by one warp, out(first row + r, W[r]·x) from one lane per row: n ≤ kMmaRows rows on tensor
-// cores (16-bit T, k a multiple of 32; four accumulator chains; n ≤ 4 and k a multiple of 512 by quarters,
-// above), else two rows at a time on CUDA cores.
+// cores (16-bit T, k a multiple of 32; four accumulator chains), else two rows at a time on CUDA cores.
 template <class T, class Out>
 __device__ __forceinline__ void gemv_piece_warp(const T* w, size_t r0, int n, int k, const float* xs, const T* xh,
                                                 Out out) {
   const int lane = threadIdx.x & 31;
   if constexpr (sizeof(T) == 2) {
-#ifndef FB_NO_QUARTERS
-    if (n <= kQuarterRows && k % 512 == 0) {
-      gemv_piece_quarters(w, r0, n, k, xh, out);
-      return;
-    }
-#endif
     if (n <= kMmaRows && k % 32 == 0) {
       const int g = lane >> 2, t = lane & 3;
       float d[4][4] = {};
