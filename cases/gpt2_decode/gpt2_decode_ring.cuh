@@ -175,12 +175,6 @@ struct Item {
 #define FB_BOUND_SRC(layer) (layer)
 #define FB_BOUND_LM_HEAD()
 #endif
-// FB_BOUND_NO_PIECES: the consumers wait for each piece and give it back, but compute nothing from it.
-#ifdef FB_BOUND_NO_PIECES
-#define FB_BOUND_PIECE(call) (void)fn
-#else
-#define FB_BOUND_PIECE(call) call
-#endif
 
 // What this block streams, in order: the same calls make the producer's schedule and the consumers'.
 template <class T>
@@ -374,7 +368,7 @@ __device__ __forceinline__ uint32_t consume(const Segment<T>& s, Ring& ring, F&&
 #else
     wait_phase(ring.full_bar(), ring.phase);
 #endif
-    FB_BOUND_PIECE(fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n));
+    fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
     if (kHoldLast && r0 + n == s.rows)
       held = ring.empty_bar();
     else
@@ -405,7 +399,7 @@ __device__ __forceinline__ void consume_by_warp(const Segment<T>& s, Ring& ring,
   for_each_piece(s, [&](size_t r0, int n) {
     if (j % kConsumerWarps == warp) {
       wait_phase(ring.full_bar(), ring.phase);
-      FB_BOUND_PIECE(fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n));
+      fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
       __syncwarp();
       sm90::mbar_arrive(ring.empty_bar(), kConsumerWarps);
     }

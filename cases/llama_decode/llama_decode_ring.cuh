@@ -27,18 +27,6 @@
 #include "../gpt2_decode/gpt2_decode_ring.cuh"
 #include "llama_decode.h"
 
-// A measuring aid, off by default: FB_BOUND_FFN_NOP takes the FFN's pieces (gate/up, down) as they land and
-// gives them back, computing nothing from them (a bound on what faster FFN consumers could buy; the step's
-// numbers are then wrong by design).
-#ifdef FB_BOUND_FFN_NOP
-#define FB_BOUND_FFN(call) (void)w, (void)r0, (void)n
-#define FB_BOUND_FFN_SKIP() \
-  if (n >= 0) return
-#else
-#define FB_BOUND_FFN(call) call
-#define FB_BOUND_FFN_SKIP()
-#endif
-
 namespace fusebench::kernels::llama::ring {
 
 using namespace ::fusebench::kernels::gpt2;
@@ -464,10 +452,10 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     LLAMA_SPAN(8);
     // The gate's piece j and the up's piece j hold the same rows and go to the same warp (consume_by_warp).
     consume_by_warp(plan.gate_up(l, 0), ring, [&](const T* w, size_t r0, int n) {
-      FB_BOUND_FFN(gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { gs[r] = v; }));
+      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float v) { gs[r] = v; });
     });
     consume_by_warp(plan.gate_up(l, 1), ring, [&](const T* w, size_t r0, int n) {
-      FB_BOUND_FFN(gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; }));
+      gemv_piece_warp(w, r0, n, c, xs, xh, [&](size_t r, float u) { gs[r] = gs[r] / (1.f + expf(-gs[r])) * u; });
     });
     Consumers::sync();
     LLAMA_SPAN(9);
@@ -477,7 +465,6 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
     {
       float acc[kDownPacks][kPack] = {};
       consume(plan.down(l), ring, [&](const T* w, size_t r0, int n) {
-        FB_BOUND_FFN_SKIP();
         for (int i = 0; i < n; ++i) {
           const float gi = gs[r0 + i];
 #pragma unroll
