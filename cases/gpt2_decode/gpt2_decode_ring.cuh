@@ -161,21 +161,6 @@ struct Item {
   bool has_new;
 };
 
-// A measuring aid, off by default: bounds on what streaming the weights costs the chain. The producer's
-// schedule for the layers reads layer 0's rows for every layer (1: after layer 0, every copy is an L2 hit,
-// and DRAM idles), or issues no copies for layers past 0 at all (2: each slot completes at once, holding
-// what it last held); the LM head streams as always. The step's numbers are then wrong by design.
-#if defined(FB_BOUND_STREAM) && FB_BOUND_STREAM == 1
-#define FB_BOUND_SRC(layer) size_t{0}
-#define FB_BOUND_LM_HEAD()
-#elif defined(FB_BOUND_STREAM) && FB_BOUND_STREAM == 2
-#define FB_BOUND_SRC(layer) (skip = (layer) > 0, (layer))
-#define FB_BOUND_LM_HEAD() skip = false
-#else
-#define FB_BOUND_SRC(layer) (layer)
-#define FB_BOUND_LM_HEAD()
-#endif
-
 // What this block streams, in order: the same calls make the producer's schedule and the consumers'.
 template <class T>
 struct Plan {
@@ -231,20 +216,15 @@ struct Plan {
     }
     return s;
   }
-#ifdef FB_BOUND_STREAM
-  mutable bool skip = false;  // a measuring aid (FB_BOUND_STREAM, produce): this segment issues no copies
-#endif
   template <class F>
   __device__ void for_each(F&& f) const {
-    for (size_t layer = 0; layer < p.a.layers; ++layer) {
-      const size_t l = FB_BOUND_SRC(layer);
+    for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
       f(w1(l));
       f(w2(l));
     }
-    FB_BOUND_LM_HEAD();
     f(lm_head());
   }
   static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
@@ -320,13 +300,6 @@ __device__ void produce(const P& plan, Ring ring) {
     const int per = piece_rows<T>(s.elems, paired);
     for_each_piece(s, [&](size_t r0, int n) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
-#ifdef FB_BOUND_STREAM
-      if (plan.skip) {
-        if (lane == 0) sm90::mbar_arrive(ring.full_bar());
-        ring.advance();
-        return;
-      }
-#endif
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
       if (s.map != nullptr) {  // one box (and its pair's), always whole
         if (lane == 0) {

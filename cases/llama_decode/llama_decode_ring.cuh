@@ -149,13 +149,9 @@ struct Plan {
     return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
   __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
-#ifdef FB_BOUND_STREAM
-  mutable bool skip = false;  // a measuring aid (FB_BOUND_STREAM, gpt2_decode_ring.cuh)
-#endif
   template <class F>
   __device__ void for_each(F&& f) const {
-    for (size_t layer = 0; layer < p.a.layers; ++layer) {
-      const size_t l = FB_BOUND_SRC(layer);
+    for (size_t l = 0; l < p.a.layers; ++l) {
       f(qkv(l));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
       for (size_t i = blockIdx.x; i < wo_items(); i += gridDim.x) f(wo(l, wo_item(i)));
@@ -163,7 +159,6 @@ struct Plan {
       f(gate_up(l, 1));
       f(down(l));
     }
-    FB_BOUND_LM_HEAD();
     f(lm_head());
   }
 };
