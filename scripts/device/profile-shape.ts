@@ -11,10 +11,11 @@
 import { loadCases } from '../../cases/registry.ts';
 import { cudaProbe, Workspace } from '../../src/addon/native.ts';
 import { freshSeed } from '../../src/base/rng.ts';
+import { summarize } from '../../src/base/stats.ts';
 
 function usage(why: string): never {
   console.error(
-    `profile-shape.ts: ${why}\nusage: profile-shape.ts <case> <shape> <precision> [unfused|fused|both] [runs]`,
+    `profile-shape.ts: ${why}\nusage: profile-shape.ts <case> <shape> <precision> [unfused|fused|both] [runs] [time]`,
   );
   process.exit(2);
 }
@@ -46,10 +47,8 @@ try {
   for (const v of variants) {
     if (mode === 'time') {
       ws.run(v); // the first call (cuBLAS handles, tensor maps) untimed
-      const ms = Array.from({ length: runs }, () => ws.time(v)).sort((a, b) => a - b);
-      console.log(
-        `time ${v}: median ${ms[Math.floor(runs / 2)]?.toFixed(4)} ms, min ${ms[0]?.toFixed(4)} over ${runs}`,
-      );
+      const ms = summarize(Array.from({ length: runs }, () => ws.time(v)));
+      console.log(`time ${v}: median ${ms.median.toFixed(4)} ms, min ${ms.min.toFixed(4)} over ${runs}`);
     } else {
       for (let i = 0; i < runs; i++) ws.run(v);
     }
