@@ -13,8 +13,8 @@
 # then "base=@ab/base"). Environment: ROUNDS (2), DTYPE (bf16,fp16), FUSEBENCH_CUDA_ARCHS (90). Each run's
 # results go to $OUT/ab/<round>-<name> when OUT is set. The tree is put back as it was at the end.
 # TIMER=shape times the fused step with scripts/device/profile-shape.ts instead of the harness (REPS calls,
-# default 31, each after a cache flush; DTYPE then space-separated): no numerics check, so that a measuring
-# aid whose numbers are wrong by design can be timed.
+# default 31, each after a cache flush): no numerics check, so that a measuring aid whose numbers are wrong
+# by design can be timed.
 set -uo pipefail
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 root=$PWD
@@ -79,7 +79,8 @@ for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
     cp "$work/addons/$name.node" build/Release/fusebench.node
     dir="$out/$round-$name"
     if [ "${TIMER:-perf}" = shape ]; then
-      for dt in ${DTYPE:-bf16 fp16}; do
+      dtypes=${DTYPE:-bf16,fp16}
+      for dt in ${dtypes//,/ }; do
         printf 'round %s %-12s %s ' "$round" "$name" "$dt"
         node --experimental-strip-types scripts/device/profile-shape.ts llama_decode 16x2048@1023 "${dt}" fused \
           "${REPS:-31}" time 2>&1 | grep -E '^time|profile-shape' || echo "(no time)"
