@@ -274,25 +274,6 @@ __device__ __forceinline__ void wait_phase(uint32_t bar, uint32_t parity) {
   }
 }
 
-#ifdef FB_WARP_RELEASE
-// Measuring aid (A/B): a slot's `empty` barrier counts one arrival a consumer warp, made by its lane 0 after
-// the warp has met (__syncwarp), instead of one from every consumer thread.
-constexpr unsigned kEmptyArrivals = kConsumerWarps;
-#else
-constexpr unsigned kEmptyArrivals = kConsumers;
-#endif
-
-// One consumer thread's part in giving a slot back (every consumer thread calls it once it is done with the
-// slot).
-__device__ __forceinline__ void release_slot(uint32_t empty_bar) {
-#ifdef FB_WARP_RELEASE
-  __syncwarp();
-  if ((threadIdx.x & 31) == 0) sm90::mbar_arrive(empty_bar);
-#else
-  sm90::mbar_arrive(empty_bar);
-#endif
-}
-
 // The ring of slots: `full` completes when a piece has landed, `empty` when every consumer thread is done.
 struct Ring {
   char* data;
@@ -364,7 +345,7 @@ __device__ __forceinline__ uint32_t consume(const Segment<T>& s, Ring& ring, F&&
     if (kHoldLast && r0 + n == s.rows)
       held = ring.empty_bar();
     else
-      release_slot(ring.empty_bar());
+      sm90::mbar_arrive(ring.empty_bar());  // every consumer thread, once done with the slot
     ring.advance();
   });
   return held;
@@ -372,7 +353,7 @@ __device__ __forceinline__ uint32_t consume(const Segment<T>& s, Ring& ring, F&&
 
 // Every consumer thread gives back a slot that consume<true> held (none if 0).
 __device__ __forceinline__ void give_back(uint32_t held) {
-  if (held != 0) release_slot(held);
+  if (held != 0) sm90::mbar_arrive(held);
 }
 
 // The consumers' side of a segment whose pieces need no other warp: piece j goes to warp j mod
@@ -393,11 +374,7 @@ __device__ __forceinline__ void consume_by_warp(const Segment<T>& s, Ring& ring,
       wait_phase(ring.full_bar(), ring.phase);
       fn(reinterpret_cast<const T*>(ring.data + size_t(ring.slot) * kSlotBytes), r0, n);
       __syncwarp();
-#ifdef FB_WARP_RELEASE
-      if ((threadIdx.x & 31) == 0) sm90::mbar_arrive(ring.empty_bar(), kEmptyArrivals);
-#else
       sm90::mbar_arrive(ring.empty_bar(), kConsumerWarps);
-#endif
     }
     ring.advance();
     if (++j % kConsumerWarps == 0) Consumers::sync();
@@ -724,7 +701,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
       sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
-      sm90::mbar_init(sm90::smem_addr(ring.empty + i), kEmptyArrivals);
+      sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
     }
     sm90::mbar_init_fence();
   }
