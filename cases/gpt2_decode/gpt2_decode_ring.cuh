@@ -103,15 +103,10 @@ __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
 constexpr int kMmaRows = 16;
 // The pieces of a segment in order, fn(first row, rows): the one walk both the producer and the consumers
 // take, so their schedules cannot drift apart.
-// Rows of a segment's pieces (the last may hold fewer).
-template <class T>
-__device__ __forceinline__ size_t piece_size(const Segment<T>& s) {
-  const int fit = piece_rows<T>(s.elems, s.base2 != nullptr);
-  return static_cast<size_t>(s.gemv && sizeof(T) == 2 && fit > kMmaRows ? kMmaRows : fit);
-}
 template <class T, class F>
 __device__ __forceinline__ void for_each_piece(const Segment<T>& s, F&& fn) {
-  const size_t per = piece_size(s);
+  const int fit = piece_rows<T>(s.elems, s.base2 != nullptr);
+  const size_t per = static_cast<size_t>(s.gemv && sizeof(T) == 2 && fit > kMmaRows ? kMmaRows : fit);
   for (size_t r0 = 0; r0 < s.rows; r0 += per) fn(r0, static_cast<int>(s.rows - r0 < per ? s.rows - r0 : per));
 }
 
@@ -356,53 +351,6 @@ __device__ __forceinline__ uint32_t consume(const Segment<T>& s, Ring& ring, F&&
   return held;
 }
 
-#ifdef FB_MERGED_PIECES
-// Measuring aid (A/B): a GEMV segment's pieces taken together instead of one after the other.
-//
-// Up to kMaxMerged consecutive pieces of a segment, in consecutive ring slots: piece i's slot, first row and
-// rows.
-constexpr int kMaxMerged = 4;
-template <class T>
-struct PieceGroup {
-  const char* data;
-  int slot0, slots, count;
-  size_t first, per, rows;
-  __device__ const T* w(int i) const {
-    const int slot = slot0 + i < slots ? slot0 + i : slot0 + i - slots;
-    return reinterpret_cast<const T*>(data + size_t(slot) * kSlotBytes);
-  }
-  __device__ size_t r0(int i) const { return first + size_t(i) * per; }
-  __device__ int n(int i) const { return static_cast<int>(rows - r0(i) < per ? rows - r0(i) : per); }
-};
-
-// The consumers' side of a segment, kMaxMerged pieces at a time: waits until each of a group has landed,
-// calls fn(group) once, then gives the group's slots back (with kHoldLast, all but the segment's last
-// piece's, whose `empty` barrier is returned as consume<true> returns it). The groups after the first start
-// with a block barrier, so that fn may reuse its scratch.
-template <bool kHoldLast = false, class T, class F>
-__device__ __forceinline__ uint32_t consume_merged(const Segment<T>& s, Ring& ring, F&& fn) {
-  const size_t per = piece_size(s);
-  uint32_t held = 0;
-  for (size_t first = 0; first < s.rows; first += kMaxMerged * per) {
-    if (first > 0) Consumers::sync();
-    const size_t left = (s.rows - first + per - 1) / per;
-    const PieceGroup<T> g{ring.data, ring.slot, ring.slots, static_cast<int>(left < kMaxMerged ? left : kMaxMerged),
-                          first, per, s.rows};
-    Ring r = ring;
-    for (int i = 0; i < g.count; ++i, r.advance()) wait_phase(r.full_bar(), r.phase);
-    fn(g);
-    for (int i = 0; i < g.count; ++i, ring.advance()) {
-      if (kHoldLast && g.r0(i) + g.n(i) == s.rows)
-        held = ring.empty_bar();
-      else
-        sm90::mbar_arrive(ring.empty_bar());
-    }
-  }
-  return held;
-}
-
-#endif
-
 // Every consumer thread gives back a slot that consume<true> held (none if 0).
 __device__ __forceinline__ void give_back(uint32_t held) {
   if (held != 0) sm90::mbar_arrive(held);
@@ -537,45 +485,6 @@ __device__ __forceinline__ void gemv_piece_mma(const T* w, size_t r0, int n, int
     out(r0 + threadIdx.x, sum);
   }
 }
-
-#ifdef FB_MERGED_PIECES
-// The GEMV of a group of pieces (n ≤ kMmaRows rows each, k a multiple of 32) on tensor cores, as
-// gemv_piece_mma runs one: the warps split k, each runs every piece's two accumulator chains side by side,
-// and the partial sums of all the pieces meet in `part` (kMaxMerged · kMmaRows · kConsumerWarps floats)
-// after one barrier. Thread i · kMmaRows + r calls out(piece i's first row + r, Σ) for r < piece i's rows.
-template <class T, class Out>
-__device__ __forceinline__ void gemv_group_mma(const PieceGroup<T>& g, int k, const T* xh, float* part, Out out) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gr = lane >> 2, t = lane & 3;
-  constexpr int kStep = 32 * kConsumerWarps;
-  float d[kMaxMerged][2][4] = {};
-  for (int kb = 32 * warp; kb < k; kb += 2 * kStep) {
-#pragma unroll
-    for (int i = 0; i < kMaxMerged; ++i) {
-      if (i < g.count) {
-        mma_rows_k32(d[i][0], g.w(i), g.n(i), k, kb, xh);
-        if (kb + kStep < k) mma_rows_k32(d[i][1], g.w(i), g.n(i), k, kb + kStep, xh);  // warp-uniform
-      }
-    }
-  }
-  if (t == 0) {
-#pragma unroll
-    for (int i = 0; i < kMaxMerged; ++i) {
-      if (i < g.count) {
-        part[(i * kConsumerWarps + warp) * kMmaRows + gr] = d[i][0][0] + d[i][1][0];
-        part[(i * kConsumerWarps + warp) * kMmaRows + gr + 8] = d[i][0][2] + d[i][1][2];
-      }
-    }
-  }
-  Consumers::sync();
-  const int i = threadIdx.x / kMmaRows, r = threadIdx.x % kMmaRows;
-  if (i < g.count && r < g.n(i)) {
-    float sum = 0.f;
-#pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) sum += part[(i * kConsumerWarps + w) * kMmaRows + r];
-    out(g.r0(i) + r, sum);
-  }
-}
-#endif
 
 // A GEMV piece by one warp, out(first row + r, W[r]·x) from one lane per row: n ≤ kMmaRows rows on tensor
 // cores (16-bit T, k a multiple of 32; four accumulator chains), else two rows at a time on CUDA cores.
@@ -855,20 +764,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_SUB_STAMP(l, 1);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 0);
-#ifdef FB_MERGED_PIECES
-    const auto qkv_out = [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; };
-    uint32_t held_qkv;
-    if (sizeof(T) == 2 && c % 32 == 0) {
-      held_qkv = consume_merged<kHold>(plan.qkv(l), ring,
-                                       [&](const PieceGroup<T>& g) { gemv_group_mma(g, c, xh, opart, qkv_out); });
-    } else {
-      held_qkv = consume<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) { gemv.piece(w, r0, n, c, qkv_out); });
-    }
-#else
     const uint32_t held_qkv = consume<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
     });
-#endif
     arrive_then(st + 1);
     give_back(held_qkv);
     stage_norm<T, kConsumers>(ng, nb, a.ln2_g + l * c, a.ln2_b + l * c, c);
@@ -956,18 +854,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     FB_SUB_STAMP(l, 10);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
     FB_SUB_STAMP(l, 8);
-#ifdef FB_MERGED_PIECES
-    const auto ffn1_out = [&](size_t r, float u) { gs[r] = gelu_tanh(u + bias[r]); };
-    if (sizeof(T) == 2 && c % 32 == 0) {
-      consume_merged(plan.w1(l), ring, [&](const PieceGroup<T>& g) { gemv_group_mma(g, c, xh, opart, ffn1_out); });
-    } else {
-      consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) { gemv.piece(w, r0, n, c, ffn1_out); });
-    }
-#else
     consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float u) { gs[r] = gelu_tanh(u + bias[r]); });
     });
-#endif
     Consumers::sync();
     FB_STAMP(st + 5);
     FB_STAMP(st + 6);
