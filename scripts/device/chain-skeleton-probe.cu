@@ -1,0 +1,346 @@
+// How short can a GPT-2 small decode step's dependency chain be on this GPU, whatever kernel runs it?
+//
+// gpt2_decode's ring kernel, with no weight copied past layer 0 and no piece computed, still takes 13.3 µs a
+// layer on an H100 (docs/gpt2-decode.md, "The chain with nothing in flight and nothing to compute"). That
+// skeleton holds the ring's handshakes and the stages' code as well as the dependencies themselves. This
+// probe runs the dependencies alone, in a persistent kernel of one block an SM (12 heads × 11 chunks = 132
+// blocks, cooperative launch), with the data each stage really exchanges through L2 and no weights:
+//   - the residual read from L2 (768 floats) and a LayerNorm of it, before QKV and before the FFN;
+//   - q|k|v written, each block ~18 rows of its head's 192;
+//   - the attention item: its head's q and new k/v read, a partial (max, sum, 64 values) published on the
+//     head's counter; then the head's 11 partials read and combined;
+//   - the out-projection's and FFN2's sums added into the residual with ~70 fp32 atomics a block.
+// Two dependency structures:
+//   grid3  the ring kernel's: grid barriers after QKV, after the out-projection and after FFN2, and the
+//          per-head counter between the partials and their combine;
+//   grid2  the fewest the model allows: QKV's rows of a head computed by the blocks that attend over it, so
+//          a per-head counter replaces the barrier after QKV; grid barriers after the out-projection and FFN2.
+// Each structure also runs with its waits only (no reads, no LayerNorm, no atomics: "sync only"), and grid3
+// with the residual in 8 copies, as the ring kernels keep it (each block adds into one; a read sums all
+// eight). Then one launch of grid3 with data, with 1 and with 8 copies, stamps each stage's end (thread 0's
+// clock64) and prints the spans of the median block. The grid barrier is the kernels' own
+// (gpt2_decode_sync.cuh): one release add a block on a count that only grows, and thread 0 polls it with
+// acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's, less a launch of the
+// same kernel with no layer, divided by 12.
+//
+// Build and run on the GPU machine (it needs nothing newer than sm_70; its 132 blocks must be co-resident,
+// which it checks):
+//   nvcc -O3 -std=c++17 -arch=sm_90a -I kernels scripts/device/chain-skeleton-probe.cu -o /tmp/csp && /tmp/csp [REPS]
+// or through scripts/device/session.sh "probe chain-skeleton-probe 51".
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "probe.cuh"
+
+namespace {
+
+constexpr int kLayers = 12, kHidden = 768, kHeads = 12, kChunks = 11, kHeadDim = 64, kThreads = 256;
+constexpr int kBlocks = kHeads * kChunks;               // one attention item a block
+constexpr int kPart = 2 + kHeadDim;                     // a partial: max, sum, 64 values
+constexpr int kSumRows = (kHidden + kChunks - 1) / kChunks;  // rows a block adds into the residual: 70
+constexpr int kQkvRows = (3 * kHeadDim + kChunks - 1) / kChunks;  // a head's q|k|v rows a block computes: 18
+constexpr long long kTimeoutCycles = 20'000'000'000LL;
+constexpr long long kBackoff = 100;
+
+constexpr int kMaxCopies = 8;
+constexpr int kStamps = 11;  // a layer's clock stamps (thread 0 of each block), below
+
+struct Bufs {
+  float* x;         // [2 · kLayers + 1][copies][kHidden]: the residual after each half layer; x[0] the input
+  float* qkv;       // [kLayers][3 · kHidden]
+  float* part;      // [kLayers][kHeads][kChunks][kPart]
+  unsigned* count;  // [0]: the grid barrier's arrivals; then [kLayers][kHeads][2]: q|k|v rows, partials
+  int layers;       // kLayers, or 0: the launch alone
+  long long* stamps;           // [kBlocks][kLayers][kStamps] clock64 of thread 0, when the kernel stamps
+  unsigned long long* clocks;  // block 0's clock64 and %globaltimer at its start and end: the SM clock
+};
+
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ void release_add(unsigned* c) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(c) : "memory");
+}
+
+__device__ __forceinline__ void wait_at_least(const unsigned* c, unsigned target) {
+  if (threadIdx.x == 0) {
+    const long long start = clock64();
+    unsigned seen;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
+    while (seen < target) {
+      const long long now = clock64();
+      if (now - start > kTimeoutCycles) __trap();
+      while (clock64() - now < kBackoff) {
+      }
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
+    }
+  }
+  __syncthreads();
+}
+
+// Every write of the block published, then one arrival on c (the kernels' grid_arrive / count_done).
+__device__ __forceinline__ void arrive(unsigned* c) {
+  __syncthreads();
+  if (threadIdx.x == 0) release_add(c);
+}
+
+// The residual's value r: the sum of its kCopies copies (kHidden apart), read from L2.
+template <int kCopies>
+__device__ __forceinline__ float residual(const float* x, int r) {
+  float v[kCopies];
+#pragma unroll
+  for (int k = 0; k < kCopies; ++k) v[k] = __ldcg(x + k * kHidden + r);
+  float sum = 0.f;
+#pragma unroll
+  for (int k = 0; k < kCopies; ++k) sum += v[k];
+  return sum;
+}
+
+// xs ← LayerNorm(src) without γ/β (one pass: sum and sum of squares; three values a thread).
+template <int kCopies>
+__device__ void layer_norm(const float* src, float* xs, float* red) {
+  float v[kHidden / kThreads], s = 0.f, ss = 0.f;
+#pragma unroll
+  for (int i = 0; i < kHidden / kThreads; ++i) {
+    v[i] = residual<kCopies>(src, threadIdx.x + i * kThreads);
+    s += v[i];
+    ss += v[i] * v[i];
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    s += __shfl_xor_sync(0xFFFFFFFFu, s, o);
+    ss += __shfl_xor_sync(0xFFFFFFFFu, ss, o);
+  }
+  const int warp = threadIdx.x >> 5;
+  if ((threadIdx.x & 31) == 0) {
+    red[warp] = s;
+    red[8 + warp] = ss;
+  }
+  __syncthreads();
+  s = ss = 0.f;
+#pragma unroll
+  for (int w = 0; w < kThreads / 32; ++w) {
+    s += red[w];
+    ss += red[8 + w];
+  }
+  const float mean = s / kHidden, rstd = rsqrtf(fmaxf(ss / kHidden - mean * mean, 0.f) + 1e-5f);
+#pragma unroll
+  for (int i = 0; i < kHidden / kThreads; ++i) xs[threadIdx.x + i * kThreads] = (v[i] - mean) * rstd;
+  __syncthreads();
+}
+
+template <bool kGrid3, bool kWork, int kCopies, bool kStamp>
+__global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
+  __shared__ float xs[kHidden], red[16], att[3 * kHeadDim], o[kHeadDim];
+  const int h = blockIdx.x / kChunks, c = blockIdx.x % kChunks, t = threadIdx.x;
+  const int copy = blockIdx.x % kCopies;  // the copy of the residual this block adds into
+  unsigned* grid = b.count;
+  unsigned barriers = 0;
+  if (kStamp && blockIdx.x == 0 && t == 0) {
+    b.clocks[0] = clock64();
+    b.clocks[1] = globaltimer();
+  }
+  for (int l = 0; l < b.layers; ++l) {
+    const auto stamp = [&](int i) {
+      if (kStamp && t == 0) b.stamps[(size_t(blockIdx.x) * kLayers + l) * kStamps + i] = clock64();
+    };
+    stamp(0);
+    const float* x_in = b.x + size_t(2 * l) * kCopies * kHidden;
+    float* x_mid = b.x + size_t(2 * l + 1) * kCopies * kHidden;
+    float* x_out = b.x + size_t(2 * l + 2) * kCopies * kHidden;
+    float* qkv = b.qkv + size_t(l) * 3 * kHidden;
+    float* part = b.part + size_t(l) * kHeads * kChunks * kPart;
+    unsigned* head = b.count + 1 + (l * kHeads + h) * 2;
+    // LN1, then this block's rows of its head's q|k|v (row j of 192: section j / 64, column j mod 64).
+    if constexpr (kWork) {
+      layer_norm<kCopies>(x_in, xs, red);
+      stamp(1);
+      const int j = c + kChunks * t;
+      if (t < kQkvRows && j < 3 * kHeadDim)
+        qkv[(j / kHeadDim) * kHidden + h * kHeadDim + j % kHeadDim] = 0.5f * xs[(7 * j + h) % kHidden];
+    }
+    stamp(2);
+    if constexpr (kGrid3) {
+      arrive(grid);
+      wait_at_least(grid, ++barriers * gridDim.x);
+    } else {
+      arrive(head);
+      wait_at_least(head, kChunks);
+    }
+    stamp(3);
+    // The attention item: q, the new k and v of head h; a partial published on the head's counter.
+    if constexpr (kWork) {
+      if (t < 3 * kHeadDim) att[t] = __ldcg(qkv + (t / kHeadDim) * kHidden + h * kHeadDim + t % kHeadDim);
+      __syncthreads();
+      float* mine = part + size_t(h * kChunks + c) * kPart;
+      if (t < kHeadDim) mine[2 + t] = att[t] * att[kHeadDim + t] + att[2 * kHeadDim + t];
+      if (t == 0) {
+        mine[0] = att[0];
+        mine[1] = 1.f;
+      }
+    }
+    stamp(4);
+    arrive(head + 1);
+    wait_at_least(head + 1, kChunks);
+    stamp(5);
+    // The head's combine, then this block's ~70 rows of the out-projection's sums into the residual.
+    if constexpr (kWork) {
+      const float* all = part + size_t(h * kChunks) * kPart;
+      if (t < kHeadDim) {
+        float m = -1e30f, s = 0.f, acc = 0.f;
+        for (int k = 0; k < kChunks; ++k) m = fmaxf(m, __ldcg(all + k * kPart));
+        for (int k = 0; k < kChunks; ++k) {
+          const float e = __expf(__ldcg(all + k * kPart) - m);
+          s += e * __ldcg(all + k * kPart + 1);
+          acc += e * __ldcg(all + k * kPart + 2 + t);
+        }
+        o[t] = acc / s;
+      }
+      __syncthreads();
+      const int r = c * kSumRows + t;
+      if (t < kSumRows && r < kHidden)
+        atomicAdd(x_mid + copy * kHidden + r, 0.01f * o[t % kHeadDim] + (h == 0 ? residual<kCopies>(x_in, r) : 0.f));
+    }
+    stamp(6);
+    arrive(grid);
+    wait_at_least(grid, ++barriers * gridDim.x);
+    stamp(7);
+    // LN2, then this block's ~70 FFN2 sums into the next residual.
+    if constexpr (kWork) {
+      layer_norm<kCopies>(x_mid, xs, red);
+      stamp(8);
+      const int r = (blockIdx.x * kSumRows + t) % kHidden;
+      if (t < kSumRows)
+        atomicAdd(x_out + copy * kHidden + r,
+                  0.01f * xs[t] + (blockIdx.x < kChunks ? residual<kCopies>(x_mid, r) : 0.f));
+    }
+    stamp(9);
+    arrive(grid);
+    wait_at_least(grid, ++barriers * gridDim.x);
+    stamp(10);
+  }
+  if (kStamp && blockIdx.x == 0 && t == 0) {
+    b.clocks[2] = clock64();
+    b.clocks[3] = globaltimer();
+  }
+}
+
+template <bool kGrid3, bool kWork, int kCopies = 1, bool kStamp = false>
+float time_step(Bufs b, int layers, size_t x_bytes, size_t count_bytes, int reps) {
+  b.layers = layers;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<float> ms;
+  for (int i = 0; i < reps + 3; ++i) {
+    // The half layers' residuals past the input and every counter start at zero, as in the kernels.
+    CK(cudaMemsetAsync(b.x + kCopies * kHidden, 0, x_bytes - kCopies * kHidden * sizeof(float)));
+    CK(cudaMemsetAsync(b.count, 0, count_bytes));
+    void* args[] = {&b};
+    CK(cudaEventRecord(e0));
+    CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp>), dim3(kBlocks),
+                                   dim3(kThreads), args, 0, nullptr));
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float t = 0.f;
+    CK(cudaEventElapsedTime(&t, e0, e1));
+    if (i >= 3) ms.push_back(t);
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+
+// One stamped launch (after warm-ups): each span's median over the blocks of its mean over layers 1-11, in µs
+// at the SM clock that block 0 saw (its clock64 against %globaltimer over the launch).
+void spans(const char* name, float (*timed)(Bufs, int, size_t, size_t, int), const Bufs& b, size_t x_bytes,
+           size_t count_bytes) {
+  timed(b, kLayers, x_bytes, count_bytes, 4);
+  std::vector<long long> st(size_t(kBlocks) * kLayers * kStamps);
+  unsigned long long clk[4];
+  CK(cudaMemcpy(st.data(), b.stamps, st.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(clk, b.clocks, sizeof clk, cudaMemcpyDeviceToHost));
+  const double cycles_per_us = 1000.0 * double(clk[2] - clk[0]) / double(clk[3] - clk[1]);
+  static const char* const names[kStamps] = {"LN1 (the residual from L2)", "QKV rows written", "wait 1",
+                                             "attention: q|k|v read, partial", "head wait", "combine, Wo atomics",
+                                             "barrier 2", "LN2 (the residual from L2)", "FFN2 atomics", "barrier 3",
+                                             "a layer"};
+  std::printf("spans, %s (median block, mean of layers 1-11; SM clock %.0f MHz):\n", name, cycles_per_us);
+  for (int i = 0; i < kStamps; ++i) {
+    std::vector<double> per_block(kBlocks);
+    for (int blk = 0; blk < kBlocks; ++blk) {
+      double total = 0.0;
+      for (int l = 1; l < kLayers; ++l) {
+        const long long* s = st.data() + (size_t(blk) * kLayers + l) * kStamps;
+        total += double(i + 1 < kStamps ? s[i + 1] - s[i] : s[kStamps - 1] - s[0]);
+      }
+      per_block[blk] = total / (kLayers - 1) / cycles_per_us;
+    }
+    std::nth_element(per_block.begin(), per_block.begin() + kBlocks / 2, per_block.end());
+    std::printf("  %-34s %8.2f us\n", names[i], per_block[kBlocks / 2]);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 31;
+  if (reps < 1 || reps > 10000) {
+    std::fprintf(stderr, "usage: chain-skeleton-probe [REPS (1..10000, default 31)]\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int per_sm = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, skeleton<true, true, kMaxCopies, true>, kThreads, 0));
+  if (per_sm * prop.multiProcessorCount < kBlocks) {
+    std::fprintf(stderr, "%s: %d blocks cannot be co-resident (%d an SM × %d SMs)\n", prop.name, kBlocks, per_sm,
+                 prop.multiProcessorCount);
+    return 1;
+  }
+  const size_t x_bytes = size_t(2 * kLayers + 1) * kMaxCopies * kHidden * sizeof(float);
+  const size_t count_bytes = (1 + size_t(kLayers) * kHeads * 2) * sizeof(unsigned);
+  Bufs b{};
+  CK(cudaMalloc(&b.x, x_bytes));
+  CK(cudaMalloc(&b.qkv, size_t(kLayers) * 3 * kHidden * sizeof(float)));
+  CK(cudaMalloc(&b.part, size_t(kLayers) * kHeads * kChunks * kPart * sizeof(float)));
+  CK(cudaMalloc(&b.count, count_bytes));
+  CK(cudaMalloc(&b.stamps, size_t(kBlocks) * kLayers * kStamps * sizeof(long long)));
+  CK(cudaMalloc(&b.clocks, 4 * sizeof(unsigned long long)));
+  // The input residual: its values in copy 0, zeros in the others (a copy of the residual holds part sums).
+  std::vector<float> x0(size_t(kMaxCopies) * kHidden, 0.f);
+  for (int i = 0; i < kHidden; ++i) x0[i] = float((i * 37) % 101) / 101.f - 0.5f;
+  CK(cudaMemcpy(b.x, x0.data(), x0.size() * sizeof(float), cudaMemcpyHostToDevice));
+  std::printf("%s, %d SMs, %d blocks of %d threads, %d layers; medians of %d launches\n", prop.name,
+              prop.multiProcessorCount, kBlocks, kThreads, kLayers, reps);
+  std::printf("%-36s %10s %12s\n", "structure", "step us", "a layer us");
+  const float launch = time_step<true, true>(b, 0, x_bytes, count_bytes, reps);
+  std::printf("%-36s %10.1f %12s\n", "the launch alone (no layer)", 1000.f * launch, "-");
+  const auto row = [&](const char* name, float ms) {
+    std::printf("%-36s %10.1f %12.2f\n", name, 1000.f * ms, 1000.f * (ms - launch) / kLayers);
+  };
+  row("grid3 (the ring kernel's), sync only", time_step<true, false>(b, kLayers, x_bytes, count_bytes, reps));
+  row("grid3 (the ring kernel's), with data", time_step<true, true>(b, kLayers, x_bytes, count_bytes, reps));
+  row("grid3, the residual in 8 copies", time_step<true, true, 8>(b, kLayers, x_bytes, count_bytes, reps));
+  row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, count_bytes, reps));
+  row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, count_bytes, reps));
+  // The last residual of that run, so that the data path cannot be optimized away and a broken one shows.
+  std::vector<float> last(kHidden);
+  CK(cudaMemcpy(last.data(), b.x + size_t(2 * kLayers) * kHidden, kHidden * sizeof(float), cudaMemcpyDeviceToHost));
+  double sum = 0.0;
+  for (float v : last) sum += v;
+  std::printf("checksum of the last residual: %.6g%s\n", sum, std::isfinite(sum) ? "" : " (NOT FINITE)");
+  spans("grid3, with data", time_step<true, true, 1, true>, b, x_bytes, count_bytes);
+  spans("grid3, the residual in 8 copies", time_step<true, true, 8, true>, b, x_bytes, count_bytes);
+  return std::isfinite(sum) ? 0 : 1;
+}
