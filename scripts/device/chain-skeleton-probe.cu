@@ -246,8 +246,8 @@ float time_step(Bufs b, int layers, size_t x_bytes, size_t count_bytes, int reps
     CK(cudaMemsetAsync(b.count, 0, count_bytes));
     void* args[] = {&b};
     CK(cudaEventRecord(e0));
-    CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp>), dim3(kBlocks),
-                                   dim3(kThreads), args, 0, nullptr));
+    const void* kernel = reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp>);
+    CK(cudaLaunchCooperativeKernel(kernel, dim3(kBlocks), dim3(kThreads), args, 0, nullptr));
     CK(cudaEventRecord(e1));
     CK(cudaEventSynchronize(e1));
     float t = 0.f;
@@ -271,6 +271,7 @@ void spans(const char* name, float (*timed)(Bufs, int, size_t, size_t, int), con
   CK(cudaMemcpy(st.data(), b.stamps, st.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(clk, b.clocks, sizeof clk, cudaMemcpyDeviceToHost));
   const double cycles_per_us = 1000.0 * double(clk[2] - clk[0]) / double(clk[3] - clk[1]);
+  // The span from stamp i to stamp i + 1, and last the whole layer (stamp 0 to the last).
   static const char* const names[kStamps] = {"LN1 (the residual from L2)", "QKV rows written", "wait 1",
                                              "attention: q|k|v read, partial", "head wait", "combine, Wo atomics",
                                              "barrier 2", "LN2 (the residual from L2)", "FFN2 atomics", "barrier 3",
