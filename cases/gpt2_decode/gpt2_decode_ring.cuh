@@ -676,70 +676,6 @@ __device__ __forceinline__ void publish_item(Online& on, float* opart, float* pa
   count_done<Consumers>(counter);
 }
 
-#ifdef FB_FUSED_NORM
-// Measuring aid (A/B): the residual read from its kCopies copies (through L2) and its LayerNorm in one
-// pass over registers, instead of staged in shared memory and normalized from there. Each thread sums the
-// copies of up to kNormChunks float4 chunks of x (n a multiple of 4, n ≤ 4·kNormChunks·N); every thread also sums
-// element 0's copies (the shift x₀ of layernorm_smem). raw(i, x_i) sees each element before it is
-// normalized (the owner's residual rows); then xs ← LayerNorm(x)·γ + β, and xh the same in H.
-constexpr int kNormChunks = 1;
-template <class G, int kCopies, class H, class Raw>
-__device__ __forceinline__ void residual_norm(const float* x, float* xs, const float* gamma, const float* beta, int n,
-                                              float eps, float* red, H* xh, Raw raw) {
-  const int n4 = n / 4, stride = G::size();
-  float4 v[kNormChunks];
-  float x0 = 0.f;
-#pragma unroll
-  for (int k = 0; k < kCopies; ++k) x0 += __ldcg(x + size_t(k) * n);
-#pragma unroll
-  for (int j = 0; j < kNormChunks; ++j) {
-    const int i = threadIdx.x + j * stride;
-    v[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (i < n4) {
-      float4 r[kCopies];
-#pragma unroll
-      for (int k = 0; k < kCopies; ++k) r[k] = __ldcg(reinterpret_cast<const float4*>(x + size_t(k) * n) + i);
-      v[j] = r[0];
-#pragma unroll
-      for (int k = 1; k < kCopies; ++k) v[j].x += r[k].x, v[j].y += r[k].y, v[j].z += r[k].z, v[j].w += r[k].w;
-    }
-  }
-  float s = 0.f, s2 = 0.f;
-#pragma unroll
-  for (int j = 0; j < kNormChunks; ++j) {
-    const int i = threadIdx.x + j * stride;
-    if (i < n4) {
-      const float e[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        raw(4 * i + q, e[q]);
-        const float d = e[q] - x0;
-        s += d;
-        s2 += d * d;
-      }
-    }
-  }
-  const float2 t = block_sum2<G>(s, s2, red);
-  const float md = t.x / static_cast<float>(n);
-  const float mean = x0 + md, rstd = rsqrtf(fmaxf(t.y / static_cast<float>(n) - md * md, 0.f) + eps);
-#pragma unroll
-  for (int j = 0; j < kNormChunks; ++j) {
-    const int i = threadIdx.x + j * stride;
-    if (i < n4) {
-      const float e[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int c = 4 * i + q;
-        const float y = (e[q] - mean) * rstd * gamma[c] + beta[c];
-        xs[c] = y;
-        if (xh != nullptr) xh[c] = from_float<H>(y);
-      }
-    }
-  }
-  G::sync();
-}
-#endif
-
 template <class T>
 __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __grid_constant__ Params<T> p) {
   extern __shared__ __align__(128) char smem_raw[];
@@ -824,20 +760,9 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // two more).
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       for (int k = 0; k < kResidualCopies; ++k) x_next[size_t(k) * c + r] = 0.f;
-#ifdef FB_FUSED_NORM
-    if (l > 0 && c % 4 == 0 && c <= 4 * kNormChunks * kConsumers) {
-      residual_norm<Consumers, kResidualCopies>(x_cur, xs, ng, nb, c, a.eps, red, xh_out, [](int, float) {});
-      FB_SUB_STAMP(l, 1);
-    } else {
-      if (l > 0) stage_residual(x_cur);
-      FB_SUB_STAMP(l, 1);
-      layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
-    }
-#else
     if (l > 0) stage_residual(x_cur);
     FB_SUB_STAMP(l, 1);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
-#endif
     FB_SUB_STAMP(l, 0);
     const uint32_t held_qkv = consume<kHold>(plan.qkv(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.qkv_f[qkv_rows.begin + r] = v + bias[r]; });
@@ -922,29 +847,12 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
     // no barrier of its own); x_next's owner adds the residual and b2. Block 0 also clears this layer's
     // head counters (nobody reads them now).
     if (blockIdx.x == 0 && threadIdx.x < a.heads) done[threadIdx.x] = 0;
-#ifdef FB_FUSED_NORM
-    if (c % 4 == 0 && c <= 4 * kNormChunks * kConsumers) {
-      residual_norm<Consumers, kResidualCopies>(x_cur, xs, ng, nb, c, a.eps, red, xh_out, [&](int r, float v) {
-        if (static_cast<size_t>(r) >= c_rows.begin && static_cast<size_t>(r) < c_rows.end)
-          atomicAdd(x_next + copy + r, v + b2s[r - c_rows.begin]);
-      });
-      FB_SUB_STAMP(l, 10);
-    } else {
-      stage_residual(x_cur);
-      Consumers::sync();
-      for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
-        atomicAdd(x_next + copy + r, xs[r] + b2s[r - c_rows.begin]);
-      FB_SUB_STAMP(l, 10);
-      layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
-    }
-#else
     stage_residual(x_cur);
     Consumers::sync();  // the owner's rows from the staged x: one round trip to L2 in this span, not two
     for (size_t r = c_rows.begin + threadIdx.x; r < c_rows.end; r += kConsumers)
       atomicAdd(x_next + copy + r, xs[r] + b2s[r - c_rows.begin]);
     FB_SUB_STAMP(l, 10);
     layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
-#endif
     FB_SUB_STAMP(l, 8);
     consume(plan.w1(l), ring, [&](const T* w, size_t r0, int n) {
       gemv.piece(w, r0, n, c, [&](size_t r, float u) { gs[r] = gelu_tanh(u + bias[r]); });
@@ -977,17 +885,8 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   }
 
   // LNf + LM head over the tied embedding.
-#ifdef FB_FUSED_NORM
-  if (c % 4 == 0 && c <= 4 * kNormChunks * kConsumers) {
-    residual_norm<Consumers, kResidualCopies>(x_cur, xs, ng, nb, c, a.eps, red, xh_out, [](int, float) {});
-  } else {
-    stage_residual(x_cur);
-    layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
-  }
-#else
   stage_residual(x_cur);
   layernorm_smem<Consumers>(xs, ng, nb, c, a.eps, red, xh_out);
-#endif
   const size_t vocab0 = share(a.vocab).begin;
   consume(plan.lm_head(), ring, [&](const T* w, size_t r0, int n) {
     gemv.piece(w, r0, n, c, [&](size_t r, float v) { a.logits[vocab0 + r] = from_float<T>(v); });
