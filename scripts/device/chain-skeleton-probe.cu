@@ -18,10 +18,10 @@
 // Each structure also runs with its waits only (no reads, no LayerNorm, no atomics: "sync only"), and grid3
 // with the residual in 8 copies, as the ring kernels keep it (each block adds into one; a read sums all
 // eight). Then one launch of grid3 with data, with 1 and with 8 copies, stamps each stage's end (thread 0's
-// clock64) and prints the spans of the median block. The grid barrier is the kernels' own
-// (gpt2_decode_sync.cuh): one release add a block on a count that only grows, and thread 0 polls it with
-// acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's, less a launch of the
-// same kernel with no layer, divided by 12.
+// clock64) and prints the spans of the median block. The grid barrier and the counters are the kernels' own
+// (gpt2_decode_sync.cuh, over the whole block): one release add a block on a count that only grows, and
+// thread 0 polls it with acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's,
+// less a launch of the same kernel with no layer, divided by 12.
 //
 // Build and run on the GPU machine (it needs nothing newer than sm_70; its 132 blocks must be co-resident,
 // which it checks):
@@ -35,17 +35,18 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../../cases/gpt2_decode/gpt2_decode_sync.cuh"
 #include "probe.cuh"
 
 namespace {
+
+namespace gpt2 = ::fusebench::kernels::gpt2;
 
 constexpr int kLayers = 12, kHidden = 768, kHeads = 12, kChunks = 11, kHeadDim = 64, kThreads = 256;
 constexpr int kBlocks = kHeads * kChunks;               // one attention item a block
 constexpr int kPart = 2 + kHeadDim;                     // a partial: max, sum, 64 values
 constexpr int kSumRows = (kHidden + kChunks - 1) / kChunks;  // rows a block adds into the residual: 70
 constexpr int kQkvRows = (3 * kHeadDim + kChunks - 1) / kChunks;  // a head's q|k|v rows a block computes: 18
-constexpr long long kTimeoutCycles = 20'000'000'000LL;
-constexpr long long kBackoff = 100;
 
 constexpr int kMaxCopies = 8;
 constexpr int kStamps = 11;  // a layer's clock stamps (thread 0 of each block), below
@@ -54,7 +55,6 @@ struct Bufs {
   float* x;         // [2 · kLayers + 1][copies][kHidden]: the residual after each half layer; x[0] the input
   float* qkv;       // [kLayers][3 · kHidden]
   float* part;      // [kLayers][kHeads][kChunks][kPart]
-  unsigned* count;  // [0]: the grid barrier's arrivals; then [kLayers][kHeads][2]: q|k|v rows, partials
   int layers;       // kLayers, or 0: the launch alone
   long long* stamps;           // [kBlocks][kLayers][kStamps] clock64 of thread 0, when the kernel stamps
   unsigned long long* clocks;  // block 0's clock64 and %globaltimer at its start and end: the SM clock
@@ -66,31 +66,19 @@ __device__ __forceinline__ unsigned long long globaltimer() {
   return t;
 }
 
-__device__ __forceinline__ void release_add(unsigned* c) {
-  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(c) : "memory");
-}
-
-__device__ __forceinline__ void wait_at_least(const unsigned* c, unsigned target) {
-  if (threadIdx.x == 0) {
-    const long long start = clock64();
-    unsigned seen;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
-    while (seen < target) {
-      const long long now = clock64();
-      if (now - start > kTimeoutCycles) __trap();
-      while (clock64() - now < kBackoff) {
-      }
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
-    }
-  }
-  __syncthreads();
-}
-
-// Every write of the block published, then one arrival on c (the kernels' grid_arrive / count_done).
-__device__ __forceinline__ void arrive(unsigned* c) {
-  __syncthreads();
-  if (threadIdx.x == 0) release_add(c);
-}
+// The kernels' barrier and counters (gpt2_decode_sync.cuh) over the whole block: the grid barrier's count
+// (zeroed before each launch) and the head counters, [kLayers][kHeads][2] for the q|k|v rows and the
+// partials (zeroed before each launch here; the kernels clear theirs as they go).
+struct Block {
+  __device__ static void sync() { __syncthreads(); }
+};
+constexpr int kHeadCounters = kLayers * kHeads * 2;
+static_assert(kHeadCounters <= gpt2::kMaxLayers * gpt2::kMaxHeads, "the head counters fit the kernels' array");
+// Their addresses, for the host's zeroing before each launch.
+struct Counters {
+  void* barrier = nullptr;
+  void* heads = nullptr;
+} g_counters;
 
 // The residual's value r: the sum of its kCopies copies (kHidden apart), read from L2.
 template <int kCopies>
@@ -142,7 +130,6 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   __shared__ float xs[kHidden], red[16], att[3 * kHeadDim], o[kHeadDim];
   const int h = blockIdx.x / kChunks, c = blockIdx.x % kChunks, t = threadIdx.x;
   const int copy = blockIdx.x % kCopies;  // the copy of the residual this block adds into
-  unsigned* grid = b.count;
   unsigned barriers = 0;
   if (kStamp && blockIdx.x == 0 && t == 0) {
     b.clocks[0] = clock64();
@@ -158,7 +145,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     float* x_out = b.x + size_t(2 * l + 2) * kCopies * kHidden;
     float* qkv = b.qkv + size_t(l) * 3 * kHidden;
     float* part = b.part + size_t(l) * kHeads * kChunks * kPart;
-    unsigned* head = b.count + 1 + (l * kHeads + h) * 2;
+    unsigned* head = gpt2::g_head_done + (l * kHeads + h) * 2;
     // LN1, then this block's rows of its head's q|k|v (row j of 192: section j / 64, column j mod 64).
     if constexpr (kWork) {
       layer_norm<kCopies>(x_in, xs, red);
@@ -169,11 +156,11 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     }
     stamp(2);
     if constexpr (kGrid3) {
-      arrive(grid);
-      wait_at_least(grid, ++barriers * gridDim.x);
+      gpt2::grid_arrive<Block>();
+      gpt2::grid_wait<Block>(++barriers);
     } else {
-      arrive(head);
-      wait_at_least(head, kChunks);
+      gpt2::count_done<Block>(head);
+      gpt2::wait_count<Block>(head, kChunks);
     }
     stamp(3);
     // The attention item: q, the new k and v of head h; a partial published on the head's counter.
@@ -188,8 +175,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
       }
     }
     stamp(4);
-    arrive(head + 1);
-    wait_at_least(head + 1, kChunks);
+    gpt2::count_done<Block>(head + 1);
+    gpt2::wait_count<Block>(head + 1, kChunks);
     stamp(5);
     // The head's combine, then this block's ~70 rows of the out-projection's sums into the residual.
     if constexpr (kWork) {
@@ -210,8 +197,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
         atomicAdd(x_mid + copy * kHidden + r, 0.01f * o[t % kHeadDim] + (h == 0 ? residual<kCopies>(x_in, r) : 0.f));
     }
     stamp(6);
-    arrive(grid);
-    wait_at_least(grid, ++barriers * gridDim.x);
+    gpt2::grid_arrive<Block>();
+    gpt2::grid_wait<Block>(++barriers);
     stamp(7);
     // LN2, then this block's ~70 FFN2 sums into the next residual.
     if constexpr (kWork) {
@@ -223,8 +210,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
                   0.01f * xs[t] + (blockIdx.x < kChunks ? residual<kCopies>(x_mid, r) : 0.f));
     }
     stamp(9);
-    arrive(grid);
-    wait_at_least(grid, ++barriers * gridDim.x);
+    gpt2::grid_arrive<Block>();
+    gpt2::grid_wait<Block>(++barriers);
     stamp(10);
   }
   if (kStamp && blockIdx.x == 0 && t == 0) {
@@ -234,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
 }
 
 template <bool kGrid3, bool kWork, int kCopies = 1, bool kStamp = false>
-float time_step(Bufs b, int layers, size_t x_bytes, size_t count_bytes, int reps) {
+float time_step(Bufs b, int layers, size_t x_bytes, int reps) {
   b.layers = layers;
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
@@ -243,7 +230,8 @@ float time_step(Bufs b, int layers, size_t x_bytes, size_t count_bytes, int reps
   for (int i = 0; i < reps + 3; ++i) {
     // The half layers' residuals past the input and every counter start at zero, as in the kernels.
     CK(cudaMemsetAsync(b.x + kCopies * kHidden, 0, x_bytes - kCopies * kHidden * sizeof(float)));
-    CK(cudaMemsetAsync(b.count, 0, count_bytes));
+    CK(cudaMemsetAsync(g_counters.barrier, 0, sizeof(unsigned)));
+    CK(cudaMemsetAsync(g_counters.heads, 0, kHeadCounters * sizeof(unsigned)));
     void* args[] = {&b};
     CK(cudaEventRecord(e0));
     const void* kernel = reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp>);
@@ -263,9 +251,8 @@ float time_step(Bufs b, int layers, size_t x_bytes, size_t count_bytes, int reps
 
 // One stamped launch (after warm-ups): each span's median over the blocks of its mean over layers 1-11, in µs
 // at the SM clock that block 0 saw (its clock64 against %globaltimer over the launch).
-void spans(const char* name, float (*timed)(Bufs, int, size_t, size_t, int), const Bufs& b, size_t x_bytes,
-           size_t count_bytes) {
-  timed(b, kLayers, x_bytes, count_bytes, 4);
+void spans(const char* name, float (*timed)(Bufs, int, size_t, int), const Bufs& b, size_t x_bytes) {
+  timed(b, kLayers, x_bytes, 4);
   std::vector<long long> st(size_t(kBlocks) * kLayers * kStamps);
   unsigned long long clk[4];
   CK(cudaMemcpy(st.data(), b.stamps, st.size() * sizeof(long long), cudaMemcpyDeviceToHost));
@@ -310,12 +297,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   const size_t x_bytes = size_t(2 * kLayers + 1) * kMaxCopies * kHidden * sizeof(float);
-  const size_t count_bytes = (1 + size_t(kLayers) * kHeads * 2) * sizeof(unsigned);
   Bufs b{};
   CK(cudaMalloc(&b.x, x_bytes));
   CK(cudaMalloc(&b.qkv, size_t(kLayers) * 3 * kHidden * sizeof(float)));
   CK(cudaMalloc(&b.part, size_t(kLayers) * kHeads * kChunks * kPart * sizeof(float)));
-  CK(cudaMalloc(&b.count, count_bytes));
+  CK(cudaGetSymbolAddress(&g_counters.barrier, gpt2::g_barrier_count));
+  CK(cudaGetSymbolAddress(&g_counters.heads, gpt2::g_head_done));
   CK(cudaMalloc(&b.stamps, size_t(kBlocks) * kLayers * kStamps * sizeof(long long)));
   CK(cudaMalloc(&b.clocks, 4 * sizeof(unsigned long long)));
   // The input residual: its values in copy 0, zeros in the others (a copy of the residual holds part sums).
@@ -325,23 +312,23 @@ int main(int argc, char** argv) {
   std::printf("%s, %d SMs, %d blocks of %d threads, %d layers; medians of %d launches\n", prop.name,
               prop.multiProcessorCount, kBlocks, kThreads, kLayers, reps);
   std::printf("%-36s %10s %12s\n", "structure", "step us", "a layer us");
-  const float launch = time_step<true, true>(b, 0, x_bytes, count_bytes, reps);
+  const float launch = time_step<true, true>(b, 0, x_bytes, reps);
   std::printf("%-36s %10.1f %12s\n", "the launch alone (no layer)", 1000.f * launch, "-");
   const auto row = [&](const char* name, float ms) {
     std::printf("%-36s %10.1f %12.2f\n", name, 1000.f * ms, 1000.f * (ms - launch) / kLayers);
   };
-  row("grid3 (the ring kernel's), sync only", time_step<true, false>(b, kLayers, x_bytes, count_bytes, reps));
-  row("grid3 (the ring kernel's), with data", time_step<true, true>(b, kLayers, x_bytes, count_bytes, reps));
-  row("grid3, the residual in 8 copies", time_step<true, true, 8>(b, kLayers, x_bytes, count_bytes, reps));
-  row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, count_bytes, reps));
-  row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, count_bytes, reps));
+  row("grid3 (the ring kernel's), sync only", time_step<true, false>(b, kLayers, x_bytes, reps));
+  row("grid3 (the ring kernel's), with data", time_step<true, true>(b, kLayers, x_bytes, reps));
+  row("grid3, the residual in 8 copies", time_step<true, true, 8>(b, kLayers, x_bytes, reps));
+  row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, reps));
+  row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, reps));
   // The last residual of that run, so that the data path cannot be optimized away and a broken one shows.
   std::vector<float> last(kHidden);
   CK(cudaMemcpy(last.data(), b.x + size_t(2 * kLayers) * kHidden, kHidden * sizeof(float), cudaMemcpyDeviceToHost));
   double sum = 0.0;
   for (float v : last) sum += v;
   std::printf("checksum of the last residual: %.6g%s\n", sum, std::isfinite(sum) ? "" : " (NOT FINITE)");
-  spans("grid3, with data", time_step<true, true, 1, true>, b, x_bytes, count_bytes);
-  spans("grid3, the residual in 8 copies", time_step<true, true, 8, true>, b, x_bytes, count_bytes);
+  spans("grid3, with data", time_step<true, true, 1, true>, b, x_bytes);
+  spans("grid3, the residual in 8 copies", time_step<true, true, 8, true>, b, x_bytes);
   return std::isfinite(sum) ? 0 : 1;
 }
