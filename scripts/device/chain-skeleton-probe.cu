@@ -3,8 +3,9 @@
 // gpt2_decode's ring kernel, with no weight copied past layer 0 and no piece computed, still takes 13.3 µs a
 // layer on an H100 (docs/gpt2-decode.md, "The chain with nothing in flight and nothing to compute"). That
 // skeleton holds the ring's handshakes and the stages' code as well as the dependencies themselves. This
-// probe runs the dependencies alone, in a persistent kernel of one block an SM (12 heads × 11 chunks = 132
-// blocks, cooperative launch), with the data each stage really exchanges through L2 and no weights:
+// probe runs the dependencies alone, in a persistent kernel of 132 blocks (12 heads × 11 chunks, cooperative
+// launch; 8 consumer warps and a producer warp a block), with the data each stage really exchanges through
+// L2 and no weights:
 //   - the residual read from L2 (768 floats) and a LayerNorm of it, before QKV and before the FFN;
 //   - q|k|v written, each block ~18 rows of its head's 192;
 //   - the attention item: its head's q and new k/v read, a partial (max, sum, 64 values) published on the
@@ -17,14 +18,17 @@
 //          a per-head counter replaces the barrier after QKV; grid barriers after the out-projection and FFN2.
 // Each structure also runs with its waits only (no reads, no LayerNorm, no atomics: "sync only"), and grid3
 // with the residual in 8 copies, as the ring kernels keep it (each block adds into one; a read sums all
-// eight). Then one launch of grid3 with data, with 1 and with 8 copies, stamps each stage's end (thread 0's
-// clock64) and prints the spans of the median block. The grid barrier and the counters are the kernels' own
-// (gpt2_decode_sync.cuh, over the whole block): one release add a block on a count that only grows, and
-// thread 0 polls it with acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's,
-// less a launch of the same kernel with no layer, divided by 12.
+// eight). Then grid3 with 8 copies and the weights' stream beside the chain: a producer warp a block copies
+// 128 KB a layer into a shared-memory ring with bulk copies, as the ring kernels' producers do, and the
+// consumers take each piece at its stage and give it back, computing nothing from it; the ring uses 13, 6
+// or 3 of its slots. Then single launches stamp each stage's end (thread 0's clock64) and print the spans
+// of the median block. The grid barrier and the counters are the kernels' own (gpt2_decode_sync.cuh, over
+// the consumer warps): one release add a block on a count that only grows, and thread 0 polls it with
+// acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's, less a launch of the
+// same kernel with no layer, divided by 12.
 //
-// Build and run on the GPU machine (it needs nothing newer than sm_70; its 132 blocks must be co-resident,
-// which it checks):
+// Build and run on the GPU machine (sm_90a for the stream's bulk copies; its 132 blocks must be
+// co-resident, which it checks):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -I kernels scripts/device/chain-skeleton-probe.cu -o /tmp/csp && /tmp/csp [REPS]
 // or through scripts/device/session.sh "probe chain-skeleton-probe 51".
 #include <cuda_runtime.h>
@@ -36,19 +40,43 @@
 #include <vector>
 
 #include "../../cases/gpt2_decode/gpt2_decode_sync.cuh"
+#include "cuda/sm90_ops.cuh"
 #include "probe.cuh"
+
+constexpr int kRingSlots = 13;
+// The stream's ring: kRingSlots slots of kPieceBytes in dynamic shared memory, then a `full` and an `empty`
+// mbarrier a slot; how many of them the stream uses (b.ring_slots), and the slot and parity a side has
+// reached.
+struct Ring {
+  char* data;
+  uint64_t* full;
+  uint64_t* empty;
+  int slots;  // in use: at most kRingSlots
+  int slot = 0;
+  uint32_t phase = 0;
+  __device__ void advance() {
+    if (++slot == slots) slot = 0, phase ^= 1;
+  }
+};
 
 namespace {
 
 namespace gpt2 = ::fusebench::kernels::gpt2;
 
-constexpr int kLayers = 12, kHidden = 768, kHeads = 12, kChunks = 11, kHeadDim = 64, kThreads = 256;
+constexpr int kConsumers = 256, kThreads = kConsumers + 32;  // 8 consumer warps and a producer warp
+constexpr int kLayers = 12, kHidden = 768, kHeads = 12, kChunks = 11, kHeadDim = 64;
 constexpr int kBlocks = kHeads * kChunks;               // one attention item a block
 constexpr int kPart = 2 + kHeadDim;                     // a partial: max, sum, 64 values
 constexpr int kSumRows = (kHidden + kChunks - 1) / kChunks;  // rows a block adds into the residual: 70
 constexpr int kQkvRows = (3 * kHeadDim + kChunks - 1) / kChunks;  // a head's q|k|v rows a block computes: 18
 
 constexpr int kMaxCopies = 8;
+// The weight stream (kStream): a producer warp per block copies kPiecesPerLayer pieces of kPieceBytes a layer
+// (128 KB: GPT-2 small's 15.7 MB a layer is ~119 KB a block) into a ring of kSlots slots with bulk copies,
+// as the ring kernels' producers do; the consumers take each piece at its stage and give it back, computing
+// nothing from it: 2 before QKV's rows, 1 in the attention item, 1 before the out-projection's sums, 2 after
+// LN2 and 2 before FFN2's sums.
+constexpr int kSlots = kRingSlots, kPieceBytes = 16384, kPiecesPerLayer = 8;
 constexpr int kStamps = 11;  // a layer's clock stamps (thread 0 of each block), below
 
 struct Bufs {
@@ -56,6 +84,8 @@ struct Bufs {
   float* qkv;       // [kLayers][3 · kHidden]
   float* part;      // [kLayers][kHeads][kChunks][kPart]
   int layers;       // kLayers, or 0: the launch alone
+  int ring_slots;   // slots the stream uses (1 .. kSlots): at most that many of its pieces in flight
+  const char* weights;         // [kLayers][kBlocks][kPiecesPerLayer][kPieceBytes]: the stream's source
   long long* stamps;           // [kBlocks][kLayers][kStamps] clock64 of thread 0, when the kernel stamps
   unsigned long long* clocks;  // block 0's clock64 and %globaltimer at its start and end: the SM clock
 };
@@ -69,8 +99,8 @@ __device__ __forceinline__ unsigned long long globaltimer() {
 // The kernels' barrier and counters (gpt2_decode_sync.cuh) over the whole block: the grid barrier's count
 // (zeroed before each launch) and the head counters, [kLayers][kHeads][2] for the q|k|v rows and the
 // partials (zeroed before each launch here; the kernels clear theirs as they go).
-struct Block {
-  __device__ static void sync() { __syncthreads(); }
+struct Block {  // the consumer warps (the producer warp, the last, never meets them)
+  __device__ static void sync() { asm volatile("bar.sync 1, %0;" ::"n"(kConsumers) : "memory"); }
 };
 constexpr int kHeadCounters = kLayers * kHeads * 2;
 static_assert(kHeadCounters <= gpt2::kMaxLayers * gpt2::kMaxHeads, "the head counters fit the kernels' array");
@@ -95,10 +125,10 @@ __device__ __forceinline__ float residual(const float* x, int r) {
 // xs ← LayerNorm(src) without γ/β (one pass: sum and sum of squares; three values a thread).
 template <int kCopies>
 __device__ void layer_norm(const float* src, float* xs, float* red) {
-  float v[kHidden / kThreads], s = 0.f, ss = 0.f;
+  float v[kHidden / kConsumers], s = 0.f, ss = 0.f;
 #pragma unroll
-  for (int i = 0; i < kHidden / kThreads; ++i) {
-    v[i] = residual<kCopies>(src, threadIdx.x + i * kThreads);
+  for (int i = 0; i < kHidden / kConsumers; ++i) {
+    v[i] = residual<kCopies>(src, threadIdx.x + i * kConsumers);
     s += v[i];
     ss += v[i] * v[i];
   }
@@ -112,23 +142,70 @@ __device__ void layer_norm(const float* src, float* xs, float* red) {
     red[warp] = s;
     red[8 + warp] = ss;
   }
-  __syncthreads();
+  Block::sync();
   s = ss = 0.f;
 #pragma unroll
-  for (int w = 0; w < kThreads / 32; ++w) {
+  for (int w = 0; w < kConsumers / 32; ++w) {
     s += red[w];
     ss += red[8 + w];
   }
   const float mean = s / kHidden, rstd = rsqrtf(fmaxf(ss / kHidden - mean * mean, 0.f) + 1e-5f);
 #pragma unroll
-  for (int i = 0; i < kHidden / kThreads; ++i) xs[threadIdx.x + i * kThreads] = (v[i] - mean) * rstd;
-  __syncthreads();
+  for (int i = 0; i < kHidden / kConsumers; ++i) xs[threadIdx.x + i * kConsumers] = (v[i] - mean) * rstd;
+  Block::sync();
 }
 
-template <bool kGrid3, bool kWork, int kCopies, bool kStamp>
+// The consumers take n pieces: wait until each has landed, give it back (every consumer thread).
+template <bool kStream>
+__device__ __forceinline__ void take(Ring& ring, int n) {
+#ifdef FB_SM90A_DEVICE  // (the device pass for sm_90a: the only one that has the stream)
+  if constexpr (kStream) {
+    namespace sm90 = ::fusebench::cuda::sm90;
+    for (int i = 0; i < n; ++i, ring.advance()) {
+      sm90::mbar_wait(sm90::smem_addr(ring.full + ring.slot), ring.phase);
+      sm90::mbar_arrive(sm90::smem_addr(ring.empty + ring.slot));
+    }
+  }
+#endif
+}
+
+template <bool kGrid3, bool kWork, int kCopies, bool kStamp, bool kStream>
 __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
+  static_assert(kWork || !kStream, "the consumers take the stream's pieces in the stages' work");
   __shared__ float xs[kHidden], red[16], att[3 * kHeadDim], o[kHeadDim];
+  extern __shared__ __align__(128) char ring_smem[];
   const int h = blockIdx.x / kChunks, c = blockIdx.x % kChunks, t = threadIdx.x;
+  Ring ring{ring_smem, reinterpret_cast<uint64_t*>(ring_smem + size_t(kSlots) * kPieceBytes), nullptr, b.ring_slots};
+  ring.empty = ring.full + kSlots;
+#ifdef FB_SM90A_DEVICE
+  namespace sm90 = ::fusebench::cuda::sm90;
+  if constexpr (kStream) {
+    if (t == 0) {
+      for (int i = 0; i < kSlots; ++i) {
+        sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
+        sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
+      }
+      sm90::mbar_init_fence();
+    }
+  }
+#endif
+  __syncthreads();
+  if (t >= kConsumers) {  // the producer warp: lane 0 streams this block's pieces of every layer
+#ifdef FB_SM90A_DEVICE
+    if (kStream && t == kConsumers) {
+      for (int l = 0; l < b.layers; ++l) {
+        for (int j = 0; j < kPiecesPerLayer; ++j, ring.advance()) {
+          sm90::mbar_wait(sm90::smem_addr(ring.empty + ring.slot), ring.phase ^ 1);
+          const uint32_t full = sm90::smem_addr(ring.full + ring.slot);
+          sm90::mbar_arrive_expect_tx(full, kPieceBytes);
+          const char* src = b.weights + ((size_t(l) * kBlocks + blockIdx.x) * kPiecesPerLayer + j) * kPieceBytes;
+          sm90::bulk_load(sm90::smem_addr(ring.data + size_t(ring.slot) * kPieceBytes), src, kPieceBytes, full);
+        }
+      }
+    }
+#endif
+    return;
+  }
   const int copy = blockIdx.x % kCopies;  // the copy of the residual this block adds into
   unsigned barriers = 0;
   if (kStamp && blockIdx.x == 0 && t == 0) {
@@ -150,6 +227,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     if constexpr (kWork) {
       layer_norm<kCopies>(x_in, xs, red);
       stamp(1);
+      take<kStream>(ring, 2);
       const int j = c + kChunks * t;
       if (t < kQkvRows && j < 3 * kHeadDim)
         qkv[(j / kHeadDim) * kHidden + h * kHeadDim + j % kHeadDim] = 0.5f * xs[(7 * j + h) % kHidden];
@@ -166,7 +244,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     // The attention item: q, the new k and v of head h; a partial published on the head's counter.
     if constexpr (kWork) {
       if (t < 3 * kHeadDim) att[t] = __ldcg(qkv + (t / kHeadDim) * kHidden + h * kHeadDim + t % kHeadDim);
-      __syncthreads();
+      take<kStream>(ring, 1);
+      Block::sync();
       float* mine = part + size_t(h * kChunks + c) * kPart;
       if (t < kHeadDim) mine[2 + t] = att[t] * att[kHeadDim + t] + att[2 * kHeadDim + t];
       if (t == 0) {
@@ -191,7 +270,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
         }
         o[t] = acc / s;
       }
-      __syncthreads();
+      take<kStream>(ring, 1);
+      Block::sync();
       const int r = c * kSumRows + t;
       if (t < kSumRows && r < kHidden)
         atomicAdd(x_mid + copy * kHidden + r, 0.01f * o[t % kHeadDim] + (h == 0 ? residual<kCopies>(x_in, r) : 0.f));
@@ -204,6 +284,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     if constexpr (kWork) {
       layer_norm<kCopies>(x_mid, xs, red);
       stamp(8);
+      take<kStream>(ring, 4);
       const int r = (blockIdx.x * kSumRows + t) % kHidden;
       if (t < kSumRows)
         atomicAdd(x_out + copy * kHidden + r,
@@ -220,8 +301,13 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   }
 }
 
-template <bool kGrid3, bool kWork, int kCopies = 1, bool kStamp = false>
+constexpr size_t kRingBytes = size_t(kSlots) * kPieceBytes + 2 * kSlots * sizeof(uint64_t);
+
+template <bool kGrid3, bool kWork, int kCopies = 1, bool kStamp = false, bool kStream = false>
 float time_step(Bufs b, int layers, size_t x_bytes, int reps) {
+  const void* kernel = reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp, kStream>);
+  const size_t smem = kStream ? kRingBytes : 0;
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   b.layers = layers;
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
@@ -234,8 +320,7 @@ float time_step(Bufs b, int layers, size_t x_bytes, int reps) {
     CK(cudaMemsetAsync(g_counters.heads, 0, kHeadCounters * sizeof(unsigned)));
     void* args[] = {&b};
     CK(cudaEventRecord(e0));
-    const void* kernel = reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp>);
-    CK(cudaLaunchCooperativeKernel(kernel, dim3(kBlocks), dim3(kThreads), args, 0, nullptr));
+    CK(cudaLaunchCooperativeKernel(kernel, dim3(kBlocks), dim3(kThreads), args, smem, nullptr));
     CK(cudaEventRecord(e1));
     CK(cudaEventSynchronize(e1));
     float t = 0.f;
@@ -290,7 +375,9 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, skeleton<true, true, kMaxCopies, true>, kThreads, 0));
+  const auto widest = skeleton<true, true, kMaxCopies, true, true>;
+  CK(cudaFuncSetAttribute(widest, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kRingBytes)));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, widest, kThreads, kRingBytes));
   if (per_sm * prop.multiProcessorCount < kBlocks) {
     std::fprintf(stderr, "%s: %d blocks cannot be co-resident (%d an SM × %d SMs)\n", prop.name, kBlocks, per_sm,
                  prop.multiProcessorCount);
@@ -298,11 +385,15 @@ int main(int argc, char** argv) {
   }
   const size_t x_bytes = size_t(2 * kLayers + 1) * kMaxCopies * kHidden * sizeof(float);
   Bufs b{};
+  b.ring_slots = kSlots;
   CK(cudaMalloc(&b.x, x_bytes));
   CK(cudaMalloc(&b.qkv, size_t(kLayers) * 3 * kHidden * sizeof(float)));
   CK(cudaMalloc(&b.part, size_t(kLayers) * kHeads * kChunks * kPart * sizeof(float)));
   CK(cudaGetSymbolAddress(&g_counters.barrier, gpt2::g_barrier_count));
   CK(cudaGetSymbolAddress(&g_counters.heads, gpt2::g_head_done));
+  const size_t weight_bytes = size_t(kLayers) * kBlocks * kPiecesPerLayer * kPieceBytes;
+  CK(cudaMalloc(&b.weights, weight_bytes));
+  CK(cudaMemset(const_cast<char*>(b.weights), 0, weight_bytes));
   CK(cudaMalloc(&b.stamps, size_t(kBlocks) * kLayers * kStamps * sizeof(long long)));
   CK(cudaMalloc(&b.clocks, 4 * sizeof(unsigned long long)));
   // The input residual: its values in copy 0, zeros in the others (a copy of the residual holds part sums).
@@ -320,6 +411,13 @@ int main(int argc, char** argv) {
   row("grid3 (the ring kernel's), sync only", time_step<true, false>(b, kLayers, x_bytes, reps));
   row("grid3 (the ring kernel's), with data", time_step<true, true>(b, kLayers, x_bytes, reps));
   row("grid3, the residual in 8 copies", time_step<true, true, 8>(b, kLayers, x_bytes, reps));
+  for (const int slots : {kSlots, 6, 3}) {
+    b.ring_slots = slots;
+    char name[64];
+    std::snprintf(name, sizeof name, "grid3, 8 copies, the stream in %d slots", slots);
+    row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
+  }
+  b.ring_slots = kSlots;
   row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, reps));
   row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, reps));
   // The last residual of that run, so that the data path cannot be optimized away and a broken one shows.
@@ -330,5 +428,8 @@ int main(int argc, char** argv) {
   std::printf("checksum of the last residual: %.6g%s\n", sum, std::isfinite(sum) ? "" : " (NOT FINITE)");
   spans("grid3, with data", time_step<true, true, 1, true>, b, x_bytes);
   spans("grid3, the residual in 8 copies", time_step<true, true, 8, true>, b, x_bytes);
+  spans("grid3, 8 copies, the stream in 13 slots", time_step<true, true, 8, true, true>, b, x_bytes);
+  b.ring_slots = 3;
+  spans("grid3, 8 copies, the stream in 3 slots", time_step<true, true, 8, true, true>, b, x_bytes);
   return std::isfinite(sum) ? 0 : 1;
 }
