@@ -72,10 +72,10 @@ constexpr int kQkvRows = (3 * kHeadDim + kChunks - 1) / kChunks;  // a head's q|
 
 constexpr int kMaxCopies = 8;
 // The weight stream (kStream): a producer warp per block copies kPiecesPerLayer pieces of kPieceBytes a layer
-// (128 KB: GPT-2 small's 15.7 MB a layer is ~119 KB a block) into a ring of kSlots slots with bulk copies,
+// (128 KiB: GPT-2 small's 15.7 MB a layer is ~119 KB a block) into a ring of kSlots slots with bulk copies,
 // as the ring kernels' producers do; the consumers take each piece at its stage and give it back, computing
-// nothing from it: 2 before QKV's rows, 1 in the attention item, 1 before the out-projection's sums, 2 after
-// LN2 and 2 before FFN2's sums.
+// nothing from it: 2 before QKV's rows, 1 in the attention item, 1 before the out-projection's sums and 4
+// after LN2.
 constexpr int kSlots = kRingSlots, kPieceBytes = 16384, kPiecesPerLayer = 8;
 constexpr int kStamps = 11;  // a layer's clock stamps (thread 0 of each block), below
 
