@@ -21,7 +21,8 @@
 // eight). Then grid3 with 8 copies and the weights' stream beside the chain: a producer warp a block copies
 // 128 KB a layer into a shared-memory ring with bulk copies, as the ring kernels' producers do, and the
 // consumers take each piece at its stage and give it back, computing nothing from it; the ring uses 13, 6
-// or 3 of its slots. Then single launches stamp each stage's end (thread 0's clock64) and print the spans
+// or 3 of its slots; and, as a bound, with 13 slots and relaxed arrivals and polls (RelaxedSync: no release
+// to wait for the block's copies, and no correct barrier either). Then single launches stamp each stage's end (thread 0's clock64) and print the spans
 // of the median block. The grid barrier and the counters are the kernels' own (gpt2_decode_sync.cuh, over
 // the consumer warps): one release add a block on a count that only grows, and thread 0 polls it with
 // acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's, less a launch of the
@@ -102,6 +103,34 @@ __device__ __forceinline__ unsigned long long globaltimer() {
 struct Block {  // the consumer warps (the producer warp, the last, never meets them)
   __device__ static void sync() { asm volatile("bar.sync 1, %0;" ::"n"(kConsumers) : "memory"); }
 };
+// How a block arrives at a count and waits for it: the kernels' way (a release add after the block's
+// barrier; acquire polls), or, as a bound, relaxed: the add and the polls without release or acquire, so
+// that the arrival waits for nothing (not a correct barrier: its data may not be visible yet).
+struct KernelSync {
+  __device__ static void arrive(unsigned* c) { gpt2::count_done<Block>(c); }
+  __device__ static void wait(const unsigned* c, unsigned target) { gpt2::wait_count<Block>(c, target); }
+};
+struct RelaxedSync {
+  __device__ static void arrive(unsigned* c) {
+    Block::sync();
+    if (threadIdx.x == 0) asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(c) : "memory");
+  }
+  __device__ static void wait(const unsigned* c, unsigned target) {
+    if (threadIdx.x == 0) {
+      const long long start = clock64();
+      unsigned seen;
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
+      while (seen < target) {
+        const long long now = clock64();
+        if (now - start > gpt2::kWaitTimeoutCycles) __trap();
+        while (clock64() - now < gpt2::kPollBackoff) {
+        }
+        asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
+      }
+    }
+    Block::sync();
+  }
+};
 constexpr int kHeadCounters = kLayers * kHeads * 2;
 static_assert(kHeadCounters <= gpt2::kMaxLayers * gpt2::kMaxHeads, "the head counters fit the kernels' array");
 // Their addresses, for the host's zeroing before each launch.
@@ -169,7 +198,7 @@ __device__ __forceinline__ void take(Ring& ring, int n) {
 #endif
 }
 
-template <bool kGrid3, bool kWork, int kCopies, bool kStamp, bool kStream>
+template <bool kGrid3, bool kWork, int kCopies, bool kStamp, bool kStream, class S>
 __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   static_assert(kWork || !kStream, "the consumers take the stream's pieces in the stages' work");
   __shared__ float xs[kHidden], red[16], att[3 * kHeadDim], o[kHeadDim];
@@ -234,11 +263,11 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     }
     stamp(2);
     if constexpr (kGrid3) {
-      gpt2::grid_arrive<Block>();
-      gpt2::grid_wait<Block>(++barriers);
+      S::arrive(&gpt2::g_barrier_count);
+      S::wait(&gpt2::g_barrier_count, ++barriers * gridDim.x);
     } else {
-      gpt2::count_done<Block>(head);
-      gpt2::wait_count<Block>(head, kChunks);
+      S::arrive(head);
+      S::wait(head, kChunks);
     }
     stamp(3);
     // The attention item: q, the new k and v of head h; a partial published on the head's counter.
@@ -254,8 +283,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
       }
     }
     stamp(4);
-    gpt2::count_done<Block>(head + 1);
-    gpt2::wait_count<Block>(head + 1, kChunks);
+    S::arrive(head + 1);
+    S::wait(head + 1, kChunks);
     stamp(5);
     // The head's combine, then this block's ~70 rows of the out-projection's sums into the residual.
     if constexpr (kWork) {
@@ -277,8 +306,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
         atomicAdd(x_mid + copy * kHidden + r, 0.01f * o[t % kHeadDim] + (h == 0 ? residual<kCopies>(x_in, r) : 0.f));
     }
     stamp(6);
-    gpt2::grid_arrive<Block>();
-    gpt2::grid_wait<Block>(++barriers);
+    S::arrive(&gpt2::g_barrier_count);
+    S::wait(&gpt2::g_barrier_count, ++barriers * gridDim.x);
     stamp(7);
     // LN2, then this block's ~70 FFN2 sums into the next residual.
     if constexpr (kWork) {
@@ -291,8 +320,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
                   0.01f * xs[t] + (blockIdx.x < kChunks ? residual<kCopies>(x_mid, r) : 0.f));
     }
     stamp(9);
-    gpt2::grid_arrive<Block>();
-    gpt2::grid_wait<Block>(++barriers);
+    S::arrive(&gpt2::g_barrier_count);
+    S::wait(&gpt2::g_barrier_count, ++barriers * gridDim.x);
     stamp(10);
   }
   if (kStamp && blockIdx.x == 0 && t == 0) {
@@ -303,9 +332,10 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
 
 constexpr size_t kRingBytes = size_t(kSlots) * kPieceBytes + 2 * kSlots * sizeof(uint64_t);
 
-template <bool kGrid3, bool kWork, int kCopies = 1, bool kStamp = false, bool kStream = false>
+template <bool kGrid3, bool kWork, int kCopies = 1, bool kStamp = false, bool kStream = false,
+          class S = KernelSync>
 float time_step(Bufs b, int layers, size_t x_bytes, int reps) {
-  const void* kernel = reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp, kStream>);
+  const void* kernel = reinterpret_cast<const void*>(skeleton<kGrid3, kWork, kCopies, kStamp, kStream, S>);
   const size_t smem = kStream ? kRingBytes : 0;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   b.layers = layers;
@@ -375,7 +405,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   int per_sm = 0;
-  const auto widest = skeleton<true, true, kMaxCopies, true, true>;
+  const auto widest = skeleton<true, true, kMaxCopies, true, true, KernelSync>;
   CK(cudaFuncSetAttribute(widest, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kRingBytes)));
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, widest, kThreads, kRingBytes));
   if (per_sm * prop.multiProcessorCount < kBlocks) {
@@ -418,6 +448,7 @@ int main(int argc, char** argv) {
     row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
   }
   b.ring_slots = kSlots;
+  row("... 13 slots, relaxed (a bound)", time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
   row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, reps));
   row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, reps));
   // The last residual of that run, so that the data path cannot be optimized away and a broken one shows.
@@ -429,6 +460,8 @@ int main(int argc, char** argv) {
   spans("grid3, with data", time_step<true, true, 1, true>, b, x_bytes);
   spans("grid3, the residual in 8 copies", time_step<true, true, 8, true>, b, x_bytes);
   spans("grid3, 8 copies, the stream in 13 slots", time_step<true, true, 8, true, true>, b, x_bytes);
+  spans("grid3, 8 copies, the stream in 13 slots, relaxed", time_step<true, true, 8, true, true, RelaxedSync>, b,
+        x_bytes);
   b.ring_slots = 3;
   spans("grid3, 8 copies, the stream in 3 slots", time_step<true, true, 8, true, true>, b, x_bytes);
   return std::isfinite(sum) ? 0 : 1;
