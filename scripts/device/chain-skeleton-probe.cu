@@ -21,8 +21,10 @@
 // eight). Then grid3 with 8 copies and the weights' stream beside the chain: a producer warp a block copies
 // 128 KB a layer into a shared-memory ring with bulk copies, as the ring kernels' producers do, and the
 // consumers take each piece at its stage and give it back, computing nothing from it; the ring uses 13, 6
-// or 3 of its slots; and, as a bound, with 13 slots and relaxed arrivals and polls (RelaxedSync: no release
-// to wait for the block's copies, and no correct barrier either). Then single launches stamp each stage's end (thread 0's clock64) and print the spans
+// or 3 of its slots; with 13 slots and the producer gated at the block's arrivals (b.gated: a stage's pieces
+// are issued only once the block has arrived at the barrier that ended the stage before); and, as a bound,
+// with 13 slots and relaxed arrivals and polls (RelaxedSync: no release to wait for the block's copies, and
+// no correct barrier either). Then single launches stamp each stage's end (thread 0's clock64) and print the spans
 // of the median block. The grid barrier and the counters are the kernels' own (gpt2_decode_sync.cuh, over
 // the consumer warps): one release add a block on a count that only grows, and thread 0 polls it with
 // acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's, less a launch of the
@@ -86,6 +88,9 @@ struct Bufs {
   float* part;      // [kLayers][kHeads][kChunks][kPart]
   int layers;       // kLayers, or 0: the launch alone
   int ring_slots;   // slots the stream uses (1 .. kSlots): at most that many of its pieces in flight
+  int gated;        // 1: the producer issues a stage's pieces only once its block has arrived at the barrier
+                    // before the stage before (after its release), so that no copy is in flight at a release
+                    // unless it was issued after the previous one
   const char* weights;         // [kLayers][kBlocks][kPiecesPerLayer][kPieceBytes]: the stream's source
   long long* stamps;           // [kBlocks][kLayers][kStamps] clock64 of thread 0, when the kernel stamps
   unsigned long long* clocks;  // block 0's clock64 and %globaltimer at its start and end: the SM clock
@@ -198,10 +203,21 @@ __device__ __forceinline__ void take(Ring& ring, int n) {
 #endif
 }
 
+// After the block's arrival (b.gated): thread 0 lets the producer issue the next stage's pieces.
+template <bool kStream>
+__device__ __forceinline__ void open_gate([[maybe_unused]] const Bufs& b, [[maybe_unused]] uint64_t* gate) {
+#ifdef FB_SM90A_DEVICE
+  if constexpr (kStream) {
+    if (b.gated && threadIdx.x == 0) ::fusebench::cuda::sm90::mbar_arrive(::fusebench::cuda::sm90::smem_addr(gate));
+  }
+#endif
+}
+
 template <bool kGrid3, bool kWork, int kCopies, bool kStamp, bool kStream, class S>
 __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   static_assert(kWork || !kStream, "the consumers take the stream's pieces in the stages' work");
   __shared__ float xs[kHidden], red[16], att[3 * kHeadDim], o[kHeadDim];
+  __shared__ uint64_t gate;  // a phase for each of the block's grid-barrier arrivals (b.gated)
   extern __shared__ __align__(128) char ring_smem[];
   const int h = blockIdx.x / kChunks, c = blockIdx.x % kChunks, t = threadIdx.x;
   Ring ring{ring_smem, reinterpret_cast<uint64_t*>(ring_smem + size_t(kSlots) * kPieceBytes), nullptr, b.ring_slots};
@@ -214,6 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
         sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
         sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
       }
+      sm90::mbar_init(sm90::smem_addr(&gate), 1);
       sm90::mbar_init_fence();
     }
   }
@@ -222,8 +239,15 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   if (t >= kConsumers) {  // the producer warp: lane 0 streams this block's pieces of every layer
 #ifdef FB_SM90A_DEVICE
     if (kStream && t == kConsumers) {
+      uint32_t gate_phase = 0;
       for (int l = 0; l < b.layers; ++l) {
         for (int j = 0; j < kPiecesPerLayer; ++j, ring.advance()) {
+          // A stage's first piece (the stages take 2, 2 and 4): when gated, only after the block's arrival
+          // at the barrier that ended the stage before (none before the first).
+          if (b.gated && (j == 0 || j == 2 || j == 4) && (l > 0 || j > 0)) {
+            sm90::mbar_wait(sm90::smem_addr(&gate), gate_phase);
+            gate_phase ^= 1;
+          }
           sm90::mbar_wait(sm90::smem_addr(ring.empty + ring.slot), ring.phase ^ 1);
           const uint32_t full = sm90::smem_addr(ring.full + ring.slot);
           sm90::mbar_arrive_expect_tx(full, kPieceBytes);
@@ -264,9 +288,11 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     stamp(2);
     if constexpr (kGrid3) {
       S::arrive(&gpt2::g_barrier_count);
+      open_gate<kStream>(b, &gate);
       S::wait(&gpt2::g_barrier_count, ++barriers * gridDim.x);
     } else {
       S::arrive(head);
+      open_gate<kStream>(b, &gate);
       S::wait(head, kChunks);
     }
     stamp(3);
@@ -307,6 +333,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     }
     stamp(6);
     S::arrive(&gpt2::g_barrier_count);
+    open_gate<kStream>(b, &gate);
     S::wait(&gpt2::g_barrier_count, ++barriers * gridDim.x);
     stamp(7);
     // LN2, then this block's ~70 FFN2 sums into the next residual.
@@ -321,6 +348,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     }
     stamp(9);
     S::arrive(&gpt2::g_barrier_count);
+    open_gate<kStream>(b, &gate);
     S::wait(&gpt2::g_barrier_count, ++barriers * gridDim.x);
     stamp(10);
   }
@@ -449,6 +477,9 @@ int main(int argc, char** argv) {
   }
   b.ring_slots = kSlots;
   row("... 13 slots, relaxed (a bound)", time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
+  b.gated = 1;
+  row("... 13 slots, gated at the arrivals", time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
+  b.gated = 0;
   row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, reps));
   row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, reps));
   // The last residual of that run, so that the data path cannot be optimized away and a broken one shows.
@@ -462,6 +493,9 @@ int main(int argc, char** argv) {
   spans("grid3, 8 copies, the stream in 13 slots", time_step<true, true, 8, true, true>, b, x_bytes);
   spans("grid3, 8 copies, the stream in 13 slots, relaxed", time_step<true, true, 8, true, true, RelaxedSync>, b,
         x_bytes);
+  b.gated = 1;
+  spans("grid3, 8 copies, the stream in 13 slots, gated", time_step<true, true, 8, true, true>, b, x_bytes);
+  b.gated = 0;
   b.ring_slots = 3;
   spans("grid3, 8 copies, the stream in 3 slots", time_step<true, true, 8, true, true>, b, x_bytes);
   return std::isfinite(sum) ? 0 : 1;
