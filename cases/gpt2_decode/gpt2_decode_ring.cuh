@@ -165,15 +165,6 @@ struct Item {
 template <class T>
 struct Plan {
   const Params<T>& p;
-#ifdef FB_GATED
-  // Measuring aid (A/B): the producer issues a stage's pieces only once its block has arrived at the barrier
-  // that ended the stage before (scripts/device/chain-skeleton-probe.cu's gated stream). *gate counts the
-  // block's grid-barrier arrivals (3 a layer), written by consumer thread 0.
-  const volatile unsigned* gate = nullptr;
-  __device__ void wait_gate(unsigned arrivals) const {
-    while (*gate < arrivals) __nanosleep(32);
-  }
-#endif
   __device__ size_t items() const { return p.a.heads * p.splits; }
   __device__ Item item(size_t i) const {
     const Gpt2DecodeArgs<T>& a = p.a;
@@ -228,24 +219,12 @@ struct Plan {
   template <class F>
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
-#ifdef FB_GATED
-      if (l > 0) wait_gate(static_cast<unsigned>(3 * l));
-#endif
       f(qkv(l));
-#ifdef FB_GATED
-      wait_gate(static_cast<unsigned>(3 * l + 1));
-#endif
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(kv(l, item(i)));
       for (size_t i = blockIdx.x; i < items(); i += gridDim.x) f(wo(l, item(i)));
-#ifdef FB_GATED
-      wait_gate(static_cast<unsigned>(3 * l + 2));
-#endif
       f(w1(l));
       f(w2(l));
     }
-#ifdef FB_GATED
-    wait_gate(static_cast<unsigned>(3 * p.a.layers));
-#endif
     f(lm_head());
   }
   static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
@@ -701,14 +680,7 @@ template <class T>
 __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __grid_constant__ Params<T> p) {
   extern __shared__ __align__(128) char smem_raw[];
   const Gpt2DecodeArgs<T>& a = p.a;
-#ifdef FB_GATED
-  __shared__ unsigned gate_arrivals;
-  if (threadIdx.x == 0) gate_arrivals = 0;
-  Plan<T> plan{p};
-  plan.gate = &gate_arrivals;
-#else
   const Plan<T> plan{p};
-#endif
   layout_pad<0, 0>(p.slots < 0);
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;
@@ -744,9 +716,6 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   auto arrive_then = [&](int stamp_done) {
     FB_STAMP(stamp_done);
     grid_arrive<Consumers>();
-#ifdef FB_GATED
-    if (threadIdx.x == 0) *const_cast<volatile unsigned*>(plan.gate) = *plan.gate + 1;
-#endif
   };
   auto wait = [&](int stamp_released) {
     grid_wait<Consumers>(++generation);
