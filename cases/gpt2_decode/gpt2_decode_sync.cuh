@@ -82,14 +82,13 @@ __device__ __forceinline__ void grid_arrive() {
 // (docs/gpt2-decode.md, "Polling").
 constexpr long long kPollBackoff = GPT2_POLL_BACKOFF;
 
-// Thread 0 waits until *counter ≥ target (acquire), then the group G: its barrier orders every thread's
-// reads after it.
-template <class G>
-__device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
+// Thread 0 polls load() until it is ≥ target (kPollBackoff cycles apart; it traps after ~10 s), then the
+// group G meets.
+template <class G, class Load>
+__device__ __forceinline__ void poll_until(unsigned target, Load load) {
   if (threadIdx.x == 0) {
     const long long start = clock64();
-    unsigned seen;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+    unsigned seen = load();
     while (seen < target) {
       const long long now = clock64();
       if (now - start > kWaitTimeoutCycles) __trap();
@@ -97,10 +96,21 @@ __device__ __forceinline__ void wait_count(const unsigned* counter, unsigned tar
         while (clock64() - now < kPollBackoff) {
         }
       }
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+      seen = load();
     }
   }
   G::sync();
+}
+
+// Thread 0 waits until *counter ≥ target (acquire), then the group G: its barrier orders every thread's
+// reads after it.
+template <class G>
+__device__ __forceinline__ void wait_count(const unsigned* counter, unsigned target) {
+  poll_until<G>(target, [counter] {
+    unsigned seen;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+    return seen;
+  });
 }
 
 // Waits until every block has arrived at the k-th barrier of this launch.

@@ -121,19 +121,11 @@ struct RelaxedSync {
     if (threadIdx.x == 0) asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(c) : "memory");
   }
   __device__ static void wait(const unsigned* c, unsigned target) {
-    if (threadIdx.x == 0) {
-      const long long start = clock64();
+    gpt2::poll_until<Block>(target, [c] {
       unsigned seen;
       asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
-      while (seen < target) {
-        const long long now = clock64();
-        if (now - start > gpt2::kWaitTimeoutCycles) __trap();
-        while (clock64() - now < gpt2::kPollBackoff) {
-        }
-        asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(c) : "memory");
-      }
-    }
-    Block::sync();
+      return seen;
+    });
   }
 };
 constexpr int kHeadCounters = kLayers * kHeads * 2;
