@@ -127,6 +127,13 @@ __device__ __forceinline__ void count_done(unsigned* counter) {
   if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
 }
 
+// The GPU's nanosecond timer (%globaltimer: steps of about a microsecond on the H100).
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 #ifdef GPT2_DECODE_STAGE_TIMES
 // Optional instrumentation (scripts/device/gpt2-decode-bench.cu `stages`): thread 0 of each block stamps the
 // global timer when a stage's work is done (before arriving) and when it is released (after the wait), and
@@ -136,11 +143,6 @@ __device__ __forceinline__ void count_done(unsigned* counter) {
 static __device__ unsigned long long g_stage_ns[kTimedBlocks * kStamps];
 static __device__ long long g_stage_clk[kTimedBlocks * kStamps];
 static __device__ unsigned long long g_ring_wait_clk[kTimedBlocks];  // the ring consumers' waits for data, cycles
-__device__ __forceinline__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 __device__ __forceinline__ void stamp(int i) {
   if (threadIdx.x == 0 && blockIdx.x < kTimedBlocks && i < static_cast<int>(kStamps)) {
     g_stage_clk[blockIdx.x * kStamps + i] = clock64();

@@ -42,25 +42,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "../../cases/gpt2_decode/gpt2_decode_sync.cuh"
-#include "cuda/sm90_ops.cuh"
+#include "../../cases/gpt2_decode/gpt2_decode_ring.cuh"
 #include "probe.cuh"
-
-constexpr int kRingSlots = 13;
-// The stream's ring: kRingSlots slots of kPieceBytes in dynamic shared memory, then a `full` and an `empty`
-// mbarrier a slot; how many of them the stream uses (b.ring_slots), and the slot and parity a side has
-// reached.
-struct Ring {
-  char* data;
-  uint64_t* full;
-  uint64_t* empty;
-  int slots;  // in use: at most kRingSlots
-  int slot = 0;
-  uint32_t phase = 0;
-  __device__ void advance() {
-    if (++slot == slots) slot = 0, phase ^= 1;
-  }
-};
 
 namespace {
 
@@ -70,16 +53,14 @@ constexpr int kConsumers = 256, kThreads = kConsumers + 32;  // 8 consumer warps
 constexpr int kLayers = 12, kHidden = 768, kHeads = 12, kChunks = 11, kHeadDim = 64;
 constexpr int kBlocks = kHeads * kChunks;               // one attention item a block
 constexpr int kPart = 2 + kHeadDim;                     // a partial: max, sum, 64 values
-constexpr int kSumRows = (kHidden + kChunks - 1) / kChunks;  // rows a block adds into the residual: 70
-constexpr int kQkvRows = (3 * kHeadDim + kChunks - 1) / kChunks;  // a head's q|k|v rows a block computes: 18
 
 constexpr int kMaxCopies = 8;
 // The weight stream (kStream): a producer warp per block copies kPiecesPerLayer pieces of kPieceBytes a layer
 // (128 KiB: GPT-2 small's 15.7 MB a layer is ~119 KB a block) into a ring of kSlots slots with bulk copies,
-// as the ring kernels' producers do; the consumers take each piece at its stage and give it back, computing
-// nothing from it: 2 before QKV's rows, 1 in the attention item, 1 before the out-projection's sums and 4
-// after LN2.
-constexpr int kSlots = kRingSlots, kPieceBytes = 16384, kPiecesPerLayer = 8;
+// as the ring kernels' producers do (their Ring and wait_phase, gpt2_decode_ring.cuh); the consumers take
+// each piece at its stage and give it back, computing nothing from it: 2 before QKV's rows, 1 in the
+// attention item, 1 before the out-projection's sums and 4 after LN2.
+constexpr int kSlots = 13, kPieceBytes = 16384, kPiecesPerLayer = 8;
 constexpr int kStamps = 11;  // a layer's clock stamps (thread 0 of each block), below
 
 struct Bufs {
@@ -96,21 +77,34 @@ struct Bufs {
   unsigned long long* clocks;  // block 0's clock64 and %globaltimer at its start and end: the SM clock
 };
 
-__device__ __forceinline__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+// The kernels' grid-barrier count and head counters (gpt2_decode_sync.cuh): the head counters are
+// [kLayers][kHeads][2], for the q|k|v rows and the partials. The host zeroes both before each launch (the
+// kernels clear theirs as they go), through their addresses here.
+constexpr int kHeadCounters = kLayers * kHeads * 2;
+static_assert(kHeadCounters <= gpt2::kMaxLayers * gpt2::kMaxHeads, "the head counters fit the kernels' array");
+struct Counters {
+  void* barrier = nullptr;
+  void* heads = nullptr;
+} g_counters;
 
-// The kernels' barrier and counters (gpt2_decode_sync.cuh) over the whole block: the grid barrier's count
-// (zeroed before each launch) and the head counters, [kLayers][kHeads][2] for the q|k|v rows and the
-// partials (zeroed before each launch here; the kernels clear theirs as they go).
-struct Block {  // the consumer warps (the producer warp, the last, never meets them)
-  __device__ static void sync() { asm volatile("bar.sync 1, %0;" ::"n"(kConsumers) : "memory"); }
-};
 // How a block arrives at a count and waits for it: the kernels' way (a release add after the block's
 // barrier; acquire polls), or, as a bound, relaxed: the add and the polls without release or acquire, so
 // that the arrival waits for nothing (not a correct barrier: its data may not be visible yet).
+struct KernelSync;
+struct RelaxedSync;
+
+#ifdef FB_SM90A_DEVICE  // the device pass for sm_90a; the host pass and other targets see a stub below
+using gpt2::ring::Ring;
+using gpt2::ring::wait_phase;
+namespace sm90 = ::fusebench::cuda::sm90;
+
+constexpr int kSumRows = (kHidden + kChunks - 1) / kChunks;  // rows a block adds into the residual: 70
+constexpr int kQkvRows = (3 * kHeadDim + kChunks - 1) / kChunks;  // a head's q|k|v rows a block computes: 18
+
+// The group that meets at the counters: the consumer warps (the producer warp, the last, never meets them).
+struct Block {
+  __device__ static void sync() { asm volatile("bar.sync 1, %0;" ::"n"(kConsumers) : "memory"); }
+};
 struct KernelSync {
   __device__ static void arrive(unsigned* c) { gpt2::count_done<Block>(c); }
   __device__ static void wait(const unsigned* c, unsigned target) { gpt2::wait_count<Block>(c, target); }
@@ -128,13 +122,6 @@ struct RelaxedSync {
     });
   }
 };
-constexpr int kHeadCounters = kLayers * kHeads * 2;
-static_assert(kHeadCounters <= gpt2::kMaxLayers * gpt2::kMaxHeads, "the head counters fit the kernels' array");
-// Their addresses, for the host's zeroing before each launch.
-struct Counters {
-  void* barrier = nullptr;
-  void* heads = nullptr;
-} g_counters;
 
 // The residual's value r: the sum of its kCopies copies (kHidden apart), read from L2.
 template <int kCopies>
@@ -184,25 +171,20 @@ __device__ void layer_norm(const float* src, float* xs, float* red) {
 // The consumers take n pieces: wait until each has landed, give it back (every consumer thread).
 template <bool kStream>
 __device__ __forceinline__ void take(Ring& ring, int n) {
-#ifdef FB_SM90A_DEVICE  // (the device pass for sm_90a: the only one that has the stream)
   if constexpr (kStream) {
-    namespace sm90 = ::fusebench::cuda::sm90;
     for (int i = 0; i < n; ++i, ring.advance()) {
-      sm90::mbar_wait(sm90::smem_addr(ring.full + ring.slot), ring.phase);
-      sm90::mbar_arrive(sm90::smem_addr(ring.empty + ring.slot));
+      wait_phase(ring.full_bar(), ring.phase);
+      sm90::mbar_arrive(ring.empty_bar());
     }
   }
-#endif
 }
 
 // After the block's arrival (b.gated): thread 0 lets the producer issue the next stage's pieces.
 template <bool kStream>
-__device__ __forceinline__ void open_gate([[maybe_unused]] const Bufs& b, [[maybe_unused]] uint64_t* gate) {
-#ifdef FB_SM90A_DEVICE
+__device__ __forceinline__ void open_gate(const Bufs& b, uint64_t* gate) {
   if constexpr (kStream) {
-    if (b.gated && threadIdx.x == 0) ::fusebench::cuda::sm90::mbar_arrive(::fusebench::cuda::sm90::smem_addr(gate));
+    if (b.gated && threadIdx.x == 0) sm90::mbar_arrive(sm90::smem_addr(gate));
   }
-#endif
 }
 
 template <bool kGrid3, bool kWork, int kCopies, bool kStamp, bool kStream, class S>
@@ -214,8 +196,6 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   const int h = blockIdx.x / kChunks, c = blockIdx.x % kChunks, t = threadIdx.x;
   Ring ring{ring_smem, reinterpret_cast<uint64_t*>(ring_smem + size_t(kSlots) * kPieceBytes), nullptr, b.ring_slots};
   ring.empty = ring.full + kSlots;
-#ifdef FB_SM90A_DEVICE
-  namespace sm90 = ::fusebench::cuda::sm90;
   if constexpr (kStream) {
     if (t == 0) {
       for (int i = 0; i < kSlots; ++i) {
@@ -226,10 +206,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
       sm90::mbar_init_fence();
     }
   }
-#endif
   __syncthreads();
   if (t >= kConsumers) {  // the producer warp: lane 0 streams this block's pieces of every layer
-#ifdef FB_SM90A_DEVICE
     if (kStream && t == kConsumers) {
       uint32_t gate_phase = 0;
       for (int l = 0; l < b.layers; ++l) {
@@ -237,25 +215,24 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
           // A stage's first piece (the stages take 2, 2 and 4): when gated, only after the block's arrival
           // at the barrier that ended the stage before (none before the first).
           if (b.gated && (j == 0 || j == 2 || j == 4) && (l > 0 || j > 0)) {
-            sm90::mbar_wait(sm90::smem_addr(&gate), gate_phase);
+            wait_phase(sm90::smem_addr(&gate), gate_phase);
             gate_phase ^= 1;
           }
-          sm90::mbar_wait(sm90::smem_addr(ring.empty + ring.slot), ring.phase ^ 1);
-          const uint32_t full = sm90::smem_addr(ring.full + ring.slot);
-          sm90::mbar_arrive_expect_tx(full, kPieceBytes);
+          wait_phase(ring.empty_bar(), ring.phase ^ 1);
+          sm90::mbar_arrive_expect_tx(ring.full_bar(), kPieceBytes);
           const char* src = b.weights + ((size_t(l) * kBlocks + blockIdx.x) * kPiecesPerLayer + j) * kPieceBytes;
-          sm90::bulk_load(sm90::smem_addr(ring.data + size_t(ring.slot) * kPieceBytes), src, kPieceBytes, full);
+          sm90::bulk_load(sm90::smem_addr(ring.data + size_t(ring.slot) * kPieceBytes), src, kPieceBytes,
+                          ring.full_bar());
         }
       }
     }
-#endif
     return;
   }
   const int copy = blockIdx.x % kCopies;  // the copy of the residual this block adds into
   unsigned barriers = 0;
   if (kStamp && blockIdx.x == 0 && t == 0) {
     b.clocks[0] = clock64();
-    b.clocks[1] = globaltimer();
+    b.clocks[1] = gpt2::globaltimer();
   }
   for (int l = 0; l < b.layers; ++l) {
     const auto stamp = [&](int i) {
@@ -346,9 +323,13 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   }
   if (kStamp && blockIdx.x == 0 && t == 0) {
     b.clocks[2] = clock64();
-    b.clocks[3] = globaltimer();
+    b.clocks[3] = gpt2::globaltimer();
   }
 }
+#else
+template <bool kGrid3, bool kWork, int kCopies, bool kStamp, bool kStream, class S>
+__global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs) {}
+#endif
 
 constexpr size_t kRingBytes = size_t(kSlots) * kPieceBytes + 2 * kSlots * sizeof(uint64_t);
 
@@ -382,7 +363,6 @@ float time_step(Bufs b, int layers, size_t x_bytes, int reps) {
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
-
 
 // One stamped launch (after warm-ups): each span's median over the blocks of its mean over layers 1-11, in µs
 // at the SM clock that block 0 saw (its clock64 against %globaltimer over the launch).
