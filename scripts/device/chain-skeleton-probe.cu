@@ -72,6 +72,8 @@ struct Bufs {
   int gated;        // 1: the producer issues a stage's pieces only once its block has arrived at the barrier
                     // before the stage before (after its release), so that no copy is in flight at a release
                     // unless it was issued after the previous one
+  int cp_async;     // 1: the producer warp's 32 lanes copy each piece with 16-byte cp.async (LDGSTS, the generic
+                    // proxy) and complete its slot with cp.async.mbarrier.arrive, instead of one bulk copy
   const char* weights;         // [kLayers][kBlocks][kPiecesPerLayer][kPieceBytes]: the stream's source
   long long* stamps;           // [kBlocks][kLayers][kStamps] clock64 of thread 0, when the kernel stamps
   unsigned long long* clocks;  // block 0's clock64 and %globaltimer at its start and end: the SM clock
@@ -199,7 +201,7 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
   if constexpr (kStream) {
     if (t == 0) {
       for (int i = 0; i < kSlots; ++i) {
-        sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
+        sm90::mbar_init(sm90::smem_addr(ring.full + i), b.cp_async ? 32 : 1);
         sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
       }
       sm90::mbar_init(sm90::smem_addr(&gate), 1);
@@ -207,8 +209,9 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     }
   }
   __syncthreads();
-  if (t >= kConsumers) {  // the producer warp: lane 0 streams this block's pieces of every layer
-    if (kStream && t == kConsumers) {
+  if (t >= kConsumers) {  // the producer warp: lane 0 streams this block's pieces of every layer (b.cp_async: all 32)
+    const int lane = t - kConsumers;
+    if (kStream && (lane == 0 || b.cp_async)) {
       uint32_t gate_phase = 0;
       for (int l = 0; l < b.layers; ++l) {
         for (int j = 0; j < kPiecesPerLayer; ++j, ring.advance()) {
@@ -219,10 +222,16 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
             gate_phase ^= 1;
           }
           wait_phase(ring.empty_bar(), ring.phase ^ 1);
-          sm90::mbar_arrive_expect_tx(ring.full_bar(), kPieceBytes);
           const char* src = b.weights + ((size_t(l) * kBlocks + blockIdx.x) * kPiecesPerLayer + j) * kPieceBytes;
-          sm90::bulk_load(sm90::smem_addr(ring.data + size_t(ring.slot) * kPieceBytes), src, kPieceBytes,
-                          ring.full_bar());
+          const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kPieceBytes);
+          if (b.cp_async) {
+            for (int k = lane; k < kPieceBytes / 16; k += 32)
+              asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(src + 16 * k) : "memory");
+            asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(ring.full_bar()) : "memory");
+          } else {
+            sm90::mbar_arrive_expect_tx(ring.full_bar(), kPieceBytes);
+            sm90::bulk_load(dst, src, kPieceBytes, ring.full_bar());
+          }
         }
       }
     }
@@ -452,6 +461,16 @@ int main(int argc, char** argv) {
   b.gated = 1;
   row("... 13 slots, gated at the arrivals", time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
   b.gated = 0;
+  b.cp_async = 1;
+  for (const int slots : {kSlots, 6}) {
+    b.ring_slots = slots;
+    char name[64];
+    std::snprintf(name, sizeof name, "... %d slots, cp.async 16 B", slots);
+    row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
+  }
+  b.ring_slots = kSlots;
+  row("... 13 slots, cp.async 16 B, relaxed", time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
+  b.cp_async = 0;
   row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, reps));
   row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, reps));
   // The last residual of that run, so that the data path cannot be optimized away and a broken one shows.
@@ -468,6 +487,9 @@ int main(int argc, char** argv) {
   b.gated = 1;
   spans("grid3, 8 copies, the stream in 13 slots, gated", time_step<true, true, 8, true, true>, b, x_bytes);
   b.gated = 0;
+  b.cp_async = 1;
+  spans("grid3, 8 copies, the stream in 13 slots by cp.async", time_step<true, true, 8, true, true>, b, x_bytes);
+  b.cp_async = 0;
   b.ring_slots = 3;
   spans("grid3, 8 copies, the stream in 3 slots", time_step<true, true, 8, true, true>, b, x_bytes);
   return std::isfinite(sum) ? 0 : 1;

@@ -4,7 +4,9 @@
 // right after the block's ring had asked for 96 KB, and ~3.5 k after 64 KB (docs/llama-decode.md). This
 // program measures that directly. One block per SM; in each round warp 1 issues `slots` bulk copies of
 // 16 KiB (fresh DRAM lines each round) into shared memory, or the same bytes as L2 prefetches, or
-// nothing; then thread 0 times one operation with the SM's cycle counter:
+// nothing, or the same bytes as 16-byte cp.async (LDGSTS: the generic proxy, each of warp 1's 32 lanes
+// issuing its share and completing a second mbarrier with cp.async.mbarrier.arrive); then thread 0 (in
+// warp 0, which issued none of them) times one operation with the SM's cycle counter:
 //   fence    fence.acq_rel.gpu
 //   red      red.release.gpu.global.add (the barrier's arrival)
 //   redrlx   red.relaxed.gpu.global.add
@@ -38,8 +40,8 @@ constexpr int kThreads = 64;
 constexpr int kRounds = 24;
 enum Op { kFence, kRed, kRedRelaxed, kLdAcquire, kLdRelaxed, kStFence, kDsmem, kFenceCluster, kFenceCta, kStRelaxed64, kOps };
 const char* kOpNames[kOps] = {"fence", "red", "redrlx", "ldacq", "ldrlx", "st+fence", "dsmem", "fence.cl", "fence.cta", "st64rlx"};
-enum Load { kNone, kBulk, kPrefetch };
-const char* kLoadNames[] = {"none", "bulk->smem", "prefetch.L2"};
+enum Load { kNone, kBulk, kPrefetch, kCpAsync };
+const char* kLoadNames[] = {"none", "bulk->smem", "prefetch.L2", "cp.async16"};
 
 __device__ unsigned g_bar;
 __device__ unsigned g_count;
@@ -75,12 +77,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     probe(const char* __restrict__ big, size_t big_bytes, int slots, int load, int loaders, int op, long long* out) {
 #ifdef FB_SM90A_DEVICE
   extern __shared__ __align__(1024) char ring[];
-  __shared__ __align__(8) unsigned long long full;
+  __shared__ __align__(8) unsigned long long full, full32;
   __shared__ unsigned sink;
-  const unsigned bar = sm90::smem_addr(&full);
+  const unsigned bar = sm90::smem_addr(&full), bar32 = sm90::smem_addr(&full32);
   const int b = blockIdx.x;
   if (threadIdx.x == 0) {
     sm90::mbar_init(bar, 1);
+    sm90::mbar_init(bar32, 32);
     sm90::mbar_init_fence();
     sink = 0;
   }
@@ -101,10 +104,18 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (load == kBulk) {
         sm90::mbar_arrive_expect_tx(bar, static_cast<unsigned>(slots) * kSlot);
         for (int s = 0; s < slots; ++s) sm90::bulk_load(sm90::smem_addr(ring + s * kSlot), big + off + s * kSlot, kSlot, bar);
-      } else {
+      } else if (load == kPrefetch) {
         for (int s = 0; s < slots; ++s)
           asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(big + off + s * kSlot), "r"(kSlot) : "memory");
       }
+    }
+    if (threadIdx.x >= 32 && loads && load == kCpAsync) {
+      const size_t round_bytes = static_cast<size_t>(kMaxSlots) * kSlot;
+      const size_t off = (static_cast<size_t>(r) * gridDim.x + b) * round_bytes % (big_bytes - round_bytes);
+      const unsigned dst = sm90::smem_addr(ring);
+      for (int k = threadIdx.x - 32; k < slots * kSlot / 16; k += 32)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(big + off + 16 * k) : "memory");
+      asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(bar32) : "memory");
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -131,14 +142,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(sm90::smem_addr(&sink)), "r"(v) : "memory");
       const long long t1 = clock64();
       long long t2 = t1;
-      if (loads && load == kBulk) {
-        sm90::mbar_wait(bar, phase);
+      if (loads && (load == kBulk || load == kCpAsync)) {
+        sm90::mbar_wait(load == kBulk ? bar : bar32, phase);
         t2 = clock64();
       }
       out[(static_cast<size_t>(r) * gridDim.x + b) * 2] = t1 - t0;
       out[(static_cast<size_t>(r) * gridDim.x + b) * 2 + 1] = t2 - t0;
     }
-    if (loads && load == kBulk) phase ^= 1;
+    if (loads && (load == kBulk || load == kCpAsync)) phase ^= 1;
     __syncthreads();
   }
   if (op == kDsmem) asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
@@ -359,7 +370,7 @@ int main() {
     const int cluster = op == kDsmem ? 2 : 1;
     Probe q = p;
     q.blocks = std::min(sms / cluster * cluster, fits[cluster]);
-    for (int load : {kBulk, kPrefetch}) {
+    for (int load : {kBulk, kPrefetch, kCpAsync}) {
       for (int loaders : {q.blocks, 1}) {
         if (load == kPrefetch && loaders == 1) continue;
         std::printf("%-9s %-12s %-8s", kOpNames[op], kLoadNames[load], loaders == 1 ? "block0" : "all");
@@ -373,7 +384,7 @@ int main() {
           std::printf(" %8.0f", o);
           lands.push_back(l);
         }
-        if (load == kBulk) {
+        if (load != kPrefetch) {
           std::printf("   landing:");
           for (double l : lands) std::printf(" %.0f", l);
         }
