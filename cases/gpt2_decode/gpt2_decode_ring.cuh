@@ -59,6 +59,13 @@ static_assert(kConsumerWarps <= 15, "block_sum2 takes at most 16 warps, and 17 i
 constexpr int kConsumers = kConsumerWarps * 32;
 constexpr int kThreads = kConsumers + 32;  // and the producer warp
 constexpr unsigned kSlotBytes = 16 << 10;
+// Arrivals that complete a slot's `full` phase: the producer's lane 0, with the bytes it expects (measuring
+// aid FB_CP_ASYNC_RING: each lane of the producer warp, once its cp.async copies have landed).
+#ifdef FB_CP_ASYNC_RING
+constexpr unsigned kFullArrivals = 32;
+#else
+constexpr unsigned kFullArrivals = 1;
+#endif
 constexpr int kMaxSlots = 16;
 constexpr int kMaxBox = 256;  // elements along a dimension of a TMA box
 // Rows of a GEMV piece: at most a thread a row in W2's column slabs, and one TMA box.
@@ -92,6 +99,9 @@ struct Segment {
   const void* map = nullptr;
   const void* map2 = nullptr;
   int map_col = 0, map_row = 0, map_layer = 0;
+#ifdef FB_CP_ASYNC_RING
+  int valid_elems = 0;  // a box's columns that exist (0: elems); the rest stay unwritten
+#endif
 };
 template <class T>
 __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
@@ -188,6 +198,9 @@ struct Plan {
     Segment<T> s{p.a.w2 + l * p.a.f * p.a.hidden + r.begin, nullptr, p.a.f, static_cast<int>(p.ffn_chunk),
                  r.size() > 0 ? p.a.hidden : 0};
     s.map = p.w2_map, s.map_col = static_cast<int>(r.begin), s.map_layer = static_cast<int>(l);
+#ifdef FB_CP_ASYNC_RING
+    s.valid_elems = static_cast<int>(r.size());
+#endif
     return s;
   }
   __device__ Segment<T> lm_head() const { return rows(p.a.wte, p.a.vocab, p.a.hidden); }
@@ -301,6 +314,25 @@ __device__ void produce(const P& plan, Ring ring) {
     for_each_piece(s, [&](size_t r0, int n) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
+#ifdef FB_CP_ASYNC_RING
+      {  // measuring aid: every lane copies its share of the piece's rows (and its pair's) with 16-byte cp.async
+         // (the generic proxy), then one arrival each on `full` once its copies have landed (full counts 32)
+        const int elems = s.valid_elems > 0 ? s.valid_elems : s.elems;
+        const uint32_t units = static_cast<uint32_t>(elems * sizeof(T) / 16);
+        const uint32_t pair_at = static_cast<uint32_t>(s.map != nullptr ? per : n) * row_bytes;
+        const uint32_t all = static_cast<uint32_t>(n * (paired ? 2 : 1)) * units;
+        for (uint32_t k = lane; k < all; k += 32) {
+          const uint32_t i = k / units, u = k - i * units;
+          const char* src =
+              reinterpret_cast<const char*>((i < uint32_t(n) ? s.base : s.base2) + (r0 + i % n) * s.stride) + 16 * u;
+          const uint32_t d = dst + (i < uint32_t(n) ? i * row_bytes : pair_at + (i - n) * row_bytes) + 16 * u;
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+        }
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(ring.full_bar()) : "memory");
+        ring.advance();
+        return;
+      }
+#endif
       if (s.map != nullptr) {  // one box (and its pair's), always whole
         if (lane == 0) {
           const uint32_t box = per * row_bytes;
@@ -700,7 +732,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   T* qh = xh + c;                                                // [64] the head's output in T
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
-      sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
+      sm90::mbar_init(sm90::smem_addr(ring.full + i), kFullArrivals);
       sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
     }
     sm90::mbar_init_fence();

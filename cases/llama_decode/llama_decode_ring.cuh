@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   T* xh = reinterpret_cast<T*>(xs + m.xh);                          // [c] the GEMV input in T (16-bit T only)
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
-      sm90::mbar_init(sm90::smem_addr(ring.full + i), 1);
+      sm90::mbar_init(sm90::smem_addr(ring.full + i), kFullArrivals);
       sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
     }
     sm90::mbar_init_fence();
