@@ -101,6 +101,7 @@ struct Segment {
   int map_col = 0, map_row = 0, map_layer = 0;
 #ifdef FB_CP_ASYNC_RING
   int valid_elems = 0;  // a box's columns that exist (0: elems); the rest stay unwritten
+  bool bulk = false;    // the LM head: still bulk copies (no release follows it)
 #endif
 };
 template <class T>
@@ -203,7 +204,13 @@ struct Plan {
 #endif
     return s;
   }
-  __device__ Segment<T> lm_head() const { return rows(p.a.wte, p.a.vocab, p.a.hidden); }
+  __device__ Segment<T> lm_head() const {
+    Segment<T> s = rows(p.a.wte, p.a.vocab, p.a.hidden);
+#ifdef FB_CP_ASYNC_RING
+    s.bulk = true;
+#endif
+    return s;
+  }
   // The item's cached keys and values (64 columns of head h, rows k0 .. cached_end − 1).
   __device__ Segment<T> kv(size_t l, const Item& it) const {
     const size_t c = p.a.hidden, off = l * p.a.ctx * c + it.k0 * c + it.h * kHeadDim;
@@ -315,23 +322,30 @@ __device__ void produce(const P& plan, Ring ring) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
 #ifdef FB_CP_ASYNC_RING
-      {  // measuring aid: every lane copies its share of the piece's rows (and its pair's) with 16-byte cp.async
-         // (the generic proxy), then one arrival each on `full` once its copies have landed (full counts 32)
+      if (!s.bulk) {  // measuring aid: every lane copies its share of the piece's rows (and its pair's) with
+                      // 16-byte cp.async (the generic proxy), then arrives on `full` once they have landed
         const int elems = s.valid_elems > 0 ? s.valid_elems : s.elems;
         const uint32_t units = static_cast<uint32_t>(elems * sizeof(T) / 16);
-        const uint32_t pair_at = static_cast<uint32_t>(s.map != nullptr ? per : n) * row_bytes;
-        const uint32_t all = static_cast<uint32_t>(n * (paired ? 2 : 1)) * units;
-        for (uint32_t k = lane; k < all; k += 32) {
-          const uint32_t i = k / units, u = k - i * units;
-          const char* src =
-              reinterpret_cast<const char*>((i < uint32_t(n) ? s.base : s.base2) + (r0 + i % n) * s.stride) + 16 * u;
-          const uint32_t d = dst + (i < uint32_t(n) ? i * row_bytes : pair_at + (i - n) * row_bytes) + 16 * u;
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+        if (!paired && s.stride == static_cast<size_t>(elems)) {  // one run of n rows
+          const char* src = reinterpret_cast<const char*>(s.base + r0 * s.stride);
+          for (uint32_t k = lane; k < n * units; k += 32)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(src + 16 * k) : "memory");
+        } else {
+          const uint32_t pair_at = static_cast<uint32_t>(s.map != nullptr ? per : n) * row_bytes;
+          const uint32_t all = static_cast<uint32_t>(n * (paired ? 2 : 1)) * units;
+          for (uint32_t k = lane; k < all; k += 32) {
+            const uint32_t i = k / units, u = k - i * units;
+            const char* src =
+                reinterpret_cast<const char*>((i < uint32_t(n) ? s.base : s.base2) + (r0 + i % n) * s.stride) + 16 * u;
+            const uint32_t d = dst + (i < uint32_t(n) ? i * row_bytes : pair_at + (i - n) * row_bytes) + 16 * u;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+          }
         }
         asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(ring.full_bar()) : "memory");
         ring.advance();
         return;
       }
+      if (lane != 0) sm90::mbar_arrive(ring.full_bar());  // a bulk piece (the LM head): full counts 32 here
 #endif
       if (s.map != nullptr) {  // one box (and its pair's), always whole
         if (lane == 0) {

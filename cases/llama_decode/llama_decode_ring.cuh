@@ -148,7 +148,13 @@ struct Plan {
     const size_t c = p.a.hidden;
     return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
-  __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
+  __device__ Segment<T> lm_head() const {
+    Segment<T> s = rows(p.a.embed, p.a.vocab, p.a.hidden);
+#ifdef FB_CP_ASYNC_RING
+    s.bulk = true;
+#endif
+    return s;
+  }
   template <class F>
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
