@@ -59,13 +59,6 @@ static_assert(kConsumerWarps <= 15, "block_sum2 takes at most 16 warps, and 17 i
 constexpr int kConsumers = kConsumerWarps * 32;
 constexpr int kThreads = kConsumers + 32;  // and the producer warp
 constexpr unsigned kSlotBytes = 16 << 10;
-// Arrivals that complete a slot's `full` phase: the producer's lane 0, with the bytes it expects (measuring
-// aid FB_CP_ASYNC_RING: each lane of the producer warp, once its cp.async copies have landed).
-#ifdef FB_CP_ASYNC_RING
-constexpr unsigned kFullArrivals = 32;
-#else
-constexpr unsigned kFullArrivals = 1;
-#endif
 constexpr int kMaxSlots = 16;
 constexpr int kMaxBox = 256;  // elements along a dimension of a TMA box
 // Rows of a GEMV piece: at most a thread a row in W2's column slabs, and one TMA box.
@@ -99,10 +92,11 @@ struct Segment {
   const void* map = nullptr;
   const void* map2 = nullptr;
   int map_col = 0, map_row = 0, map_layer = 0;
-#ifdef FB_CP_ASYNC_RING
-  int valid_elems = 0;  // a box's columns that exist (0: elems); the rest stay unwritten
-  bool bulk = false;    // the LM head: still bulk copies (no release follows it)
-#endif
+  // Where the producer copies with cp.async (a plan's kCpAsync): a box's columns that exist (0: all `elems`;
+  // the others are left unwritten, where a tensor copy writes zeros), and whether this segment still comes
+  // as bulk copies (the LM head: no release follows it, and it needs the full copy rate).
+  int valid_elems = 0;
+  bool bulk = false;
 };
 template <class T>
 __host__ __device__ constexpr int piece_rows(int elems, bool paired) {
@@ -176,6 +170,10 @@ struct Item {
 template <class T>
 struct Plan {
   const Params<T>& p;
+  // The producer copies the 16-bit types' pieces with cp.async instead of bulk and tensor copies (all but
+  // the LM head's): 1.3–2.3% faster in bf16 and fp16, 9% slower in fp32 (docs/gpt2-decode.md, "The ring's
+  // copies as cp.async").
+  static constexpr bool kCpAsync = sizeof(T) == 2;
   __device__ size_t items() const { return p.a.heads * p.splits; }
   __device__ Item item(size_t i) const {
     const Gpt2DecodeArgs<T>& a = p.a;
@@ -199,16 +197,12 @@ struct Plan {
     Segment<T> s{p.a.w2 + l * p.a.f * p.a.hidden + r.begin, nullptr, p.a.f, static_cast<int>(p.ffn_chunk),
                  r.size() > 0 ? p.a.hidden : 0};
     s.map = p.w2_map, s.map_col = static_cast<int>(r.begin), s.map_layer = static_cast<int>(l);
-#ifdef FB_CP_ASYNC_RING
     s.valid_elems = static_cast<int>(r.size());
-#endif
     return s;
   }
   __device__ Segment<T> lm_head() const {
     Segment<T> s = rows(p.a.wte, p.a.vocab, p.a.hidden);
-#ifdef FB_CP_ASYNC_RING
     s.bulk = true;
-#endif
     return s;
   }
   // The item's cached keys and values (64 columns of head h, rows k0 .. cached_end − 1).
@@ -309,6 +303,41 @@ struct Ring {
   __device__ uint32_t empty_bar() const { return sm90::smem_addr(empty + slot); }
 };
 
+// Arrivals that complete a slot's `full` phase: lane 0's, which also sets the bytes its bulk or tensor copies
+// will complete; or, where the plan copies with cp.async, each lane's, once its own copies have landed.
+template <class P>
+__host__ __device__ constexpr unsigned full_arrivals() {
+  return P::kCpAsync ? 32 : 1;
+}
+
+// One piece (rows r0 .. r0 + n − 1, and its pair's) into the slot at shared address dst with 16-byte cp.async
+// (LDGSTS, the generic proxy), the producer warp's lanes taking every 32nd unit: the layout of the bulk and
+// tensor copies (rows dense, a pair's rows after piece_rows(elems, true) rows where a map is set, else after
+// n), but only the columns that exist (valid_elems). Every row must be a whole number of 16-byte units.
+template <class T>
+__device__ __forceinline__ void copy_piece(const Segment<T>& s, size_t r0, int n, uint32_t dst, int lane) {
+  const bool paired = s.base2 != nullptr;
+  const uint32_t row_bytes = static_cast<uint32_t>(s.elems * sizeof(T));
+  const int elems = s.valid_elems > 0 ? s.valid_elems : s.elems;
+  const uint32_t units = static_cast<uint32_t>(elems * sizeof(T) / 16);
+  if (!paired && s.stride == static_cast<size_t>(elems)) {  // one run of n rows: no division a unit
+    const char* src = reinterpret_cast<const char*>(s.base + r0 * s.stride);
+    for (uint32_t k = lane; k < n * units; k += 32)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(src + 16 * k) : "memory");
+    return;
+  }
+  const uint32_t pair_at = static_cast<uint32_t>(s.map != nullptr ? piece_rows<T>(s.elems, true) : n) * row_bytes;
+  const uint32_t all = static_cast<uint32_t>(n * (paired ? 2 : 1)) * units;
+  for (uint32_t k = lane; k < all; k += 32) {
+    const uint32_t i = k / units, u = k - i * units;
+    const bool second = i >= static_cast<uint32_t>(n);
+    const T* row = (second ? s.base2 : s.base) + (r0 + (second ? i - n : i)) * s.stride;
+    const uint32_t d = dst + (second ? pair_at + (i - n) * row_bytes : i * row_bytes) + 16 * u;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(reinterpret_cast<const char*>(row) + 16 * u)
+                 : "memory");
+  }
+}
+
 // The producer warp: every piece of the plan into the ring, in order, as slots come free.
 template <class P>
 __device__ void produce(const P& plan, Ring ring) {
@@ -321,32 +350,15 @@ __device__ void produce(const P& plan, Ring ring) {
     for_each_piece(s, [&](size_t r0, int n) {
       wait_phase<true>(ring.empty_bar(), ring.phase ^ 1);  // every lane: each issues copies into the slot
       const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kSlotBytes);
-#ifdef FB_CP_ASYNC_RING
-      if (!s.bulk) {  // measuring aid: every lane copies its share of the piece's rows (and its pair's) with
-                      // 16-byte cp.async (the generic proxy), then arrives on `full` once they have landed
-        const int elems = s.valid_elems > 0 ? s.valid_elems : s.elems;
-        const uint32_t units = static_cast<uint32_t>(elems * sizeof(T) / 16);
-        if (!paired && s.stride == static_cast<size_t>(elems)) {  // one run of n rows
-          const char* src = reinterpret_cast<const char*>(s.base + r0 * s.stride);
-          for (uint32_t k = lane; k < n * units; k += 32)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(src + 16 * k) : "memory");
-        } else {
-          const uint32_t pair_at = static_cast<uint32_t>(s.map != nullptr ? per : n) * row_bytes;
-          const uint32_t all = static_cast<uint32_t>(n * (paired ? 2 : 1)) * units;
-          for (uint32_t k = lane; k < all; k += 32) {
-            const uint32_t i = k / units, u = k - i * units;
-            const char* src =
-                reinterpret_cast<const char*>((i < uint32_t(n) ? s.base : s.base2) + (r0 + i % n) * s.stride) + 16 * u;
-            const uint32_t d = dst + (i < uint32_t(n) ? i * row_bytes : pair_at + (i - n) * row_bytes) + 16 * u;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
-          }
+      if constexpr (P::kCpAsync) {
+        if (!s.bulk) {
+          copy_piece(s, r0, n, dst, lane);
+          asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(ring.full_bar()) : "memory");
+          ring.advance();
+          return;
         }
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(ring.full_bar()) : "memory");
-        ring.advance();
-        return;
+        if (lane != 0) sm90::mbar_arrive(ring.full_bar());  // a bulk piece: `full` counts every lane here too
       }
-      if (lane != 0) sm90::mbar_arrive(ring.full_bar());  // a bulk piece (the LM head): full counts 32 here
-#endif
       if (s.map != nullptr) {  // one box (and its pair's), always whole
         if (lane == 0) {
           const uint32_t box = per * row_bytes;
@@ -746,7 +758,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   T* qh = xh + c;                                                // [64] the head's output in T
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
-      sm90::mbar_init(sm90::smem_addr(ring.full + i), kFullArrivals);
+      sm90::mbar_init(sm90::smem_addr(ring.full + i), full_arrivals<Plan<T>>());
       sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
     }
     sm90::mbar_init_fence();

@@ -98,6 +98,7 @@ struct WoItem {
 template <class T>
 struct Plan {
   const Params<T>& p;
+  static constexpr bool kCpAsync = false;  // bulk copies: cp.async made the step 5% slower (docs/gpt2-decode.md)
   static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
   __device__ size_t kv_width() const { return p.a.kv_heads * kHeadDim; }
   __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv_width(); }
@@ -148,13 +149,7 @@ struct Plan {
     const size_t c = p.a.hidden;
     return {p.a.w_down + (l * p.a.f + r.begin) * c, nullptr, c, static_cast<int>(c), r.size()};
   }
-  __device__ Segment<T> lm_head() const {
-    Segment<T> s = rows(p.a.embed, p.a.vocab, p.a.hidden);
-#ifdef FB_CP_ASYNC_RING
-    s.bulk = true;
-#endif
-    return s;
-  }
+  __device__ Segment<T> lm_head() const { return rows(p.a.embed, p.a.vocab, p.a.hidden); }
   template <class F>
   __device__ void for_each(F&& f) const {
     for (size_t l = 0; l < p.a.layers; ++l) {
@@ -313,7 +308,7 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   T* xh = reinterpret_cast<T*>(xs + m.xh);                          // [c] the GEMV input in T (16-bit T only)
   if (threadIdx.x == 0) {
     for (int i = 0; i < p.slots; ++i) {
-      sm90::mbar_init(sm90::smem_addr(ring.full + i), kFullArrivals);
+      sm90::mbar_init(sm90::smem_addr(ring.full + i), full_arrivals<Plan<T>>());
       sm90::mbar_init(sm90::smem_addr(ring.empty + i), kConsumers);
     }
     sm90::mbar_init_fence();
