@@ -72,6 +72,9 @@ struct Bufs {
   int gated;        // 1: the producer issues a stage's pieces only once its block has arrived at the barrier
                     // before the stage before (after its release), so that no copy is in flight at a release
                     // unless it was issued after the previous one
+  int l2_ahead;     // n > 0: before a layer's first piece the producer asks L2 for its pieces of layer l + n
+                    // (cp.async.bulk.prefetch.L2, 16 KiB a request; at layer 0 for layers 0 .. n too), so that
+                    // the ring's own copies are L2 hits
   int cp_async;     // 1: the producer warp's 32 lanes copy each piece with 16-byte cp.async (LDGSTS, the generic
                     // proxy) and complete its slot with cp.async.mbarrier.arrive, instead of one bulk copy
   const char* weights;         // [kLayers][kBlocks][kPiecesPerLayer][kPieceBytes]: the stream's source
@@ -214,6 +217,14 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
     if (kStream && (lane == 0 || b.cp_async)) {
       uint32_t gate_phase = 0;
       for (int l = 0; l < b.layers; ++l) {
+        if (b.l2_ahead > 0 && lane == 0) {
+          for (int m = l == 0 ? 0 : l + b.l2_ahead; m <= l + b.l2_ahead && m < b.layers; ++m)
+            for (int j = 0; j < kPiecesPerLayer; ++j)
+              asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
+                               b.weights + ((size_t(m) * kBlocks + blockIdx.x) * kPiecesPerLayer + j) * kPieceBytes),
+                           "r"(kPieceBytes)
+                           : "memory");
+        }
         for (int j = 0; j < kPiecesPerLayer; ++j, ring.advance()) {
           // A stage's first piece (the stages take 2, 2 and 4): when gated, only after the block's arrival
           // at the barrier that ended the stage before (none before the first).
@@ -461,6 +472,15 @@ int main(int argc, char** argv) {
   b.gated = 1;
   row("... 13 slots, gated at the arrivals", time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
   b.gated = 0;
+  for (const int ahead : {1, 2}) {
+    b.l2_ahead = ahead;
+    char name[64];
+    std::snprintf(name, sizeof name, "... 13 slots, L2 %d layer%s ahead", ahead, ahead > 1 ? "s" : "");
+    row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
+  }
+  b.l2_ahead = 1;
+  row("... 13 slots, L2 1 layer ahead, relaxed", time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
+  b.l2_ahead = 0;
   b.cp_async = 1;
   for (const int slots : {kSlots, 6}) {
     b.ring_slots = slots;
@@ -487,6 +507,9 @@ int main(int argc, char** argv) {
   b.gated = 1;
   spans("grid3, 8 copies, the stream in 13 slots, gated", time_step<true, true, 8, true, true>, b, x_bytes);
   b.gated = 0;
+  b.l2_ahead = 1;
+  spans("grid3, 8 copies, the stream in 13 slots, L2 a layer ahead", time_step<true, true, 8, true, true>, b, x_bytes);
+  b.l2_ahead = 0;
   b.cp_async = 1;
   spans("grid3, 8 copies, the stream in 13 slots by cp.async", time_step<true, true, 8, true, true>, b, x_bytes);
   b.cp_async = 0;
