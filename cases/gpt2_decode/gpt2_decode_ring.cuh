@@ -37,6 +37,7 @@
 
 #include "common/constants.h"
 #include "common/gelu.h"
+#include "cuda/async_copy.cuh"
 #include "cuda/cuda_check.cuh"
 #include "cuda/mma_ops.cuh"
 #include "cuda/sm90_ops.cuh"
@@ -323,7 +324,7 @@ __device__ __forceinline__ void copy_piece(const Segment<T>& s, size_t r0, int n
   if (!paired && s.stride == static_cast<size_t>(elems)) {  // one run of n rows: no division a unit
     const char* src = reinterpret_cast<const char*>(s.base + r0 * s.stride);
     for (uint32_t k = lane; k < n * units; k += 32)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(src + 16 * k) : "memory");
+      ::fusebench::cuda::cp_async16(dst + 16 * k, src + 16 * k);
     return;
   }
   const uint32_t pair_at = static_cast<uint32_t>(s.map != nullptr ? piece_rows<T>(s.elems, true) : n) * row_bytes;
@@ -333,8 +334,7 @@ __device__ __forceinline__ void copy_piece(const Segment<T>& s, size_t r0, int n
     const bool second = i >= static_cast<uint32_t>(n);
     const T* row = (second ? s.base2 : s.base) + (r0 + (second ? i - n : i)) * s.stride;
     const uint32_t d = dst + (second ? pair_at + (i - n) * row_bytes : i * row_bytes) + 16 * u;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(reinterpret_cast<const char*>(row) + 16 * u)
-                 : "memory");
+    ::fusebench::cuda::cp_async16(d, reinterpret_cast<const char*>(row) + 16 * u);
   }
 }
 
@@ -353,7 +353,7 @@ __device__ void produce(const P& plan, Ring ring) {
       if constexpr (P::kCpAsync) {
         if (!s.bulk) {
           copy_piece(s, r0, n, dst, lane);
-          asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(ring.full_bar()) : "memory");
+          ::fusebench::cuda::cp_async_mbarrier_arrive(ring.full_bar());
           ring.advance();
           return;
         }

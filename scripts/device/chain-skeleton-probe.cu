@@ -24,7 +24,10 @@
 // or 3 of its slots; with 13 slots and the producer gated at the block's arrivals (b.gated: a stage's pieces
 // are issued only once the block has arrived at the barrier that ended the stage before); and, as a bound,
 // with 13 slots and relaxed arrivals and polls (RelaxedSync: no release to wait for the block's copies, and
-// no correct barrier either). Then single launches stamp each stage's end (thread 0's clock64) and print the spans
+// no correct barrier either); with each block's pieces of layer l + n asked of L2 before layer l's first
+// piece, n = 1 or 2 (b.l2_ahead: the ring's copies then hit L2); and with the pieces copied as 16-byte
+// cp.async by the producer warp's 32 lanes (b.cp_async; 13 or 6 slots, and relaxed), as gpt2_decode's
+// 16-bit ring kernels copy them. Then single launches stamp each stage's end (thread 0's clock64) and print the spans
 // of the median block. The grid barrier and the counters are the kernels' own (gpt2_decode_sync.cuh, over
 // the consumer warps): one release add a block on a count that only grows, and thread 0 polls it with
 // acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's, less a launch of the
@@ -235,10 +238,10 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
           wait_phase(ring.empty_bar(), ring.phase ^ 1);
           const char* src = b.weights + ((size_t(l) * kBlocks + blockIdx.x) * kPiecesPerLayer + j) * kPieceBytes;
           const uint32_t dst = sm90::smem_addr(ring.data + size_t(ring.slot) * kPieceBytes);
-          if (b.cp_async) {
-            for (int k = lane; k < kPieceBytes / 16; k += 32)
-              asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(src + 16 * k) : "memory");
-            asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(ring.full_bar()) : "memory");
+          if (b.cp_async) {  // as the ring kernels' producer copies a contiguous piece (copy_piece)
+            const gpt2::ring::Segment<char> piece{src, nullptr, kPieceBytes, kPieceBytes, 1};
+            gpt2::ring::copy_piece(piece, 0, 1, dst, lane);
+            ::fusebench::cuda::cp_async_mbarrier_arrive(ring.full_bar());
           } else {
             sm90::mbar_arrive_expect_tx(ring.full_bar(), kPieceBytes);
             sm90::bulk_load(dst, src, kPieceBytes, ring.full_bar());

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cuda/async_copy.cuh"
 #include "cuda/sm90_ops.cuh"
 #include "probe.cuh"
 
@@ -114,8 +115,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       const size_t off = (static_cast<size_t>(r) * gridDim.x + b) * round_bytes % (big_bytes - round_bytes);
       const unsigned dst = sm90::smem_addr(ring);
       for (int k = threadIdx.x - 32; k < slots * kSlot / 16; k += 32)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16 * k), "l"(big + off + 16 * k) : "memory");
-      asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(bar32) : "memory");
+        fusebench::cuda::cp_async16(dst + 16 * k, big + off + 16 * k);
+      fusebench::cuda::cp_async_mbarrier_arrive(bar32);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
