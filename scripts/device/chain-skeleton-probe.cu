@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <vector>
 
 #include "../../cases/gpt2_decode/gpt2_decode_ring.cuh"
@@ -464,35 +465,32 @@ int main(int argc, char** argv) {
   row("grid3 (the ring kernel's), sync only", time_step<true, false>(b, kLayers, x_bytes, reps));
   row("grid3 (the ring kernel's), with data", time_step<true, true>(b, kLayers, x_bytes, reps));
   row("grid3, the residual in 8 copies", time_step<true, true, 8>(b, kLayers, x_bytes, reps));
-  for (const int slots : {kSlots, 6, 3}) {
-    b.ring_slots = slots;
+  // Rows of the stream beside the chain (grid3, 8 copies) as b stands, at each slot count; then, if asked,
+  // with 13 slots and relaxed arrivals and polls.
+  const auto streams = [&](const char* what, std::initializer_list<int> slot_counts, bool relaxed) {
     char name[64];
-    std::snprintf(name, sizeof name, "grid3, 8 copies, the stream in %d slots", slots);
-    row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
-  }
-  b.ring_slots = kSlots;
-  row("... 13 slots, relaxed (a bound)", time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
+    for (const int slots : slot_counts) {
+      b.ring_slots = slots;
+      std::snprintf(name, sizeof name, "%s, %d slots", what, slots);
+      row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
+    }
+    b.ring_slots = kSlots;
+    if (relaxed) {
+      std::snprintf(name, sizeof name, "%s, %d slots, relaxed", what, kSlots);
+      row(name, time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
+    }
+  };
+  streams("grid3, 8 copies, the stream", {kSlots, 6, 3}, true);
   b.gated = 1;
-  row("... 13 slots, gated at the arrivals", time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
+  streams("... gated at the arrivals", {kSlots}, false);
   b.gated = 0;
-  for (const int ahead : {1, 2}) {
-    b.l2_ahead = ahead;
-    char name[64];
-    std::snprintf(name, sizeof name, "... 13 slots, L2 %d layer%s ahead", ahead, ahead > 1 ? "s" : "");
-    row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
-  }
   b.l2_ahead = 1;
-  row("... 13 slots, L2 1 layer ahead, relaxed", time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
+  streams("... L2 1 layer ahead", {kSlots}, true);
+  b.l2_ahead = 2;
+  streams("... L2 2 layers ahead", {kSlots}, false);
   b.l2_ahead = 0;
   b.cp_async = 1;
-  for (const int slots : {kSlots, 6}) {
-    b.ring_slots = slots;
-    char name[64];
-    std::snprintf(name, sizeof name, "... %d slots, cp.async 16 B", slots);
-    row(name, time_step<true, true, 8, false, true>(b, kLayers, x_bytes, reps));
-  }
-  b.ring_slots = kSlots;
-  row("... 13 slots, cp.async 16 B, relaxed", time_step<true, true, 8, false, true, RelaxedSync>(b, kLayers, x_bytes, reps));
+  streams("... cp.async 16 B", {kSlots, 6}, true);
   b.cp_async = 0;
   row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, reps));
   row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, reps));
