@@ -172,7 +172,7 @@ template <class T>
 struct Plan {
   const Params<T>& p;
   // The producer copies the 16-bit types' pieces with cp.async instead of bulk and tensor copies (all but
-  // the LM head's): 1.3–2.5% faster in bf16 and fp16 on an H100, 9% slower in fp32 (docs/gpt2-decode.md,
+  // the LM head's): 1.2–2.3% faster in bf16 and fp16 on an H100, 9% slower in fp32 (docs/gpt2-decode.md,
   // "The ring's copies as cp.async").
   static constexpr bool kCpAsync = sizeof(T) == 2;
   __device__ size_t items() const { return p.a.heads * p.splits; }
