@@ -99,9 +99,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   int phase = 0;
   for (int r = 0; r < kRounds; ++r) {
     grid_barrier(static_cast<unsigned>(r + 1) * gridDim.x);
+    // This round's fresh region of `big` for this block.
+    const size_t round_bytes = static_cast<size_t>(kMaxSlots) * kSlot;
+    const size_t off = (static_cast<size_t>(r) * gridDim.x + b) * round_bytes % (big_bytes - round_bytes);
     if (threadIdx.x == 32 && loads) {
-      const size_t round_bytes = static_cast<size_t>(kMaxSlots) * kSlot;
-      const size_t off = (static_cast<size_t>(r) * gridDim.x + b) * round_bytes % (big_bytes - round_bytes);
       if (load == kBulk) {
         sm90::mbar_arrive_expect_tx(bar, static_cast<unsigned>(slots) * kSlot);
         for (int s = 0; s < slots; ++s) sm90::bulk_load(sm90::smem_addr(ring + s * kSlot), big + off + s * kSlot, kSlot, bar);
@@ -111,8 +112,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     if (threadIdx.x >= 32 && loads && load == kCpAsync) {
-      const size_t round_bytes = static_cast<size_t>(kMaxSlots) * kSlot;
-      const size_t off = (static_cast<size_t>(r) * gridDim.x + b) * round_bytes % (big_bytes - round_bytes);
       const unsigned dst = sm90::smem_addr(ring);
       for (int k = threadIdx.x - 32; k < slots * kSlot / 16; k += 32)
         fusebench::cuda::cp_async16(dst + 16 * k, big + off + 16 * k);
