@@ -116,34 +116,6 @@ template <int N, int kCopies>
 __device__ __forceinline__ void stage_vector_sum(float* xs, const float* v, int n) {
   if constexpr (kCopies == 1) {
     stage_vector<N>(xs, v, n);
-#if defined(FB_STAGE_SUM_PASSES) || defined(FB_BOUND_COPIES_READ)
-  } else if (true) {  // Measuring aid: kPasses passes' loads in flight together; only kRead copies read (wrong sums below kCopies)
-#ifndef FB_STAGE_SUM_PASSES
-#define FB_STAGE_SUM_PASSES 1
-#endif
-#ifndef FB_BOUND_COPIES_READ
-#define FB_BOUND_COPIES_READ kCopies
-#endif
-    constexpr int kPasses = FB_STAGE_SUM_PASSES, kRead = FB_BOUND_COPIES_READ;
-    const int n4 = n / 4;
-    for (int i0 = threadIdx.x; i0 < n4; i0 += kPasses * N) {
-      float4 r[kPasses][kRead];
-#pragma unroll
-      for (int u = 0; u < kPasses; ++u)
-        if (i0 + u * N < n4) {
-#pragma unroll
-          for (int k = 0; k < kRead; ++k) r[u][k] = __ldcg(reinterpret_cast<const float4*>(v + size_t(k) * n) + i0 + u * N);
-        }
-#pragma unroll
-      for (int u = 0; u < kPasses; ++u)
-        if (i0 + u * N < n4) {
-          float4 sum = r[u][0];
-#pragma unroll
-          for (int k = 1; k < kRead; ++k) sum.x += r[u][k].x, sum.y += r[u][k].y, sum.z += r[u][k].z, sum.w += r[u][k].w;
-          reinterpret_cast<float4*>(xs)[i0 + u * N] = sum;
-        }
-    }
-#endif
   } else {
     const int n4 = n / 4;
     for (int i = threadIdx.x; i < n4; i += N) {
