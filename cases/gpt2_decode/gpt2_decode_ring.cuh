@@ -1004,9 +1004,6 @@ inline std::string device_refusal(size_t row_bytes) {
 inline std::string slots_refusal(size_t fixed, int min_slots, int& slots) {
   static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
   slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
-#ifdef FB_RING_SLOTS_CAP  // Measuring aid: the ring capped at this many slots (host code only: the kernels' code is the same)
-  slots = std::min(slots, FB_RING_SLOTS_CAP);
-#endif
   if (slots < min_slots)
     return "needs " + std::to_string(fixed + min_slots * kSlotBytes) + " B of shared memory a block; the device allows " +
            std::to_string(optin);
