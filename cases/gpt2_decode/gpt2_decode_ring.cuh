@@ -61,6 +61,11 @@ constexpr int kConsumers = kConsumerWarps * 32;
 constexpr int kThreads = kConsumers + 32;  // and the producer warp
 constexpr unsigned kSlotBytes = 16 << 10;
 constexpr int kMaxSlots = 16;
+// The most slots gpt2_decode's ring takes, though 13 fit: fewer bytes in flight leave the chain's round trips
+// less to wait behind, and 10 (160 KiB) still hold more than a block's share of a GPT-2 small layer
+// (~119 KB). 10 was 1.0–1.6% faster than 13 in every precision on an H100 (docs/gpt2-decode.md, "The
+// ring's depth"); llama_decode's ring keeps every slot that fits (10 and 12 measured alike there).
+constexpr int kGpt2Slots = 10;
 constexpr int kMaxBox = 256;  // elements along a dimension of a TMA box
 // Rows of a GEMV piece: at most a thread a row in W2's column slabs, and one TMA box.
 constexpr int kMaxPieceRows = kConsumers < kMaxBox ? kConsumers : kMaxBox;
@@ -1000,10 +1005,10 @@ inline std::string device_refusal(size_t row_bytes) {
 }
 
 // Why a ring kernel whose block needs `fixed` bytes of shared memory besides the ring cannot have
-// `min_slots` slots on this device, or "" if it can; `slots` gets the ring's size (at most kMaxSlots).
-inline std::string slots_refusal(size_t fixed, int min_slots, int& slots) {
+// `min_slots` slots on this device, or "" if it can; `slots` gets the ring's size (at most max_slots).
+inline std::string slots_refusal(size_t fixed, int min_slots, int max_slots, int& slots) {
   static const size_t optin = static_cast<size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  slots = fixed < optin ? static_cast<int>(std::min<size_t>(kMaxSlots, (optin - fixed) / kSlotBytes)) : 0;
+  slots = fixed < optin ? static_cast<int>(std::min<size_t>(max_slots, (optin - fixed) / kSlotBytes)) : 0;
   if (slots < min_slots)
     return "needs " + std::to_string(fixed + min_slots * kSlotBytes) + " B of shared memory a block; the device allows " +
            std::to_string(optin);
@@ -1023,7 +1028,7 @@ std::string refusal(const Gpt2DecodeArgs<T>& a, size_t blocks, int& slots) {
   if (ffn_chunk(a.f, blocks) > kMaxBox)
     return std::to_string(ffn_chunk(a.f, blocks)) + " FFN columns a block on " + std::to_string(blocks) +
            " blocks: a W2 column slab wider than a TMA box (" + std::to_string(kMaxBox) + ")";
-  return slots_refusal(fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kMaxSlots), 2, slots);
+  return slots_refusal(fixed_smem_bytes(a, bias_floats(a.hidden, a.f, blocks), kGpt2Slots), 2, kGpt2Slots, slots);
 }
 
 #ifdef FB_TENSOR_MAP_HOST

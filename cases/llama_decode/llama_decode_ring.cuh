@@ -535,7 +535,7 @@ std::string refusal(const LlamaDecodeArgs<T>& a, size_t blocks, int& slots) {
     return "hidden " + std::to_string(a.hidden) + ": more down-projection outputs than the threads hold (" +
            std::to_string(kDownPacks * kConsumers * kPack) + ")";
   // consume_by_warp's pieces in work at once.
-  return slots_refusal(fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots), kConsumerWarps, slots);
+  return slots_refusal(fixed_smem_bytes(a, ffn_chunk(a.f, blocks), kMaxSlots), kConsumerWarps, kMaxSlots, slots);
 }
 
 // Launches the ring kernel with `blocks` blocks (co-resident: checked here and by the cooperative launch).
