@@ -63,7 +63,7 @@ constexpr unsigned kSlotBytes = 16 << 10;
 constexpr int kMaxSlots = 16;
 // The most slots gpt2_decode's ring takes, though 13 fit: fewer bytes in flight leave the chain's round trips
 // less to wait behind, and 10 (160 KiB) still hold more than a block's share of a GPT-2 small layer
-// (~119 KB). 10 was 1.0–1.6% faster than 13 in every precision on an H100 (docs/gpt2-decode.md, "The
+// (~119 KB). 10 was 1.0–1.5% faster than 13 in every precision on an H100 (docs/gpt2-decode.md, "The
 // ring's depth"); llama_decode's ring keeps every slot that fits (10 and 12 measured alike there).
 constexpr int kGpt2Slots = 10;
 constexpr int kMaxBox = 256;  // elements along a dimension of a TMA box
