@@ -545,17 +545,9 @@ void launch(const LlamaDecodeArgs<T>& a, const LaunchContext& ctx, int blocks, i
   const size_t chunk = ffn_chunk(a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, chunk, slots);
   const size_t heads = item_heads(a.heads / a.kv_heads);
-#ifdef LLAMA_KEY_CHUNK  // Measuring aid: the attention's chunk of keys (host code only)
-  const AttentionSplit split{size_t{LLAMA_KEY_CHUNK}, (a.pos + LLAMA_KEY_CHUNK) / LLAMA_KEY_CHUNK};
-#else
   const AttentionSplit split = key_split(a.pos + 1, a.heads / heads, static_cast<size_t>(blocks));
-#endif
-#ifdef LLAMA_WO_SPLITS  // Measuring aid: out-projection items a query head (host code only)
-  const size_t wo = LLAMA_WO_SPLITS;
-#else
-  const size_t wo = wo_splits(a.heads, static_cast<size_t>(blocks), a.hidden);
-#endif
-  const Params<T> p{a, split.chunk, split.splits, heads, wo, chunk, slots};
+  const Params<T> p{a, split.chunk, split.splits, heads, wo_splits(a.heads, static_cast<size_t>(blocks), a.hidden),
+                    chunk, slots};
   launch_persistent(kernel, p, blocks, gpt2::ring::kThreads, smem, ctx, "llama_decode fused (ring)");
 }
 
