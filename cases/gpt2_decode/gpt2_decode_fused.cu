@@ -26,8 +26,8 @@
 //     and K/V rows (cp.async.bulk.prefetch on sm_90, prefetch.global.L2 lines before), and during the
 //     last layer the first 16 MiB of the LM head: a layer (15.7 MB at GPT-2 small) fits beside the
 //     current one in the H100's 50 MB L2.
-// gpt2_decode_sync.cuh has the barrier and counters both kernels use; docs/gpt2-decode.md the
-// measurements, the per-stage byte budget, and what limits each kernel. A grid that could not be
+// gpt2_decode_sync.cuh has the barrier and counters both kernels use; docs/gpt2-decode.md the per-stage
+// byte budget and what limits each kernel, docs/gpt2-decode-tries.md the measurements of every change. A grid that could not be
 // co-resident is refused before launch with the occupancy it needs; cudaLaunchCooperativeKernel checks it
 // again.
 #include <algorithm>

@@ -112,8 +112,8 @@ __device__ __forceinline__ void stage_vector(float* xs, const float* v, int n) {
 // xs[0 .. n) ← Σ_k v[k·n .. k·n + n) over kCopies copies of a vector that other blocks add into (through
 // L2), n a multiple of 4: every load of a thread in flight before its first sum, one round trip while
 // n ≤ 4·N (GPT-2 small: 768 ≤ 1024). Past that, ptxas issues the next pass's loads before the first pass's
-// store in llama_decode's bf16 kernel (2,048 on sm_90a: 16 loads in a row; docs/llama-decode.md, "Tried, and
-// what was kept").
+// store in llama_decode's bf16 kernel (2,048 on sm_90a: 16 loads in a row; docs/llama-decode-tries.md,
+// "Tried, and what was kept").
 template <int N, int kCopies>
 __device__ __forceinline__ void stage_vector_sum(float* xs, const float* v, int n) {
   if constexpr (kCopies == 1) {

@@ -25,7 +25,7 @@
 // tensor cores (mma.sync m16n8k16, the vector rounded to T as B); in fp32 a piece gives each warp two rows at
 // a time, reduced in registers. Biases and LayerNorm parameters are staged while the block waits at the
 // barrier before their stage.
-// docs/gpt2-decode.md has the measurements.
+// docs/gpt2-decode.md has the design and where it stands; docs/gpt2-decode-tries.md the measurements.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -55,7 +55,7 @@ namespace fusebench::kernels::gpt2::ring {
 constexpr int kConsumerWarps = GPT2_RING_CONSUMER_WARPS;
 // Registers: a multiprocessor's four schedulers each hold a quarter of the register file and take every
 // fourth warp, so 13–16 warps a block get 128 registers a thread (12 and 15 consumer warps spill a few
-// bytes) and 17 get 96 (and spill more). 8 is the measured best (docs/gpt2-decode.md).
+// bytes) and 17 get 96 (and spill more). 8 is the measured best (docs/gpt2-decode-tries.md).
 static_assert(kConsumerWarps <= 15, "block_sum2 takes at most 16 warps, and 17 in a block would spill");
 constexpr int kConsumers = kConsumerWarps * 32;
 constexpr int kThreads = kConsumers + 32;  // and the producer warp
@@ -63,8 +63,8 @@ constexpr unsigned kSlotBytes = 16 << 10;
 constexpr int kMaxSlots = 16;
 // The most slots gpt2_decode's ring takes, though 13 fit: fewer bytes in flight leave the chain's round trips
 // less to wait behind, and 10 (160 KiB) still hold more than a block's share of a GPT-2 small layer
-// (~119 KB). 10 was 1.0–1.5% faster than 13 in every precision on an H100 (docs/gpt2-decode.md, "The
-// ring's depth"); llama_decode's ring keeps every slot that fits (10 and 12 measured alike there).
+// (~119 KB). 10 was 1.0–1.5% faster than 13 in every precision on an H100 (docs/gpt2-decode-tries.md,
+// "The ring's depth"); llama_decode's ring keeps every slot that fits (10 and 12 measured alike there).
 constexpr int kGpt2Slots = 10;
 constexpr int kMaxBox = 256;  // elements along a dimension of a TMA box
 // Rows of a GEMV piece: at most a thread a row in W2's column slabs, and one TMA box.
@@ -138,7 +138,7 @@ __device__ __forceinline__ Range ffn_cols(size_t f, size_t chunk) {
 
 // The attention's pieces (an item's cached K/V rows, its Wo rows: 64 columns of each row) as one tensor copy
 // a piece instead of a bulk copy a row: in fp32, whose 256-byte rows make twice as many pieces, it made the
-// step 3–4% faster at every code placement; in bf16/fp16 ~1% slower (docs/gpt2-decode.md).
+// step 3–4% faster at every code placement; in bf16/fp16 ~1% slower (docs/gpt2-decode-tries.md).
 // -DGPT2_RING_TMAP_KV takes it in every precision.
 template <class T>
 constexpr bool kTensorKv = sizeof(T) == 4
@@ -177,8 +177,8 @@ template <class T>
 struct Plan {
   const Params<T>& p;
   // The producer copies the 16-bit types' pieces with cp.async instead of bulk and tensor copies (all but
-  // the LM head's): 1.2–2.3% faster in bf16 and fp16 on an H100, 9% slower in fp32 (docs/gpt2-decode.md,
-  // "The ring's copies as cp.async").
+  // the LM head's): 1.2–2.3% faster in bf16 and fp16 on an H100, 9% slower in fp32
+  // (docs/gpt2-decode-tries.md, "The ring's copies as cp.async").
   static constexpr bool kCpAsync = sizeof(T) == 2;
   __device__ size_t items() const { return p.a.heads * p.splits; }
   __device__ Item item(size_t i) const {
@@ -253,7 +253,7 @@ struct Plan {
 #ifdef FB_SM90A_DEVICE
 namespace sm90 = ::fusebench::cuda::sm90;
 
-// Code placement (docs/llama-decode.md, "Where the code sits"). kStores stores of i and kZeros stores of zero, at a
+// Code placement (docs/llama-decode-tries.md, "Where the code sits"). kStores stores of i and kZeros stores of zero, at a
 // ring kernel's start, behind a test that is never true at run time (`never`): they move most of the rest of the
 // kernel's code, by an amount the docs list (nvcc 13.0). The fetch of a kernel this large costs by its code's
 // offset within 256 bytes: 5% between the best and the worst offset in llama_decode. -DFB_LAYOUT_PAD=n and
@@ -787,7 +787,7 @@ __global__ void __launch_bounds__(kThreads, 1) gpt2_decode_ring_kernel(const __g
   const Range qkv_rows = share(3 * size_t(c)), f_cols = ffn_cols(f, p.ffn_chunk), c_rows = share(c);
   // The last piece before each chain point (an arrival, a publish) keeps its slot until that point has
   // passed, so that the producer cannot refill it just before: a release waits for every copy its block has
-  // in flight (docs/gpt2-decode.md, "The last slot held"; 2.4-4.4% faster). -DGPT2_RING_FREE_LAST gives every
+  // in flight (docs/gpt2-decode-tries.md, "The last slot held"; 2.4-4.4% faster). -DGPT2_RING_FREE_LAST gives every
   // slot back at once again (a measuring aid).
 #ifdef GPT2_RING_FREE_LAST
   constexpr bool kHold = false;
@@ -1082,7 +1082,7 @@ void launch(const Gpt2DecodeArgs<T>& a, const LaunchContext& ctx, int blocks, in
   const size_t bias = bias_floats(a.hidden, a.f, static_cast<size_t>(blocks));
   const size_t smem = size_t(slots) * kSlotBytes + fixed_smem_bytes(a, bias, slots);
   AttentionSplit split = attention_split(a.pos + 1, a.heads, static_cast<size_t>(blocks));
-#ifdef GPT2_RING_SPLITS  // a measuring aid: at most this many chunks a head (docs/gpt2-decode.md)
+#ifdef GPT2_RING_SPLITS  // a measuring aid: at most this many chunks a head (docs/gpt2-decode-tries.md)
   static_assert(GPT2_RING_SPLITS > 0, "GPT2_RING_SPLITS: a count of chunks");
   const size_t want = std::min<size_t>(GPT2_RING_SPLITS, max_splits(a.ctx));  // what att_part holds
   split.chunk = (a.pos + want) / want;

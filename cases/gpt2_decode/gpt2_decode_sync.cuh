@@ -79,7 +79,7 @@ __device__ __forceinline__ void grid_arrive() {
 #endif
 // Cycles a waiting thread lets pass after a poll that found the count short, before the next: ~130
 // blocks poll one word, and polls that come more often slow the arrivals they wait for
-// (docs/gpt2-decode.md, "Polling").
+// (docs/gpt2-decode-tries.md, "Polling").
 constexpr long long kPollBackoff = GPT2_POLL_BACKOFF;
 
 // Thread 0 polls load() until it is ≥ target (kPollBackoff cycles apart; it traps after ~10 s), then the

@@ -14,7 +14,7 @@
 //    of W_down (stored in × out: one contiguous run; split-K over the blocks), added into the other
 //    buffer of the residual stream;                                                        — barrier —
 // then the final RMSNorm and the LM head over the tied embedding. Three grid barriers a layer, as gpt2's.
-// No biases. docs/llama-decode.md has the measurements.
+// No biases. docs/llama-decode.md has the design and where it stands; docs/llama-decode-tries.md the measurements.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -98,7 +98,7 @@ struct WoItem {
 template <class T>
 struct Plan {
   const Params<T>& p;
-  static constexpr bool kCpAsync = false;  // bulk copies: cp.async made the step 5% slower (docs/gpt2-decode.md)
+  static constexpr bool kCpAsync = false;  // bulk copies: cp.async made the step 5% slower (docs/llama-decode-tries.md)
   static constexpr int kHeadDim = static_cast<int>(::fusebench::kHeadDim);
   __device__ size_t kv_width() const { return p.a.kv_heads * kHeadDim; }
   __device__ size_t qkv_rows() const { return p.a.hidden + 2 * kv_width(); }
@@ -288,8 +288,8 @@ __global__ void __launch_bounds__(gpt2::ring::kThreads, 1) llama_decode_ring_ker
   const Plan<T> plan{p};
   // bf16 and fp32: 272 bytes (nvcc 13.0), offset 16 within 256 bytes, which H100s measured alike with 32,
   // 0.3–0.9% ahead of none and up to 5% ahead of the worst offset. fp16: 400 bytes, offset 144, 0.8% ahead
-  // of 16 (past its first ~5,000 instructions, its code sits 384 bytes before bf16's). docs/llama-decode.md,
-  // "Where the code sits".
+  // of 16 (past its first ~5,000 instructions, its code sits 384 bytes before bf16's).
+  // docs/llama-decode-tries.md, "Where the code sits".
   layout_pad<std::is_same_v<T, fp16> ? 10 : 6, 1>(p.slots < 0);
   Ring ring{smem_raw, reinterpret_cast<uint64_t*>(smem_raw + size_t(p.slots) * kSlotBytes), nullptr, p.slots};
   ring.empty = ring.full + p.slots;

@@ -25,7 +25,7 @@ __device__ __forceinline__ void cp_async4_zfill(unsigned dst, const float* src, 
   asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(keep ? 4 : 0) : "memory");
 }
 // Copies 16 bytes from src to shared address dst, asynchronously, through L2 only (no L1 allocation; both
-// 16-byte aligned): gpt2_decode's ring producer (docs/gpt2-decode.md, "The ring's copies as cp.async").
+// 16-byte aligned): gpt2_decode's ring producer (docs/gpt2-decode-tries.md, "The ring's copies as cp.async").
 __device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }

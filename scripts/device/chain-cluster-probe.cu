@@ -2,7 +2,7 @@
 //
 // gpt2_decode's layer costs ~19 µs on an H100 against 5.2 µs of bytes; what it pays for is the chain of
 // grid barriers and L2 round trips between its stages, each slowed by the copies its block has in flight
-// (docs/gpt2-decode.md, docs/llama-decode.md "Whose copies a fence waits for"). A design that would cut
+// (docs/gpt2-decode.md; docs/llama-decode-tries.md, "Whose copies a fence waits for"). A design that would cut
 // that chain: one cluster (8 or 16 SMs, one GPC) runs every stage and syncs with cluster barriers and
 // distributed shared memory, while the other SMs only stream the next layer's weights into L2 for it.
 // It pays only if the cluster can take a layer's 15.7 MB from L2 fast enough. This program measures

@@ -1,7 +1,7 @@
 // How short can a GPT-2 small decode step's dependency chain be on this GPU, whatever kernel runs it?
 //
 // gpt2_decode's ring kernel, with no weight copied past layer 0 and no piece computed, still takes 13.3 µs a
-// layer on an H100 (docs/gpt2-decode.md, "The chain with nothing in flight and nothing to compute"). That
+// layer on an H100 (docs/gpt2-decode-tries.md, "The chain with nothing in flight and nothing to compute"). That
 // skeleton holds the ring's handshakes and the stages' code as well as the dependencies themselves. This
 // probe runs the dependencies alone, in a persistent kernel of 132 blocks (12 heads × 11 chunks, cooperative
 // launch; 8 consumer warps and a producer warp a block), with the data each stage really exchanges through

@@ -10,7 +10,7 @@ Build the cubins with the addon's flags and -cubin (`cubin_sm90a` in scripts/dev
     nvcc -std=c++17 -I native -I kernels -I . -DFUSEBENCH_WITH_CUDA -DFUSEBENCH_SM90A -DFB_LAYOUT_PAD=7 \\
       -cubin -gencode arch=compute_90a,code=sm_90a cases/llama_decode/llama_decode_fused.cu -o p7.cubin
 For each OTHER it prints the section's size, the shift in bytes, the shift modulo 256 (what instruction fetch
-pays for, docs/llama-decode.md, "Where the code sits") and how many of BASE's instructions recur at it: when
+pays for, docs/llama-decode-tries.md, "Where the code sits") and how many of BASE's instructions recur at it: when
 few do, ptxas scheduled the code anew and the shift says little. With --tsv, one line per OTHER for scripts:
 path, bytes, shift, shift mod 256, instructions at it, BASE's instructions, tab-separated (no BASE line).
 With --regions N, also the two most common shifts of each run of N of BASE's instructions: where a change

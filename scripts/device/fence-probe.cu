@@ -1,7 +1,7 @@
 // What an L2 round trip or a release costs a block while its bulk copies are in flight (Hopper).
 //
 // The decode kernels' spans aid found a grid barrier's arrival (`red.release.gpu`) taking ~7 k cycles
-// right after the block's ring had asked for 96 KB, and ~3.5 k after 64 KB (docs/llama-decode.md). This
+// right after the block's ring had asked for 96 KB, and ~3.5 k after 64 KB (docs/llama-decode-tries.md). This
 // program measures that directly. One block per SM; in each round warp 1 issues `slots` bulk copies of
 // 16 KiB (fresh DRAM lines each round) into shared memory, or the same bytes as L2 prefetches, or
 // nothing, or the same bytes as 16-byte cp.async (LDGSTS: the generic proxy, each of warp 1's 32 lanes

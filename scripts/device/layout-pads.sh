@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Which pads put a ring kernel's code at each offset within 256 bytes (docs/llama-decode.md, "Where the code
+# Which pads put a ring kernel's code at each offset within 256 bytes (docs/llama-decode-tries.md, "Where the code
 # sits"): compiles the translation unit once per pad, -DFB_LAYOUT_PAD=n -DFB_LAYOUT_PAD_Z=z, as sm_90a cubins in
 # parallel; measures each pad's shift against n = z = 0 with code-shift.py; and prints, for each offset, the pad
 # that moves the most instructions whole. Those are the variants of an A/B over placements. Run from the

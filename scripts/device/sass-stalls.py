@@ -8,7 +8,7 @@ SASS.txt is `nvdisasm --print-line-info` of the kernel's cubin, SOURCE.csv is `n
 SASS.txt by the CSV's instruction count. With one pair: the source lines with the most samples, with their
 three largest stall reasons, and those with the most `no_inst` samples (instruction fetch). With two
 pairs: the lines whose samples changed most from the first to the second. With one pair it also counts the
-`no_inst` samples by the instruction's address modulo 256 (docs/llama-decode.md, "Where the code sits").
+`no_inst` samples by the instruction's address modulo 256 (docs/llama-decode-tries.md, "Where the code sits").
 Standard library only."""
 import collections
 import csv
