@@ -27,9 +27,9 @@
 //     last layer the first 16 MiB of the LM head: a layer (15.7 MB at GPT-2 small) fits beside the
 //     current one in the H100's 50 MB L2.
 // gpt2_decode_sync.cuh has the barrier and counters both kernels use; docs/gpt2-decode.md the per-stage
-// byte budget and what limits each kernel, docs/gpt2-decode-tries.md the measurements of every change. A grid that could not be
-// co-resident is refused before launch with the occupancy it needs; cudaLaunchCooperativeKernel checks it
-// again.
+// byte budget and what limits each kernel, docs/gpt2-decode-tries.md the measurements of every change. A
+// grid that could not be co-resident is refused before launch with the occupancy it needs;
+// cudaLaunchCooperativeKernel checks it again.
 #include <algorithm>
 #include <stdexcept>
 #include <string>

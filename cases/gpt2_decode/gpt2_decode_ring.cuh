@@ -253,12 +253,12 @@ struct Plan {
 #ifdef FB_SM90A_DEVICE
 namespace sm90 = ::fusebench::cuda::sm90;
 
-// Code placement (docs/llama-decode-tries.md, "Where the code sits"). kStores stores of i and kZeros stores of zero, at a
-// ring kernel's start, behind a test that is never true at run time (`never`): they move most of the rest of the
-// kernel's code, by an amount the docs list (nvcc 13.0). The fetch of a kernel this large costs by its code's
+// Code placement (docs/llama-decode-tries.md, "Where the code sits"). kStores stores of i and kZeros stores of zero,
+// at a ring kernel's start, behind a test that is never true at run time (`never`): they move most of the rest of
+// the kernel's code, by an amount the docs list (nvcc 13.0). The fetch of a kernel this large costs by its code's
 // offset within 256 bytes: 5% between the best and the worst offset in llama_decode. -DFB_LAYOUT_PAD=n and
-// -DFB_LAYOUT_PAD_Z=z override every ring kernel's counts (a measuring aid: an A/B that runs the base moved as
-// well tells a change's own cost from what moving the code costs).
+// -DFB_LAYOUT_PAD_Z=z override every ring kernel's counts (a measuring aid: an A/B that runs the base moved as well
+// tells a change's own cost from what moving the code costs).
 template <int kStores, int kZeros>
 __device__ __forceinline__ void layout_pad([[maybe_unused]] bool never) {
 #ifdef FB_LAYOUT_PAD
