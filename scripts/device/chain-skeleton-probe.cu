@@ -224,10 +224,8 @@ __global__ void __launch_bounds__(kThreads, 1) skeleton(Bufs b) {
         if (b.l2_ahead > 0 && lane == 0) {
           for (int m = l == 0 ? 0 : l + b.l2_ahead; m <= l + b.l2_ahead && m < b.layers; ++m)
             for (int j = 0; j < kPiecesPerLayer; ++j)
-              asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
-                               b.weights + ((size_t(m) * kBlocks + blockIdx.x) * kPiecesPerLayer + j) * kPieceBytes),
-                           "r"(kPieceBytes)
-                           : "memory");
+              sm90::bulk_prefetch_l2(
+                  b.weights + ((size_t(m) * kBlocks + blockIdx.x) * kPiecesPerLayer + j) * kPieceBytes, kPieceBytes);
         }
         for (int j = 0; j < kPiecesPerLayer; ++j, ring.advance()) {
           // A stage's first piece (the stages take 2, 2 and 4): when gated, only after the block's arrival

@@ -107,8 +107,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         sm90::mbar_arrive_expect_tx(bar, static_cast<unsigned>(slots) * kSlot);
         for (int s = 0; s < slots; ++s) sm90::bulk_load(sm90::smem_addr(ring + s * kSlot), big + off + s * kSlot, kSlot, bar);
       } else if (load == kPrefetch) {
-        for (int s = 0; s < slots; ++s)
-          asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(big + off + s * kSlot), "r"(kSlot) : "memory");
+        for (int s = 0; s < slots; ++s) sm90::bulk_prefetch_l2(big + off + s * kSlot, kSlot);
       }
     }
     if (threadIdx.x >= 32 && loads && load == kCpAsync) {
