@@ -3,9 +3,10 @@
 // a section from the code (`docs/NAME.md, "Section"` in a comment) names a heading of that document (the
 // start of its title, as comments shorten it). The decode notes move sections often; a reader following a
 // reference should land on what it cites.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { filesUnder } from '../support/repo-files.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -115,16 +116,11 @@ function readFrom(base: string): Docs {
   };
 }
 
-function walk(dir: string, keep: (f: string) => boolean): string[] {
-  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .filter(keep);
-}
-
-const markdown = ['README.md', ...walk('docs', (f) => f.endsWith('.md'))];
+const markdown = ['README.md', ...filesUnder(root, 'docs').filter((f) => f.endsWith('.md'))];
 const sources = ['cases', 'kernels', 'native', 'scripts', 'src', 'suites'].flatMap((d) =>
-  walk(d, (f) => /\.(ts|cc|cu|cuh|h|py|sh)$/.test(f) && !f.includes('fixtures') && !f.endsWith('docs-links.test.ts')),
+  filesUnder(root, d).filter(
+    (f) => /\.(ts|cc|cu|cuh|h|py|sh)$/.test(f) && !f.includes('fixtures') && !f.endsWith('docs-links.test.ts'),
+  ),
 );
 
 describe('documentation cross-references', () => {

@@ -3,11 +3,12 @@
 // files — includes the addon's folder native/ (the compiler's include resolution). Each check is also
 // shown to fail on a deliberate breach in a scratch tree.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { includedFiles } from '../support/include-graph.ts';
+import { filesUnder } from '../support/repo-files.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -78,14 +79,10 @@ describe('unused exports (knip)', () => {
 
 /** A case's kernel files: everything in its folder but its registration (`*_case.cc`) and its TypeScript. */
 function kernelFiles(): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
-    );
   const cpp = /\.(h|cuh|cc|cu)$/;
   return [
-    ...walk('kernels').filter((f) => cpp.test(f)),
-    ...walk('cases').filter((f) => cpp.test(f) && !f.endsWith('_case.cc')),
+    ...filesUnder(root, 'kernels').filter((f) => cpp.test(f)),
+    ...filesUnder(root, 'cases').filter((f) => cpp.test(f) && !f.endsWith('_case.cc')),
   ];
 }
 
