@@ -31,6 +31,11 @@
  *   the simulated rates: docs/measurements.md, "Gate noise").
  * - δ is never narrower than the entry's own runs alone would give (3s, the rule before pooling): a
  *   pool of quieter entries must not talk a genuinely noisy entry's band down.
+ * - The entries of a file share their machines, so the pool's degrees of freedom are capped at
+ *   `DF_PER_MACHINE` for each machine past the first, and the fused time, which moves with the machine
+ *   where the speedup does not, has a floor of its own (`FUSED_TIME_FLOOR`). Both come from checking each
+ *   of the committed H100 file's seven machines against baselines recorded on the others
+ *   (suites/unit/gate-machines.test.ts; docs/gate.md, "Machines").
  * - With no comparable entry measured twice, the rule is the entry's own, as before: 3s from two or more
  *   runs (the t factor at one degree of freedom, 90, would make δ useless), or its stored δ (5% for one
  *   run, `DEFAULT_DELTA`).
@@ -50,6 +55,28 @@ import type { BaselineEntry } from './baseline-file.ts';
  * without the machine shift a 2% floor caught 96.4%).
  */
 export const DELTA_FLOOR = 0.015;
+/**
+ * The fused time's floor. An absolute time moves with the machine where a speedup does not: two of the nine
+ * H100s measured ran the memory-bound kernels ~1.8% slower than the other seven (rmsnorm_residual 16384x4096
+ * and scale_mask_softmax in fused and unfused alike, so their speedups moved under 1%). A baseline recorded
+ * without such a machine failed every check on one at 1.5% (docs/gate.md, "Machines").
+ */
+export const FUSED_TIME_FLOOR = 0.025;
+/**
+ * Degrees of freedom a machine lends the pooled prior, past the first. Every entry of a file is recorded on
+ * the same few machines, so their spreads are not independent: 50 entries from two machines say little more
+ * about a third than a few entries would. With the prior's degrees of freedom capped at 2 per machine, the
+ * leave-machines-out check of the committed H100 file (suites/unit/gate-machines.test.ts) finds no false
+ * SLOWER from two-machine baselines, where the uncapped pool found one in every five checks.
+ */
+export const DF_PER_MACHINE = 2;
+
+/** The two settings above, which a test can vary to show what each does. */
+export interface MachineRule {
+  dfPerMachine: number;
+  fusedTimeFloor: number;
+}
+const MACHINE_RULE: MachineRule = { dfPerMachine: DF_PER_MACHINE, fusedTimeFloor: FUSED_TIME_FLOOR };
 /** δ's ceiling, so that log(1 − δ) stays finite: a band this wide no longer gates anything. */
 const DELTA_CEILING = 0.5;
 /** δ when the between-run noise is unknown (a baseline of one run, or a file that predates noise). */
@@ -83,8 +110,10 @@ interface DeltaBasis {
   runs: number;
   /** Keys of the comparable entries pooled (same case and shape first). */
   comparable: string[];
-  /** Their degrees of freedom in all (Σ runs − 1). */
+  /** Their degrees of freedom (Σ runs − 1), at most `DF_PER_MACHINE` for each machine past the first. */
   priorDf: number;
+  /** The machines their runs and the entry's were recorded on (a run without a GPU id counts as one). */
+  machines: number;
   /** Which entries were comparable: the same case and shape in other precisions, or all of the timing method. */
   scope: 'shape' | 'method';
   method: 'per-call' | 'batched';
@@ -99,12 +128,12 @@ export interface Deltas {
   basis?: DeltaBasis;
 }
 
-/** δ from recorded noise, per metric: max(floor, 3·σ_between); the default when the between-run noise is unknown. */
-export function deltaFromNoise(noise: Noise | undefined): Deltas {
+/** δ from recorded noise, per metric: max(its floor, 3·σ_between); the default when the between-run noise is unknown. */
+export function deltaFromNoise(noise: Noise | undefined, fusedTimeFloor = FUSED_TIME_FLOOR): Deltas {
   const b = noise?.betweenRuns;
   if (!noise || !b || noise.runs < 2) return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
-  const band = (sd: number) => Math.min(DELTA_CEILING, Math.max(DELTA_FLOOR, BETWEEN_RUN_SIGMAS * sd));
-  return { speedup: band(b.speedup), fusedTime: band(b.fusedTime), source: 'noise' };
+  const band = (sd: number, floor: number) => Math.min(DELTA_CEILING, Math.max(floor, BETWEEN_RUN_SIGMAS * sd));
+  return { speedup: band(b.speedup, DELTA_FLOOR), fusedTime: band(b.fusedTime, fusedTimeFloor), source: 'noise' };
 }
 
 /** One run a baseline entry was recorded from, as the entry keeps it. */
@@ -204,13 +233,18 @@ function spreadOf(e: BaselineEntry): Spread | null {
 
 interface Prior extends Spread {
   keys: string[];
+  machines: number;
   scope: 'shape' | 'method';
   /** Degrees of freedom behind the pooled speedup spread (`df` is the fused time's). */
   speedupDf: number;
 }
 
 /** The pooled spread of the entries comparable to `entry` (see the top of this file); null when none was measured twice. */
-function comparablePrior(entry: BaselineEntry, entries: Readonly<Record<string, BaselineEntry>>): Prior | null {
+function comparablePrior(
+  entry: BaselineEntry,
+  entries: Readonly<Record<string, BaselineEntry>>,
+  dfPerMachine: number,
+): Prior | null {
   const method = entry.method ?? 'per-call';
   const sameShape = (e: BaselineEntry) => e.case === entry.case && e.shape.label === entry.shape.label;
   const candidates: [string, BaselineEntry, Spread][] = [];
@@ -224,18 +258,33 @@ function comparablePrior(entry: BaselineEntry, entries: Readonly<Record<string, 
   const scope = df(shape) >= MIN_PRIOR_DF ? 'shape' : 'method';
   // Same case and shape first, so the message names the closest entries.
   const pool = scope === 'shape' ? shape : [...shape, ...candidates.filter(([, e]) => !sameShape(e))];
-  const total = df(pool);
+  // The machines behind a pool and the entry cap its degrees of freedom (DF_PER_MACHINE).
+  const machinesOf = (xs: typeof candidates) => {
+    const ids = new Set<string>();
+    for (const [key, e] of [...xs, ['', entry] as const])
+      (e.runs ?? []).forEach((r, i) => {
+        ids.add(r.deviceUuid ?? `${key}#${i}`);
+      });
+    return ids.size;
+  };
+  const capped = (xs: typeof candidates) => {
+    const n = machinesOf(xs);
+    return Math.min(df(xs), n > 1 ? dfPerMachine * (n - 1) : 0);
+  };
+  const total = capped(pool);
   if (total === 0) return null;
   // An entry whose speedup the case calls ungated (it moves with the machine) lends its fused-time spread
   // only: its speedup's would widen every other entry's band.
   const gated = pool.filter(([, e]) => e.ungatedSpeedup === undefined);
   const speedupPool = df(gated) > 0 ? gated : pool;
-  const pooled = (xs: typeof pool, m: 'speedup' | 'fusedTime') => xs.reduce((sum, [, , s]) => sum + s.df * s[m], 0) / df(xs);
+  const pooled = (xs: typeof pool, m: 'speedup' | 'fusedTime') =>
+    xs.reduce((sum, [, , s]) => sum + s.df * s[m], 0) / df(xs);
   return {
     keys: pool.map(([k]) => k),
+    machines: machinesOf(pool),
     scope,
     df: total,
-    speedupDf: df(speedupPool),
+    speedupDf: capped(speedupPool),
     speedup: pooled(speedupPool, 'speedup'),
     fusedTime: pooled(pool, 'fusedTime'),
   };
@@ -245,13 +294,17 @@ function comparablePrior(entry: BaselineEntry, entries: Readonly<Record<string, 
  * The δ an entry gates with, from its own runs and those of the comparable entries in `entries` (its
  * baseline file): the rule at the top of this file. A δ set by hand is kept.
  */
-export function entryDeltas(entry: BaselineEntry, entries: Readonly<Record<string, BaselineEntry>>): Deltas {
+export function entryDeltas(
+  entry: BaselineEntry,
+  entries: Readonly<Record<string, BaselineEntry>>,
+  rule: MachineRule = MACHINE_RULE,
+): Deltas {
   if (entry.toleranceSource === 'hand')
     return { speedup: entry.tolerance, fusedTime: entry.fusedTimeTolerance ?? entry.tolerance, source: 'hand' };
   const own = spreadOf(entry);
-  const prior = comparablePrior(entry, entries);
+  const prior = comparablePrior(entry, entries, rule.dfPerMachine);
   if (!prior) {
-    if (own) return deltaFromNoise(entry.noise ?? runNoise(entry.runs ?? []));
+    if (own) return deltaFromNoise(entry.noise ?? runNoise(entry.runs ?? []), rule.fusedTimeFloor);
     // Nothing measured twice: the stored δ (the default, or a reported entry's own), unless it was derived from entries since removed.
     if (entry.toleranceSource === 'comparable')
       return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
@@ -260,9 +313,11 @@ export function entryDeltas(entry: BaselineEntry, entries: Readonly<Record<strin
   const band = (m: 'speedup' | 'fusedTime') => {
     const priorDf = m === 'speedup' ? prior.speedupDf : prior.df;
     const df = priorDf + (own?.df ?? 0);
+    if (df === 0) return DEFAULT_DELTA; // a pool whose runs all came from one machine, and one run of the entry
     const shrunk = (priorDf * prior[m] + (own ? own.df * own[m] : 0)) / df;
     const alone = own ? BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]) : 0;
-    return Math.min(DELTA_CEILING, Math.max(DELTA_FLOOR, deltaFactor(df) * Math.sqrt(shrunk), alone));
+    const floor = m === 'speedup' ? DELTA_FLOOR : rule.fusedTimeFloor;
+    return Math.min(DELTA_CEILING, Math.max(floor, deltaFactor(df) * Math.sqrt(shrunk), alone));
   };
   return {
     speedup: band('speedup'),
@@ -272,6 +327,7 @@ export function entryDeltas(entry: BaselineEntry, entries: Readonly<Record<strin
       runs: entry.noise?.runs ?? entry.runs?.length ?? 1,
       comparable: prior.keys,
       priorDf: prior.df,
+      machines: prior.machines,
       scope: prior.scope,
       method: entry.method ?? 'per-call',
     },
@@ -297,7 +353,7 @@ export function deltaOrigin(d: Deltas, runs: number): string {
       if (!b) return 'from comparable entries';
       const n = b.comparable.length;
       const named = b.comparable.slice(0, NAMED).join(', ') + (n > NAMED ? `, and ${n - NAMED} more` : '');
-      const which = `${n} comparable ${b.method} ${n === 1 ? 'entry' : 'entries'} (${named})`;
+      const which = `${n} comparable ${b.method} ${n === 1 ? 'entry' : 'entries'} (${named}) on ${b.machines} machines`;
       return b.runs < 2
         ? `from the spread of ${which}, one run recorded`
         : `from the noise of ${b.runs} runs, pooled with ${which}`;

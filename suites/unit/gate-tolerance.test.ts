@@ -15,6 +15,7 @@ import {
   DELTA_FLOOR,
   deltaFactor,
   entryDeltas,
+  FUSED_TIME_FLOOR,
   runNoise,
   studentTQuantile,
 } from '../../src/gate/tolerance.ts';
@@ -99,12 +100,12 @@ describe('δ of the H100 entries at 2547f23', () => {
     expect(d.speedup).toBeGreaterThan(0.073);
   });
 
-  test('a per-call entry recorded once gets the per-call entries’ spread: the floor, as the large shapes move under 1%', () => {
+  test('a per-call entry recorded once gets the per-call entries’ spread: the floors, as the large shapes move under 1%', () => {
     const d = entryDeltas(at('bias_gelu/16384x3072/bf16'), entries);
     expect(d.source).toBe('comparable');
     expect(d.basis?.method).toBe('per-call');
     expect(d.basis?.comparable[0]).toBe('bias_gelu/16384x3072/fp32'); // the same shape comes first
-    expect(d).toMatchObject({ speedup: DELTA_FLOOR, fusedTime: DELTA_FLOOR });
+    expect(d).toMatchObject({ speedup: DELTA_FLOOR, fusedTime: FUSED_TIME_FLOOR });
   });
 });
 
@@ -122,7 +123,8 @@ describe('pooling an entry’s own runs with comparable entries', () => {
     expect(entryDeltas(lucky, file(lucky)).speedup).toBe(DELTA_FLOOR); // alone: the rule before
     const d = entryDeltas(lucky, file(lucky, ...noisy));
     expect(d.source).toBe('comparable');
-    expect(d.basis?.priorDf).toBe(3);
+    // Three comparable entries, one degree of freedom each, but all recorded on the same two machines: 2.
+    expect(d.basis).toMatchObject({ priorDf: 2, machines: 2 });
     expect(d.speedup).toBeGreaterThan(0.05);
   });
 
@@ -131,7 +133,8 @@ describe('pooling an entry’s own runs with comparable entries', () => {
     const loud = entry('d', '1K', 'fp32', [1.7, 1.9, 2.1]);
     const d = entryDeltas(loud, file(loud, ...quiet));
     const own = BETWEEN_RUN_SIGMAS * (loud.noise.betweenRuns?.speedup as number);
-    expect(d.speedup).toBeCloseTo(own, 9);
+    expect(d.speedup).toBeGreaterThanOrEqual(own);
+    expect(d.speedup).toBeLessThan(1.02 * own);
   });
 
   test('the same shape in other precisions is the prior alone once it holds 3 degrees of freedom', () => {
@@ -196,7 +199,7 @@ describe('the verdict says where δ came from, and the update stores the same δ
     const g = gateCase(run(1.07), h100, device, settings);
     expect(g.status).not.toBe('SLOWER');
     expect(g.message).toContain(
-      'δ from the spread of 2 comparable batched entries (gelu_scale/1K/fp32, gelu_scale/1M/fp32), one run recorded',
+      'δ from the spread of 2 comparable batched entries (gelu_scale/1K/fp32, gelu_scale/1M/fp32) on 3 machines, one run recorded',
     );
     expect(g.speedup?.delta).toBeCloseTo(entryDeltas(base, entries).speedup, 9);
   });

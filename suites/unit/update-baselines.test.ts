@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isTempFile, writeFileAtomic } from '../../src/base/atomic-write.ts';
 import { formatJson } from '../../src/base/json-format.ts';
+import { MAX_BASELINE_PAIRS } from '../../src/gate/baseline-consistency.ts';
 import { baselineFileSchema, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
 import { outcomeLines, recordBaselines } from '../../src/gate/record-baselines.ts';
-import { DELTA_FLOOR } from '../../src/gate/tolerance.ts';
-import { MAX_BASELINE_PAIRS } from '../../src/gate/baseline-consistency.ts';
+import { DELTA_FLOOR, FUSED_TIME_FLOOR } from '../../src/gate/tolerance.ts';
 import { thin, updateBaselines } from '../../src/gate/update.ts';
 import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
 import { measuredCase } from '../support/measured-case.ts';
@@ -188,7 +188,7 @@ describe('a baseline recorded from several runs: noise-aware δ', () => {
     });
   });
 
-  test('a second run adds its estimate; δ = max(floor, 3 × the spread between the runs)', () => {
+  test('a second run adds its estimate; δ = max(its floor, 3 × the spread between the runs)', () => {
     const e = two.entries['gelu_scale/16M/fp32'];
     expect(e?.runs).toHaveLength(2);
     expect(e?.runs?.[1]?.deviceUuid).toBe('GPU-2');
@@ -197,7 +197,7 @@ describe('a baseline recorded from several runs: noise-aware δ', () => {
     expect(e?.noise?.betweenRuns?.fusedTime).toBeCloseTo(spread, 3);
     expect(e?.noise?.betweenRuns?.speedup).toBeCloseTo(spread, 2);
     expect(e?.toleranceSource).toBe('noise');
-    expect(e?.fusedTimeTolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * spread), 4);
+    expect(e?.fusedTimeTolerance).toBeCloseTo(Math.max(FUSED_TIME_FLOOR, 3 * spread), 4);
     expect(e?.tolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * (e?.noise?.betweenRuns?.speedup ?? 0)), 4);
     expect(e?.fusedMedianMs).toBeCloseTo(0.1717, 3); // the entry's samples and medians are the latest run's
   });
