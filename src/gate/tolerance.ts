@@ -267,11 +267,9 @@ function comparablePrior(
       });
     return ids.size;
   };
-  const capped = (xs: typeof candidates) => {
-    const n = machinesOf(xs);
-    return Math.min(df(xs), n > 1 ? dfPerMachine * (n - 1) : 0);
-  };
-  const total = capped(pool);
+  const capped = (xs: typeof candidates, n = machinesOf(xs)) => Math.min(df(xs), n > 1 ? dfPerMachine * (n - 1) : 0);
+  const machines = machinesOf(pool);
+  const total = capped(pool, machines);
   if (total === 0) return null;
   // An entry whose speedup the case calls ungated (it moves with the machine) lends its fused-time spread
   // only: its speedup's would widen every other entry's band.
@@ -281,7 +279,7 @@ function comparablePrior(
     xs.reduce((sum, [, , s]) => sum + s.df * s[m], 0) / df(xs);
   return {
     keys: pool.map(([k]) => k),
-    machines: machinesOf(pool),
+    machines,
     scope,
     df: total,
     speedupDf: capped(speedupPool),

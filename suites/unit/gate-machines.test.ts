@@ -52,14 +52,16 @@ function crossValidate(size: number, rule?: MachineRule) {
       const runs = (e.runs ?? []).filter((r) => set.includes(r.deviceUuid as string));
       if (runs.length >= size) file[key] = { ...e, runs, noise: runNoise(runs) };
     }
+    // δ depends on the set alone: derived once, for every machine checked against it.
+    const deltas = new Map(Object.entries(file).map(([key, e]) => [key, entryDeltas(e, file, rule)]));
     for (const machine of MACHINES.filter((m) => !set.includes(m))) {
       suites++;
       let any = false;
       for (const [key, e] of Object.entries(file)) {
         const check = h100[key]?.runs?.find((r) => r.deviceUuid === machine);
         const base = e.runs?.[e.runs.length - 1];
-        if (!check || !base) continue;
-        const d = entryDeltas(e, file, rule);
+        const d = deltas.get(key);
+        if (!check || !base || !d) continue;
         const halfWidth = Z99_OVER_Z95 * Math.hypot(check.halfWidth, base.halfWidth);
         const shifts = {
           speedup: Math.log(check.speedup / base.speedup),
