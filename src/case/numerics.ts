@@ -44,7 +44,8 @@ export function nonFiniteReport(
 
 /**
  * Compares `out` with `ref`. A NaN or infinite output (including the poison NaN of an element
- * never written) fails immediately and names the index and value.
+ * never written) fails immediately and names the index and value. `bound`, when given, is each
+ * element's own error bound (a BoundedReference's), allowed where it exceeds atol + rtol·|ref|.
  */
 export function compare(
   out: Float32Array,
@@ -53,17 +54,21 @@ export function compare(
   label = 'output',
   /** When out and ref hold sampled elements: their flat indices in the full output (for reports). */
   indices?: Uint32Array,
+  bound?: Float64Array,
 ): NumericsReport {
   const at = (i: number) => (indices ? (indices[i] as number) : i);
   const relFloor = tol.rtol > 0 ? tol.atol / tol.rtol : Number.POSITIVE_INFINITY;
-  if (out.length !== ref.length) {
+  if (out.length !== ref.length || (bound && bound.length !== ref.length)) {
     return {
       elements: out.length,
       maxAbsError: Number.NaN,
       maxRelError: Number.NaN,
       worstIndex: -1,
       relL2: Number.NaN,
-      failure: `${label}: length ${out.length} differs from the reference's ${ref.length}`,
+      failure:
+        out.length !== ref.length
+          ? `${label}: length ${out.length} differs from the reference's ${ref.length}`
+          : `${label}: the reference's bound has ${bound?.length} elements; its values ${ref.length}`,
     };
   }
   let maxAbs = 0;
@@ -84,7 +89,7 @@ export function compare(
     if (err > maxAbs) maxAbs = err;
     const ar = Math.abs(r);
     if (ar > relFloor && err / ar > maxRel) maxRel = err / ar;
-    const ratio = err / (tol.atol + tol.rtol * ar);
+    const ratio = err / Math.max(tol.atol + tol.rtol * ar, bound ? (bound[i] as number) : 0);
     if (ratio > worstRatio) {
       worstRatio = ratio;
       worst = i;
@@ -101,9 +106,10 @@ export function compare(
   if (worstRatio > 1) {
     const o = out[worst] as number;
     const r = ref[worst] as number;
+    const b = bound ? (bound[worst] as number) : 0;
     report.failure =
       `${label}[${at(worst)}] = ${o} but the reference is ${r}: |error| ${Math.abs(o - r).toExponential(3)} exceeds ` +
-      `atol ${tol.atol} + rtol ${tol.rtol}·|ref|`;
+      `atol ${tol.atol} + rtol ${tol.rtol}·|ref|${b > 0 ? ` and the element's own bound ${b.toExponential(3)}` : ''}`;
   }
   return report;
 }

@@ -42,12 +42,26 @@ export interface SampledReference {
   values: Float64Array;
   /** What was sampled, for reports, e.g. "48 of 16,384 rows". */
   note: string;
+  /** Per sampled element, as in a BoundedReference. */
+  bound?: Float64Array;
+}
+
+/**
+ * A whole reference whose elements each carry an error bound: what the kernels' float32 arithmetic can
+ * cost at that element, for a formula whose conditioning a tolerance of atol + rtol·|ref| cannot model (a
+ * LayerNorm row of nearly equal values: rstd up to 1/√ε amplifies the roundings of h and its mean). The
+ * comparison allows the larger of atol + rtol·|ref| and the bound, so the bound matters only where the
+ * element is ill-conditioned.
+ */
+export interface BoundedReference {
+  values: Float64Array;
+  bound: Float64Array;
 }
 
 /** Input buffers by name. */
 export type Inputs = Record<string, Float32Array>;
 /** The float64 reference of each checked output buffer, whole or sampled. */
-export type References = Record<string, Float64Array | SampledReference>;
+export type References = Record<string, Float64Array | BoundedReference | SampledReference>;
 
 /**
  * One comparison of a case (its fused variant against its unfused twin) in one precision: what the

@@ -5,7 +5,7 @@
  * covers every column, every k and every epilogue term, while the spread of rows (first, last and one
  * per stratum in between, at varied offsets) covers the row tiles.
  */
-import type { SampledReference } from '../case/types.ts';
+import type { BoundedReference, SampledReference } from '../case/types.ts';
 
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
@@ -109,36 +109,48 @@ const MAX_SAMPLED_INDEX = 2 ** 32 - 1;
 /**
  * The reference of an output of `totalRows` rows of `rowLength` elements, computed for the rows
  * `rows` (sorted, distinct) by `computeRow(row)`: the whole Float64Array when `rows` is every row,
- * otherwise a SampledReference of those rows' elements, noted e.g. "32 of 16,384 rows".
+ * otherwise a SampledReference of those rows' elements, noted e.g. "32 of 16,384 rows". A row with a
+ * bound (a BoundedReference: every row of one output has one, or none does) makes the whole a
+ * BoundedReference and the sample carry the bound.
  */
 export function rowsReference(
   totalRows: number,
   rowLength: number,
   rows: readonly number[],
-  computeRow: (row: number) => Float64Array,
+  computeRow: (row: number) => Float64Array | BoundedReference,
   note = `${rows.length.toLocaleString('en-US')} of ${totalRows.toLocaleString('en-US')} rows`,
-): Float64Array | SampledReference {
-  const put = (target: Float64Array, at: number, row: number) => {
-    const values = computeRow(row);
-    if (values.length !== rowLength) {
-      throw new Error(`row ${row} of the reference has ${values.length} values; expected ${rowLength}`);
-    }
-    target.set(values, at);
-  };
-  if (rows.length === totalRows) {
-    const whole = new Float64Array(totalRows * rowLength);
-    for (const row of rows) put(whole, row * rowLength, row);
-    return whole;
-  }
+): Float64Array | BoundedReference | SampledReference {
+  const whole = rows.length === totalRows;
   const last = rows.length > 0 ? (rows[rows.length - 1] as number) : 0;
-  if ((last + 1) * rowLength - 1 > MAX_SAMPLED_INDEX) {
+  if (!whole && (last + 1) * rowLength - 1 > MAX_SAMPLED_INDEX) {
     throw new Error(`row ${last} of ${rowLength} elements is past the 32-bit indices of a sampled reference`);
   }
+  const size = rows.length * rowLength;
+  const values = new Float64Array(size);
+  let bound: Float64Array | undefined;
+  for (const [i, row] of rows.entries()) {
+    const computed = computeRow(row);
+    const [v, s] = computed instanceof Float64Array ? [computed, undefined] : [computed.values, computed.bound];
+    if (v.length !== rowLength) {
+      throw new Error(`row ${row} of the reference has ${v.length} values; expected ${rowLength}`);
+    }
+    if (s && s.length !== rowLength) {
+      throw new Error(`row ${row} of the reference has a bound of ${s.length} values; expected ${rowLength}`);
+    }
+    if (i === 0 && s) bound = new Float64Array(size);
+    if (Boolean(s) !== Boolean(bound)) {
+      throw new Error(
+        `row ${row} of the reference ${s ? 'has' : 'lacks'} a bound; row ${rows[0]} ${s ? 'lacks' : 'has'} one`,
+      );
+    }
+    const at = (whole ? row : i) * rowLength;
+    values.set(v, at);
+    if (s) bound?.set(s, at);
+  }
+  if (whole) return bound ? { values, bound } : values;
   const indices = new Uint32Array(rows.length * rowLength);
-  const values = new Float64Array(rows.length * rowLength);
   for (const [i, row] of rows.entries()) {
     for (let j = 0; j < rowLength; j++) indices[i * rowLength + j] = row * rowLength + j;
-    put(values, i * rowLength, row);
   }
-  return { indices, values, note };
+  return { indices, values, note, ...(bound ? { bound } : {}) };
 }

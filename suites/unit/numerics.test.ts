@@ -24,6 +24,20 @@ describe('compare with a float64 reference', () => {
     expect(r.failure).toMatch(/\[0\] is Infinity/);
   });
 
+  test("an element's own error bound applies where it exceeds the tolerance, and only there", () => {
+    const ref = new Float64Array([1, 2]);
+    const bound = new Float64Array([1e-3, 1e-9]);
+    expect(compare(new Float32Array([1.0005, 2]), ref, tol, 'y', undefined, bound).failure).toBeUndefined();
+    // below the tolerance a bound narrows nothing: the second element keeps atol + rtol·|ref|
+    expect(compare(new Float32Array([1, 2.00002]), ref, tol, 'y', undefined, bound).failure).toBeUndefined();
+    expect(compare(new Float32Array([1.002, 2]), ref, tol, 'y', undefined, bound).failure).toMatch(
+      /^y\[0\] = 1\.00\d+ but the reference is 1: \|error\| 2\.0\d+e-3 exceeds atol 0\.00001 \+ rtol 0\.00001·\|ref\| and the element's own bound 1\.000e-3$/,
+    );
+    expect(compare(new Float32Array([1, 2]), ref, tol, 'y', undefined, new Float64Array(3)).failure).toMatch(
+      /bound has 3 elements/,
+    );
+  });
+
   test('an error beyond tolerance fails with the index, value and reference', () => {
     const r = compare(new Float32Array([1, 2.001]), new Float64Array([1, 2]), tol, 'y');
     expect(r.failure).toMatch(/y\[1\] = 2\.00\d+ but the reference is 2/);

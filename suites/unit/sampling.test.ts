@@ -4,6 +4,7 @@ import {
   elementsReference,
   REFERENCE_ELEMENTS,
   referenceRows,
+  rowsReference,
   sampleRows,
   spreadIndices,
 } from '../../src/reference/sampling.ts';
@@ -73,6 +74,33 @@ describe('references at GPU sizes', () => {
   });
 });
 
+describe('rowsReference with error bounds', () => {
+  const row = (r: number) => ({ values: new Float64Array([r, r + 0.5]), bound: new Float64Array([r / 10, 0]) });
+
+  test('every row: a whole BoundedReference, each row at its place', () => {
+    expect(rowsReference(3, 2, [0, 1, 2], row)).toEqual({
+      values: new Float64Array([0, 0.5, 1, 1.5, 2, 2.5]),
+      bound: new Float64Array([0, 0, 0.1, 0, 0.2, 0]),
+    });
+  });
+
+  test('some rows: the sample carries the bound of each sampled element', () => {
+    const sampled = rowsReference(5, 2, [1, 4], row);
+    expect(sampled).toMatchObject({
+      indices: new Uint32Array([2, 3, 8, 9]),
+      bound: new Float64Array([0.1, 0, 0.4, 0]),
+    });
+  });
+
+  test('rows with and without a bound in one output are refused, naming the rows', () => {
+    const mixed = (r: number) => (r === 0 ? row(r) : new Float64Array([r, r]));
+    expect(() => rowsReference(2, 2, [0, 1], mixed)).toThrow('row 1 of the reference lacks a bound; row 0 has one');
+    expect(() =>
+      rowsReference(2, 2, [0, 1], () => ({ values: new Float64Array(2), bound: new Float64Array(1) })),
+    ).toThrow('row 0 of the reference has a bound of 1 values; expected 2');
+  });
+});
+
 describe('references at the test shapes', () => {
   // The block's reference covers the last batch element only (the others differ in nothing but their
   // inputs): every position of it at the test shapes.
@@ -87,7 +115,8 @@ describe('references at the test shapes', () => {
         const dims = [...shape];
         const counts = new Map(caseBuffers(def.nativeCase, def.dtype, dims).map((b) => [b.name, b.count]));
         for (const [name, ref] of Object.entries(def.reference(def.inputs(dims, 1), dims))) {
-          const covered = ref instanceof Float64Array ? ref.length : ref.indices.length;
+          const covered =
+            ref instanceof Float64Array ? ref.length : 'indices' in ref ? ref.indices.length : ref.values.length;
           expect(covered, `${def.name} [${dims.join(', ')}] ${name}`).toBe(
             covers(def.name, dims, counts.get(name) ?? 0),
           );
