@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-// Exits 1 naming the Node version needed when this one is too old.
+// Exits 2 naming the Node version needed when this one is too old (nothing is judged).
 createRequire(import.meta.url)('../scripts/require-node.cjs');
 
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));

