@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { logText } from '../base/log-text.ts';
 import {
   actionlint,
   configuredLabels,
@@ -60,7 +61,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
     if (withShellcheck) findings.push(...shellcheck(runScripts(text, file)));
   }
   findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
-  for (const f of findings) console.log(`${f.file}:${f.line}:${f.column}: ${f.message} [${f.kind}]`);
+  // A finding quotes the workflow (a job's key, a step's script): one line each, no workflow command, no escape.
+  for (const f of findings) console.log(logText(`${f.file}:${f.line}:${f.column}: ${f.message} [${f.kind}]`, 10_000));
   const checked = withShellcheck ? 'actionlint + shellcheck' : 'actionlint only (shellcheck not found)';
   console.log(`lint:workflows: ${files.length} file(s), ${findings.length} problem(s); ${checked}`);
   return findings.length > 0 ? EXIT.regression : EXIT.ok;

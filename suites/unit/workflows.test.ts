@@ -68,6 +68,24 @@ describe('the workflow linter', () => {
     expect(found[0]?.message).toMatch(/SC2086.*job a, step 2/);
   });
 
+  test.skipIf(!withShellcheck)("a job's key prints as text, never as a workflow command or an escape", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-lint-'));
+    const file = join(dir, 'w.yml');
+    const key = 'a\n::error::INJECTED\u001b[31m';
+    writeFileSync(
+      file,
+      `on: push\njobs:\n  ${JSON.stringify(key)}:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $foo\n`,
+    );
+    const r = spawnSync(process.execPath, ['bin/fusebench.mjs', 'lint-workflows', file], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toContain('INJECTED');
+    expect(r.stdout).not.toMatch(/^::/m);
+    expect(r.stdout).not.toContain('\u001b');
+  });
+
   test('masks expressions without moving columns', () => {
     expect(maskExpressions(`echo "${expr('a.b')}" x`)).toBe('echo "__________" x');
   });
