@@ -33,17 +33,34 @@ export const RESULTS_JSON = 'fusebench-results.json';
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
 
 const interval = z.object({ estimate: z.number(), lo: z.number(), hi: z.number(), confidence: z.number() });
+/**
+ * A time in ms as a run measures it: positive and under a day. Zero, negative or absurd times would reach the
+ * reports as NaN or Infinity, and the statistics (logs of ratios) would judge them.
+ */
+const ms = z.number().positive().max(86_400_000);
 const summary = z.object({
-  n: z.number().int(),
-  median: z.number(),
-  mean: z.number(),
-  min: z.number(),
-  max: z.number(),
-  p10: z.number(),
-  p90: z.number(),
-  relMad: z.number(),
+  n: z.number().int().positive(),
+  median: ms,
+  mean: ms,
+  min: ms,
+  max: ms,
+  p10: ms,
+  p90: ms,
+  relMad: z.number().nonnegative(),
 });
-const traffic = z.object({ bytes: z.number(), launches: z.number().int() });
+/** Paired samples of two timings, `a` and `b`: at least one pair, and as many of one as of the other. */
+function pairedSamples<A extends string, B extends string>(a: A, b: B) {
+  const times = z.array(ms).min(1, 'expected at least one sample');
+  return z
+    .object({ [a]: times, [b]: times } as Record<A | B, typeof times>)
+    .refine((s) => (s as Record<A | B, number[]>)[a].length === (s as Record<A | B, number[]>)[b].length, {
+      error: (issue) => {
+        const s = issue.input as Record<A | B, unknown[]>;
+        return `${a} and ${b} hold ${s[a].length} and ${s[b].length} samples; paired samples come in pairs`;
+      },
+    });
+}
+const traffic = z.object({ bytes: z.number().nonnegative(), launches: z.number().int().nonnegative() });
 const numericsReport = z.object({
   elements: z.number(),
   maxAbsError: z.number(),
@@ -133,7 +150,7 @@ const caseResultSchema = z.object({
       stopReason: z.enum(['converged', 'budget']),
       wallMs: z.number(),
       budgetMs: z.number(),
-      samples: z.object({ unfused: z.array(z.number()), fused: z.array(z.number()) }),
+      samples: pairedSamples('unfused', 'fused'),
     })
     .optional(),
   speedup: interval.optional(),
@@ -159,7 +176,7 @@ const caseResultSchema = z.object({
       unfused: summary,
       fused: summary,
       speedup: interval,
-      samples: z.object({ unfused: z.array(z.number()), fused: z.array(z.number()) }),
+      samples: pairedSamples('unfused', 'fused'),
     })
     .optional(),
   /**
@@ -177,7 +194,7 @@ const caseResultSchema = z.object({
         fused: summary,
         /** The fused variant's speedup over the graph twin. */
         speedup: interval,
-        samples: z.object({ graph: z.array(z.number()), fused: z.array(z.number()) }),
+        samples: pairedSamples('graph', 'fused'),
         /**
          * Whether the graph's launches of our kernels went with programmatic dependent launch (PDL: each may
          * start while the kernel ahead of it finishes, then waits for it on the device) and the recorded

@@ -40,6 +40,13 @@ describe('reading a results file', () => {
     ['an unknown verdict', ['cases', 0, 'gate'], { status: 'WORSE' }, 'cases[0].gate.status'],
     ['a copy bandwidth of zero', ['device', 'copyBandwidthGBs'], 0, 'device.copyBandwidthGBs'],
     ['a negative matrix peak', ['device', 'matrixPeakTFlops'], { bf16: -5 }, 'device.matrixPeakTFlops.bf16'],
+    // Samples the statistics cannot pair, or times no run measures: refused here, not as NaN in a report or
+    // as a message naming neither file nor field from the bootstrap.
+    ['no samples', ['cases', 2, 'timing', 'samples'], { unfused: [], fused: [] }, 'cases[2].timing.samples.unfused'],
+    ['unequal samples', ['cases', 2, 'timing', 'samples', 'fused'], [1, 2], 'cases[2].timing.samples'],
+    ['a negative sample', ['cases', 2, 'timing', 'samples', 'fused', 0], -1, 'cases[2].timing.samples.fused[0]'],
+    ['an absurd sample', ['cases', 2, 'timing', 'samples', 'fused', 0], 1e308, 'cases[2].timing.samples.fused[0]'],
+    ['a zero median', ['cases', 2, 'timing', 'fused', 'median'], 0, 'cases[2].timing.fused.median'],
   ] as [string, Path, unknown, string][])('%s is refused naming the file and the field', (what, path, value, field) => {
     const file = edited(`${what.replace(/ /g, '-')}.json`, path, value);
     expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
