@@ -38,8 +38,12 @@ Napi::Value linear_row(const Napi::CallbackInfo& info) {
   const auto w = info[1].As<Napi::Float32Array>();
   const double nd = info[3].As<Napi::Number>().DoubleValue();
   const size_t k = a.ElementLength();
-  if (!(nd >= 0) || nd != static_cast<double>(static_cast<size_t>(nd)) || (k > 0 && nd > w.ElementLength() / k))
-    throw Napi::RangeError::New(env, "Expected n with n·a.length at most w.length");
+  // An empty a is taken as k = 1 for the bound, so n never exceeds an array that exists: an unbounded n would
+  // make V8's allocation of y fail, which aborts the process instead of throwing.
+  const size_t k_bound = k > 0 ? k : 1;
+  if (!(nd >= 0) || nd > 9007199254740991.0 || nd != static_cast<double>(static_cast<size_t>(nd)) ||
+      nd > static_cast<double>(w.ElementLength() / k_bound))
+    throw Napi::RangeError::New(env, "Expected n with n·max(a.length, 1) at most w.length");
   const size_t n = static_cast<size_t>(nd);
   const float* bias = nullptr;
   if (!info[2].IsUndefined()) {

@@ -2,7 +2,7 @@
 // message: copy-probe counts and samples, injection passes and spins, the injected variant's name, and a
 // recorded graph's facts asked for before any graph was recorded.
 import { describe, expect, test } from 'vitest';
-import { copyTimes, Workspace } from '../../src/addon/native.ts';
+import { copyTimes, nativeLinearRow, Workspace } from '../../src/addon/native.ts';
 
 // This process's CPU backend (created by the first native call below) gets 256 MiB: its cache-flush
 // buffer stays small, and the memory check is the same one a full-size backend makes.
@@ -23,6 +23,24 @@ describe('native counts are bounded in the facade', () => {
   test('a copy count past the backend’s memory is refused by the native side, naming the limit', () => {
     expect(() => copyTimes('cpu', 2 ** 50, 1, 'runtime')).toThrow(
       /copy probe: two buffers of [\d,]+ floats exceed [\d,]+ bytes/,
+    );
+  });
+
+  test.each([
+    [0, 2 ** 40],
+    [0, 5],
+    [3, 2],
+    [2, -1],
+    [2, Number.NaN],
+  ])('linearRow with a of %i values and n %d past w is refused, not an abort', (k, n) => {
+    expect(() => nativeLinearRow(new Float64Array(k), new Float32Array(4), undefined, n)).toThrow(
+      'Expected n with n·max(a.length, 1) at most w.length',
+    );
+  });
+
+  test('linearRow within bounds: an empty a gives the bias', () => {
+    expect(nativeLinearRow(new Float64Array(0), new Float32Array(4), new Float32Array([1, 2]), 2)).toEqual(
+      new Float64Array([1, 2]),
     );
   });
 
