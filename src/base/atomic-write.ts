@@ -105,8 +105,11 @@ export function writeFileAtomic(path: string, content: string): void {
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let mode: number | undefined;
   try {
-    mode = statSync(file).mode & 0o777;
-  } catch {
+    const st = statSync(file);
+    mode = st.mode & 0o777;
+    if (st.isDirectory()) throw new Error(`${path} is a folder; expected the path of a file to write`);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     // A new file: the default mode.
   }
   const forget = removeOnSignal(tmp);

@@ -5,6 +5,7 @@
  * (a usage error, a file that cannot be read, or files that differ in device model or schema version; the
  * message says which).
  */
+import { existsSync, statSync } from 'node:fs';
 import { writeFileAtomic } from '../base/atomic-write.ts';
 import { decimalArg, UsageError } from '../base/cli-args.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
@@ -48,10 +49,14 @@ export async function main(argv: string[]): Promise<ExitCode> {
     throw new UsageError(`Expected two results files, base then head; got ${parsed.positionals.length}\n\n${HELP}`);
   }
   const delta = parseDelta(parsed.values.delta);
+  const out = parsed.values.markdown;
+  // Before the comparison: a SLOWER verdict must not be lost to a write that could not succeed.
+  if (out && existsSync(out) && statSync(out).isDirectory()) {
+    throw new UsageError(`--markdown ${out} is a folder; expected the path of a file to write`);
+  }
   const { base, head } = loadPair(baseFile, headFile);
   const cmp = compareResults(base.results, head.results, delta);
   console.log(renderCompareConsole(cmp, base, head, colorEnabled(process.stdout)));
-  const out = parsed.values.markdown;
   if (out) {
     writeFileAtomic(out, renderCompareMarkdown(cmp, base, head));
     console.log(`wrote ${out}`);

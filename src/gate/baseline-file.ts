@@ -6,7 +6,7 @@
  * entry whose numbers contradict each other is refused (baseline-consistency.ts).
  */
 
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isTempFile } from '../base/atomic-write.ts';
@@ -201,6 +201,7 @@ export function entryKey(caseName: string, shapeLabel: string, dtype: Dtype): st
  */
 export function validateBaselineDir(dir: string): void {
   if (!existsSync(dir)) return;
+  if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder: expected the folder of baseline files`);
   // Only baseline files: not the temporary files of a write in progress or killed, nor hidden files.
   const files = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.') && !isTempFile(n));
   for (const name of files) {

@@ -54,12 +54,19 @@ function readHolder(lock: string): Found {
     text = readFileSync(lock, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
-    throw e;
+    throw new Error(`cannot read the lock ${lock} (${(e as Error).message}); it must be a file, or absent`);
   }
   try {
     const h = JSON.parse(text) as Partial<LockHolder>;
-    if (typeof h.pid === 'number' && typeof h.host === 'string' && typeof h.started === 'string') {
-      return { holder: { pid: h.pid, host: h.host, started: h.started, command: String(h.command ?? '') } };
+    // A pid of 0 or below names no process: kill(0 or −n, 0) asks about a group and would always say alive.
+    const pid = h.pid;
+    if (
+      Number.isSafeInteger(pid) &&
+      (pid as number) > 0 &&
+      typeof h.host === 'string' &&
+      typeof h.started === 'string'
+    ) {
+      return { holder: { pid: pid as number, host: h.host, started: h.started, command: String(h.command ?? '') } };
     }
   } catch {
     // Half-written or not ours: judged by age below.

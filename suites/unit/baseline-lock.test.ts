@@ -2,7 +2,7 @@
 // lock fails with its holder named, a dead holder's lock is taken over, and a write interrupted by
 // SIGTERM or SIGKILL leaves the old file or the new one and no temporary file behind.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -122,6 +122,30 @@ describe('a lock held by a live process', () => {
     const { file } = held('gpu-07');
     await expect(recordBaselines(file, results('x'), 'c', { waitMs: 0, warn: () => {} })).rejects.toThrow(
       /pid \d+ on gpu-07 .*fusebench cannot see processes on gpu-07; if none is updating baselines there, delete .*\.lock/,
+    );
+  });
+});
+
+describe('a lock that names no process', () => {
+  test.each([0, -1, 1.5])('a holder of pid %d is no holder: an old lock of it is taken over', async (pid) => {
+    const dir = tmp();
+    const file = join(dir, 'test-cpu.json');
+    const holder = { pid, host: hostname(), started: '2026-11-23T01:02:03.000Z', command: 'x' };
+    writeFileSync(lockPath(file), JSON.stringify(holder));
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(lockPath(file), hourAgo, hourAgo);
+    const warned: string[] = [];
+    await recordBaselines(file, results('x'), 'c', { waitMs: 50, pollMs: 10, warn: (m) => warned.push(m) });
+    expect(entries(file)).toEqual([key('x')]);
+    expect(warned.join('\n')).toMatch(/took over the lock .*: it names no holder/);
+  });
+
+  test('a lock path that is a folder is refused, naming it and what it must be', async () => {
+    const dir = tmp();
+    const file = join(dir, 'test-cpu.json');
+    mkdirSync(lockPath(file));
+    await expect(recordBaselines(file, results('x'), 'c', { waitMs: 50, pollMs: 10, warn: () => {} })).rejects.toThrow(
+      `cannot read the lock ${lockPath(file)} (EISDIR: illegal operation on a directory, read); it must be a file, or absent`,
     );
   });
 });

@@ -150,4 +150,21 @@ describe('exit codes', () => {
     expect(r.code).toBe(EXIT.usage);
     expect(r.stderr).toContain('no_such_case');
   });
+
+  test('a folder where a file is to be written, or a file where a folder is to be read, is exit 2 naming it', () => {
+    const dir = tmp();
+    const run = join(fixtures, 'h200-gate-run.json');
+    const inject = join(fixtures, 'h200-gate-inject.json');
+    // compare: refused before the comparison, so a SLOWER verdict is never printed and then lost to a failed write
+    const cmp = fusebench(['compare', run, inject, '--markdown', dir]);
+    expect(cmp.code).toBe(EXIT.usage);
+    expect(cmp.stderr).toBe(`fusebench: --markdown ${dir} is a folder; expected the path of a file to write\n`);
+    expect(cmp.stdout).toBe('');
+    const comment = fusebench(['comment', '--results', run, '--out', dir]);
+    expect(comment.code).toBe(EXIT.usage);
+    expect(comment.stderr).toContain(`${dir} is a folder; expected the path of a file to write`);
+    const perf = fusebench(['perf', '--backend', 'cpu', '--baselines-dir', run, '--out-dir', tmp()]);
+    expect(perf.code).toBe(EXIT.usage);
+    expect(perf.stderr).toContain(`${run} is not a folder: expected the folder of baseline files`);
+  });
 });
