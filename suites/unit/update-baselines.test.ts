@@ -151,11 +151,11 @@ describe('temporary files of atomic writes', () => {
     expect(isTempFile('nvidia-h200.json.lock')).toBe(false);
   });
 
-  test('a failed write removes its temporary file and leaves the target as it was', () => {
+  test('a folder as the target is refused, naming it, before any temporary file is made', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fusebench-atomic-'));
     const target = join(dir, 'target.json');
-    mkdirSync(target); // renaming a file over a folder fails
-    expect(() => writeFileAtomic(target, '{}')).toThrow(/EISDIR|ENOTEMPTY|EEXIST|EPERM/);
+    mkdirSync(target);
+    expect(() => writeFileAtomic(target, '{}')).toThrow(`${target} is a folder; expected the path of a file to write`);
     expect(readdirSync(dir)).toEqual(['target.json']);
   });
 
