@@ -3,7 +3,7 @@
  * naming the file and what differs: another results schema version, another device model, or no case
  * measured in both.
  */
-import { readFileSync } from 'node:fs';
+import { readJson } from '../base/json-read.ts';
 import { entryKey } from '../gate/baseline-file.ts';
 import { asMeasured } from '../gate/judged-timing.ts';
 import { type ResultsFile, resultsFileSchema, validateFile } from '../results/results.ts';
@@ -16,20 +16,6 @@ export interface NamedRun {
 
 /** A pair of results files that cannot be compared; the message names the file and what differs. */
 class IncomparableError extends Error {}
-
-function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
-  }
-}
 
 const versionOf = (data: unknown): unknown =>
   typeof data === 'object' && data !== null ? (data as { schemaVersion?: unknown }).schemaVersion : undefined;

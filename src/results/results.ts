@@ -2,8 +2,8 @@
  * The JSON results of a perf run: a versioned schema (zod) that doubles as the TypeScript type,
  * so a hand-edited, truncated or older file is rejected with the file and the field named.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { readJson } from '../base/json-read.ts';
 import { DTYPES } from '../case/types.ts';
 import { PHASES } from './phases.ts';
 
@@ -318,19 +318,7 @@ export function validateFile<T>(schema: z.ZodType<T>, data: unknown, file: strin
 
 /** Reads and validates a JSON file with a schema; errors name the file and field. */
 export function readJsonFile<T>(schema: z.ZodType<T>, file: string): T {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
-  }
-  return validateFile(schema, data, file);
+  return validateFile(schema, readJson(file), file);
 }
 
 /** Reads a results file written by a perf run. */

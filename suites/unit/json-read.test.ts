@@ -1,0 +1,49 @@
+// readJson (src/base/json-read.ts): the file named in every error, and a key that one object holds twice refused.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { duplicateKey, readJson } from '../../src/base/json-read.ts';
+
+describe('duplicateKey', () => {
+  test.each([
+    ['{"a": 1, "a": 2}', 'a'],
+    ['{"entries": {"gelu_scale/1K/fp32": {}, "x": [], "gelu_scale/1K/fp32": {}}}', 'entries["gelu_scale/1K/fp32"]'],
+    ['{"cases": [{"n": 1}, {"n": 2, "m": {"k": 1, "k": 2}}]}', 'cases[1].m.k'],
+    ['[[], [{"q\\"{,": 1, "q\\"{,": 2}]]', '[1][0]["q\\"{,"]'],
+  ])('finds the first key held twice in %s, with its path', (text, path) => {
+    expect(duplicateKey(text)).toBe(path);
+  });
+
+  test.each([
+    '{"a": {"k": 1}, "b": {"k": 1}}',
+    '[{"k": 1}, {"k": 2}]',
+    '{"s": "{\\"a\\": 1, \\"a\\": 2}", "t": ",}]"}',
+  ])('passes %s: the same key in two objects, or keys inside a string', (text) => {
+    expect(duplicateKey(text)).toBeUndefined();
+  });
+
+  test.prop([fc.jsonValue()])('finds nothing in what JSON.stringify writes', (value) => {
+    expect(duplicateKey(JSON.stringify(value, null, 1))).toBeUndefined();
+  });
+});
+
+describe('readJson', () => {
+  test('a baseline file with an entry twice (a merge conflict resolved by hand) is refused, naming file and entry', () => {
+    const text = readFileSync('baselines/tesla-v100-sxm2-32gb.json', 'utf8');
+    const key = Object.keys(JSON.parse(text).entries)[0] as string;
+    const entry = text.slice(text.indexOf(`    ${JSON.stringify(key)}: {`), text.indexOf('\n    },\n') + 7);
+    const file = join(mkdtempSync(join(tmpdir(), 'fusebench-json-')), 'v100.json');
+    writeFileSync(file, text.replace(entry, `${entry}${entry}`));
+    expect(() => readJson(file)).toThrow(
+      `${file} is not valid: entries[${JSON.stringify(key)}] appears twice in one object (a merge conflict resolved by hand?); JSON would keep only the last`,
+    );
+  });
+
+  test('the committed baseline files read as they are', () => {
+    for (const name of ['nvidia-h100-80gb-hbm3.json', 'nvidia-h200.json', 'tesla-v100-sxm2-32gb.json']) {
+      expect(readJson(join('baselines', name))).toEqual(JSON.parse(readFileSync(join('baselines', name), 'utf8')));
+    }
+  });
+});
