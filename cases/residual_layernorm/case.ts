@@ -76,7 +76,7 @@ export default defineCase<'rows' | 'hidden', 'eps'>({
   // relative error of rstd: the squared deviations summed in ~30 roundings (per-thread run + tree),
   // then rsqrtf (≤ 2 ulp), ≤ ~1e-6 together; with |z·γ| ≤ ~17 at 12M elements that bounds it near
   // 2e-5, absolute, since β can cancel z·γ (a relative tolerance alone would fail near y = 0). A row of
-  // nearly equal values (hidden 2, ~0.1% of rows) is ill-conditioned: rstd up to 1/√ε amplifies the
+  // nearly equal values (hidden 2 and 3, ~0.1% and ~0.005% of rows) is ill-conditioned: rstd up to 1/√ε amplifies the
   // float32 roundings of h and its mean past any such atol, so y's reference carries each element's
   // error bound (layerNormRowBounded), which the comparison applies where it exceeds the tolerance.
   // The CPU's errors stay well inside (measured margins: docs/measurements.md#residual_layernorm). A

@@ -72,6 +72,20 @@ describe('residual_layernorm rows of nearly equal values (fp32)', () => {
     expect(row0).toBeLessThan(residualLayerNorm.tolerance.atol);
   });
 
+  test('a row of one value has no bound (its deviation is exactly 0), and no row of two a bound near a defect', () => {
+    const one = [3, 1];
+    expect(
+      Math.max(...(residualLayerNorm.reference(residualLayerNorm.inputs(one, seed), one).y as BoundedReference).bound),
+    ).toBe(0);
+    let largest = 0;
+    for (let s = 0; s < 2000; s++) {
+      const y = residualLayerNorm.reference(residualLayerNorm.inputs(dims, s), dims).y as BoundedReference;
+      largest = Math.max(largest, ...y.bound);
+    }
+    expect(largest).toBeGreaterThan(residualLayerNorm.tolerance.atol);
+    expect(largest).toBeLessThan(5e-3);
+  });
+
   test("at the GPU's hidden 768 the bound is below atol in every row: the tolerance applies", () => {
     const big = [64, 768];
     const y = residualLayerNorm.reference(residualLayerNorm.inputs(big, seed), big).y as BoundedReference;

@@ -71,6 +71,30 @@ export function makeDirs(dir: string): void {
   }
 }
 
+/** Throws unless files can be written into `dir` (made when missing): a probe file written, then removed. */
+export function checkWritableDir(dir: string): void {
+  makeDirs(dir);
+  const probe = join(dir, `.fusebench-write-check-${process.pid}`);
+  writeFileSync(probe, '');
+  rmSync(probe);
+}
+
+/**
+ * Throws naming `path` unless writeFileAtomic could write it: not a folder, and its folder writable. For a
+ * command that must know before its work that the file it will write at the end can be written.
+ */
+export function checkWritableFile(path: string): void {
+  const file = resolveLinks(path);
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new Error(`${path} is a folder; expected the path of a file to write`);
+  }
+  try {
+    checkWritableDir(dirname(file));
+  } catch (e) {
+    throw new Error(`${path} cannot be written: ${(e as Error).message}`);
+  }
+}
+
 /** Symbolic links followed at most this many times (the kernel's own limit is 40). */
 const MAX_LINKS = 40;
 

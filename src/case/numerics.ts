@@ -89,7 +89,10 @@ export function compare(
     if (err > maxAbs) maxAbs = err;
     const ar = Math.abs(r);
     if (ar > relFloor && err / ar > maxRel) maxRel = err / ar;
-    const ratio = err / Math.max(tol.atol + tol.rtol * ar, bound ? (bound[i] as number) : 0);
+    // A bound widens the allowance only where it is larger; a NaN bound (never written) widens nothing.
+    const allow = tol.atol + tol.rtol * ar;
+    const b = bound ? (bound[i] as number) : 0;
+    const ratio = err / (b > allow ? b : allow);
     if (ratio > worstRatio) {
       worstRatio = ratio;
       worst = i;

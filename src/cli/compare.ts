@@ -5,8 +5,7 @@
  * (a usage error, a file that cannot be read, or files that differ in device model or schema version; the
  * message says which).
  */
-import { existsSync, statSync } from 'node:fs';
-import { writeFileAtomic } from '../base/atomic-write.ts';
+import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
 import { decimalArg, UsageError } from '../base/cli-args.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
@@ -51,8 +50,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const delta = parseDelta(parsed.values.delta);
   const out = parsed.values.markdown;
   // Before the comparison: a SLOWER verdict must not be lost to a write that could not succeed.
-  if (out && existsSync(out) && statSync(out).isDirectory()) {
-    throw new UsageError(`--markdown ${out} is a folder; expected the path of a file to write`);
+  if (out) {
+    try {
+      checkWritableFile(out);
+    } catch (e) {
+      throw new UsageError(`--markdown: ${(e as Error).message}`);
+    }
   }
   const { base, head } = loadPair(baseFile, headFile);
   const cmp = compareResults(base.results, head.results, delta);

@@ -3,11 +3,10 @@
  * broken one stops the run before anything is measured), runs the perf suites through Vitest, and with
  * --update-baselines rewrites this device's baseline file. Its exit codes: perfHelp.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
-import { makeDirs } from '../base/atomic-write.ts';
+import { checkWritableDir } from '../base/atomic-write.ts';
 import { UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 import { freshSeed } from '../base/rng.ts';
@@ -97,10 +96,7 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
 /** Throws naming the folder unless the results can be written into it (created when missing). */
 function checkWritable(dir: string): void {
   try {
-    makeDirs(dir);
-    const probe = join(dir, `.fusebench-write-check-${process.pid}`);
-    writeFileSync(probe, '');
-    rmSync(probe);
+    checkWritableDir(dir);
   } catch (e) {
     throw new UsageError(`--out-dir ${dir} cannot hold the results: ${(e as Error).message}`);
   }

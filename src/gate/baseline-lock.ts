@@ -54,7 +54,10 @@ function readHolder(lock: string): Found {
     text = readFileSync(lock, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
-    throw new Error(`cannot read the lock ${lock} (${(e as Error).message}); it must be a file, or absent`);
+    const folder = (e as NodeJS.ErrnoException).code === 'EISDIR';
+    throw new Error(
+      `cannot read the lock ${lock} (${(e as Error).message})${folder ? '; it must be a file, or absent' : ''}`,
+    );
   }
   try {
     const h = JSON.parse(text) as Partial<LockHolder>;

@@ -22,7 +22,7 @@ const F32_U = 2 ** -24;
 /**
  * LayerNorm of one row with each element's error bound for float32 arithmetic (a BoundedReference). The
  * kernels round h (in fp32), its mean and the deviations: together up to e = 4u·max|h| on each deviation
- * in the short rows where the bound matters. rstd carries that into y as |δy_i| ≤ |γ_i|·rstd·e·(1 + |z_i|)
+ * in the short rows where the bound matters (0 in a row of one value, its own mean exactly). rstd carries that into y as |δy_i| ≤ |γ_i|·rstd·e·(1 + |z_i|)
  * (the deviation itself, and the variance through rstd), plus one more e·rstd for rsqrt and margin. In a
  * row of spread σ ≈ 1 that stays below ~3e-5 (under a case's atol, which the comparison then applies);
  * in a row of nearly equal values rstd reaches 1/√ε (316 at ε = 1e-5): two values 1e-3 apart near 4
@@ -45,7 +45,8 @@ export function layerNormRowBounded(
   let sq = 0;
   for (let i = 0; i < n; i++) sq += ((h[i] as number) - mean) ** 2;
   const rstd = 1 / Math.sqrt(sq / n + eps);
-  const e = 4 * F32_U * max;
+  // One value is its own mean, exactly: its deviation is 0 in every variant, and so is the bound.
+  const e = n > 1 ? 4 * F32_U * max : 0;
   const bound = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const z = ((h[i] as number) - mean) * rstd;

@@ -158,8 +158,12 @@ describe('exit codes', () => {
     // compare: refused before the comparison, so a SLOWER verdict is never printed and then lost to a failed write
     const cmp = fusebench(['compare', run, inject, '--markdown', dir]);
     expect(cmp.code).toBe(EXIT.usage);
-    expect(cmp.stderr).toBe(`fusebench: --markdown ${dir} is a folder; expected the path of a file to write\n`);
+    expect(cmp.stderr).toBe(`fusebench: --markdown: ${dir} is a folder; expected the path of a file to write\n`);
     expect(cmp.stdout).toBe('');
+    const underFile = fusebench(['compare', run, inject, '--markdown', join(run, 'out.md')]);
+    expect(underFile.code).toBe(EXIT.usage);
+    expect(underFile.stderr).toContain(`fusebench: --markdown: ${join(run, 'out.md')} cannot be written: ENOTDIR`);
+    expect(underFile.stdout).toBe('');
     const comment = fusebench(['comment', '--results', run, '--out', dir]);
     expect(comment.code).toBe(EXIT.usage);
     expect(comment.stderr).toContain(`${dir} is a folder; expected the path of a file to write`);

@@ -36,6 +36,11 @@ describe('compare with a float64 reference', () => {
     expect(compare(new Float32Array([1, 2]), ref, tol, 'y', undefined, new Float64Array(3)).failure).toMatch(
       /bound has 3 elements/,
     );
+    // a NaN bound widens nothing
+    expect(
+      compare(new Float32Array([100]), new Float64Array([0]), tol, 'y', undefined, new Float64Array([Number.NaN]))
+        .failure,
+    ).toMatch(/exceeds/);
   });
 
   test('an error beyond tolerance fails with the index, value and reference', () => {
