@@ -71,6 +71,9 @@ export function makeDirs(dir: string): void {
   }
 }
 
+/** The error of a write whose target is a folder. */
+const folderTarget = (path: string) => new Error(`${path} is a folder; expected the path of a file to write`);
+
 /** Throws unless files can be written into `dir` (made when missing): a probe file written, then removed. */
 export function checkWritableDir(dir: string): void {
   makeDirs(dir);
@@ -85,9 +88,7 @@ export function checkWritableDir(dir: string): void {
  */
 export function checkWritableFile(path: string): void {
   const file = resolveLinks(path);
-  if (existsSync(file) && statSync(file).isDirectory()) {
-    throw new Error(`${path} is a folder; expected the path of a file to write`);
-  }
+  if (existsSync(file) && statSync(file).isDirectory()) throw folderTarget(path);
   try {
     checkWritableDir(dirname(file));
   } catch (e) {
@@ -131,7 +132,7 @@ export function writeFileAtomic(path: string, content: string): void {
   try {
     const st = statSync(file);
     mode = st.mode & 0o777;
-    if (st.isDirectory()) throw new Error(`${path} is a folder; expected the path of a file to write`);
+    if (st.isDirectory()) throw folderTarget(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     // A new file: the default mode.

@@ -35,10 +35,8 @@ interface HelpText {
 export function renderHelp(help: HelpText): string {
   const exits = (Object.keys(EXIT) as (keyof typeof EXIT)[]).flatMap((k) => {
     const what = help.exits[k];
-    return what ? [`  ${String(EXIT[k]).padEnd(3)}  ${what}`] : [];
+    return what ? [exitLine(EXIT[k], what)] : [];
   });
-  // Not fusebench's choice but the shell's, for every command: a process ended by a signal.
-  const interrupted = "  130  interrupted (Ctrl-C; 128 + the signal's number for another signal)";
   return [
     help.usage,
     '',
@@ -47,8 +45,16 @@ export function renderHelp(help: HelpText): string {
     '',
     'Exit codes:',
     ...exits,
-    interrupted,
+    exitLine(INTERRUPTED, "interrupted (Ctrl-C; 128 + the signal's number for another signal)"),
   ].join('\n');
+}
+
+/** Not fusebench's choice but the shell's, for every command: the code of a process ended by SIGINT. */
+export const INTERRUPTED = 130;
+
+/** One line of an exit-code list, the codes in one column: `  2    what it means`. */
+export function exitLine(code: number, what: string): string {
+  return `  ${String(code).padEnd(3)}  ${what}`;
 }
 
 /** Whether a command line asks for help: `-h` or `--help` before any `--`. */

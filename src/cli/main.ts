@@ -4,7 +4,7 @@
  */
 import { logText } from '../base/log-text.ts';
 import { VERSION } from '../base/version.ts';
-import { type CommandMain, EXIT, type ExitCode, runCommand } from './command-line.ts';
+import { type CommandMain, EXIT, type ExitCode, exitLine, INTERRUPTED, runCommand } from './command-line.ts';
 
 interface Command {
   summary: string;
@@ -62,10 +62,10 @@ const HELP = [
   '(lint-workflows is `npm run lint:workflows`).',
   '',
   'Exit codes (every command; its --help says what each means for it):',
-  `  ${EXIT.ok}  nothing regressed`,
-  `  ${EXIT.regression}  a regression or a failed check (SLOWER, FAILED numerics, ERRORED, a file not written)`,
-  `  ${EXIT.usage}  a usage or input error: nothing was judged (a Node too old for fusebench too)`,
-  '  130  interrupted (Ctrl-C)',
+  exitLine(EXIT.ok, 'nothing regressed'),
+  exitLine(EXIT.regression, 'a regression or a failed check (SLOWER, FAILED numerics, ERRORED, a file not written)'),
+  exitLine(EXIT.usage, 'a usage or input error: nothing was judged (a Node too old for fusebench too)'),
+  exitLine(INTERRUPTED, 'interrupted (Ctrl-C)'),
 ].join('\n');
 
 async function main(argv: string[]): Promise<ExitCode> {

@@ -64,12 +64,13 @@ function readHolder(lock: string): Found {
     // A pid of 0 or below names no process: kill(0 or −n, 0) asks about a group and would always say alive.
     const pid = h.pid;
     if (
+      typeof pid === 'number' &&
       Number.isSafeInteger(pid) &&
-      (pid as number) > 0 &&
+      pid > 0 &&
       typeof h.host === 'string' &&
       typeof h.started === 'string'
     ) {
-      return { holder: { pid: pid as number, host: h.host, started: h.started, command: String(h.command ?? '') } };
+      return { holder: { pid, host: h.host, started: h.started, command: String(h.command ?? '') } };
     }
   } catch {
     // Half-written or not ours: judged by age below.
