@@ -13,7 +13,7 @@ import { isTempFile } from '../base/atomic-write.ts';
 import { fileRecord } from '../base/file-record.ts';
 import { DTYPES, type Dtype } from '../case/types.ts';
 import { readJsonFile, schemaVersionField } from '../results/results.ts';
-import { entryContradictions } from './baseline-consistency.ts';
+import { entryContradictions, MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
 
@@ -60,12 +60,15 @@ export const baselineEntrySchema = z
     sampleCount: z.number().int().nonnegative(),
     samples: z
       .object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) })
-      .refine((s) => s.unfused.length === s.fused.length && s.unfused.length >= 5, {
-        error: (i) => {
-          const s = i.input as { unfused: unknown[]; fused: unknown[] };
-          return `samples must hold at least 5 pairs, as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
+      .refine(
+        (s) => s.unfused.length === s.fused.length && s.unfused.length >= 5 && s.unfused.length <= MAX_BASELINE_PAIRS,
+        {
+          error: (i) => {
+            const s = i.input as { unfused: unknown[]; fused: unknown[] };
+            return `samples must hold 5 to ${MAX_BASELINE_PAIRS} pairs (an update keeps at most ${MAX_BASELINE_PAIRS}), as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
+          },
         },
-      })
+      )
       .optional(),
     /** δ for this case: |change| below it counts as SAME. */
     tolerance: fraction('tolerance'),

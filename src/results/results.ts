@@ -28,6 +28,12 @@ export function schemaVersionField(current: number, older: string) {
   });
 }
 
+/**
+ * Why a measurement stopped: its speedup's interval was tight enough, its budget was spent, or it took
+ * MAX_PAIRS pairs.
+ */
+export const STOP_REASONS = ['converged', 'budget', 'pair cap'] as const;
+
 /** The files a perf run writes into its output folder. */
 export const RESULTS_JSON = 'fusebench-results.json';
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
@@ -48,9 +54,21 @@ const summary = z.object({
   p90: ms,
   relMad: z.number().nonnegative(),
 });
-/** Paired samples of two timings, `a` and `b`: at least one pair, and as many of one as of the other. */
+/**
+ * The most pairs one measurement takes (perf stops there, stop reason 'pair cap') and a results file may hold
+ * for a timing. Every bootstrap of a timing resamples all of its pairs 2,000 times: 20,000 pairs take seconds to
+ * compare, 500,000 took 101 s, and without a cap a long --budget-ms on a noisy CPU grows them until memory runs out.
+ */
+export const MAX_PAIRS = 20_000;
+/**
+ * Paired samples of two timings, `a` and `b`: at least one pair, at most MAX_PAIRS, and as many of one as of
+ * the other.
+ */
 function pairedSamples<A extends string, B extends string>(a: A, b: B) {
-  const times = z.array(ms).min(1, 'expected at least one sample');
+  const times = z
+    .array(ms)
+    .min(1, 'expected at least one sample')
+    .max(MAX_PAIRS, `expected at most ${MAX_PAIRS} samples (perf takes no more)`);
   return z
     .object({ [a]: times, [b]: times } as Record<A | B, typeof times>)
     .refine((s) => (s as Record<A | B, number[]>)[a].length === (s as Record<A | B, number[]>)[b].length, {
@@ -147,7 +165,7 @@ const caseResultSchema = z.object({
       fused: summary,
       pairsTaken: z.number().int(),
       droppedThrottled: z.number().int(),
-      stopReason: z.enum(['converged', 'budget']),
+      stopReason: z.enum(STOP_REASONS),
       wallMs: z.number(),
       budgetMs: z.number(),
       samples: pairedSamples('unfused', 'fused'),

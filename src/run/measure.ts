@@ -3,11 +3,13 @@
  * fused call back to back (alternating which goes first, so drift and ordering effects hit both
  * equally) and hands tinybench their device time through `overriddenDuration`. At least
  * `minPairs` pairs are taken, then more until the speedup's interval is tight enough or the
- * budget is spent. Pairs taken while the GPU reported throttling are dropped when enough remain.
+ * budget is spent, or MAX_PAIRS pairs are taken. Pairs taken while the GPU reported throttling are dropped
+ * when enough remain.
  */
 import { Bench } from 'tinybench';
 import type { ClockSample } from '../addon/native.ts';
 import { type Interval, relativeHalfWidth, speedupInterval } from '../base/stats.ts';
+import { MAX_PAIRS, type STOP_REASONS } from '../results/results.ts';
 
 /** A pair of variants that can be timed one call at a time (milliseconds of device time). */
 export interface Timed {
@@ -48,7 +50,7 @@ export interface Measurement {
   fused: number[];
   pairsTaken: number;
   droppedThrottled: number;
-  stopReason: 'converged' | 'budget';
+  stopReason: (typeof STOP_REASONS)[number];
   wallMs: number;
   speedup: Interval;
   clocks: ClockSummary | null;
@@ -91,7 +93,8 @@ export function measurePairs(
         const second = pair % 2 === 0 ? variants.fused : variants.unfused;
         const a = target.time(first);
         const b = target.time(second);
-        if (recording) {
+        // tinybench may run a round's function once more than asked: past the cap, that pair is not kept.
+        if (recording && u.length < MAX_PAIRS) {
           pair++;
           u.push(first === variants.unfused ? a : b);
           f.push(first === variants.fused ? a : b);
@@ -108,20 +111,31 @@ export function measurePairs(
     bench.runSync();
   };
 
-  runRound(s.minPairs, s.warmupPairs > 0);
+  const room = () => MAX_PAIRS - u.length;
+  if (s.minPairs > MAX_PAIRS) throw new Error(`minPairs ${s.minPairs} is above the cap of ${MAX_PAIRS} pairs`);
+  if (room() > 0) runRound(Math.min(s.minPairs, room()), s.warmupPairs > 0);
   let stopReason: Measurement['stopReason'] = 'budget';
   for (;;) {
     const iv = speedupInterval(kept(u, clocks, s.minPairs), kept(f, clocks, s.minPairs), { resamples: 500 });
     const elapsed = now() - start;
     const converged = relativeHalfWidth(iv) <= s.targetHalfWidth;
-    s.onRound?.({ pairs: u.length, speedup: iv, elapsedMs: elapsed, done: converged || elapsed >= s.budgetMs });
+    s.onRound?.({
+      pairs: u.length,
+      speedup: iv,
+      elapsedMs: elapsed,
+      done: converged || elapsed >= s.budgetMs || room() <= 0,
+    });
     if (converged) {
       stopReason = 'converged';
       break;
     }
     if (elapsed >= s.budgetMs) break;
+    if (room() <= 0) {
+      stopReason = 'pair cap';
+      break;
+    }
     const perPair = elapsed / u.length;
-    const more = Math.max(1, Math.min(Math.ceil(u.length * 0.5), Math.floor((s.budgetMs - elapsed) / perPair)));
+    const more = Math.max(1, Math.min(Math.ceil(u.length * 0.5), Math.floor((s.budgetMs - elapsed) / perPair), room()));
     runRound(more, false);
   }
 

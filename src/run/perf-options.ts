@@ -8,6 +8,7 @@ import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
 import { decimalArg, digitsArg, positiveArg, UsageError } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
 import { freshSeed } from '../base/rng.ts';
+import { MAX_PAIRS } from '../results/results.ts';
 
 export const DEFAULT_BUDGET_MS = { cpu: 1000, cuda: 3000 } as const;
 /** Where a run writes its reports unless told otherwise: never over the committed BENCHMARK_RESULTS.md. */
@@ -65,7 +66,7 @@ const PERF_FLAGS = {
     flag: 'min-pairs',
     value: '<n>',
     help: ['interleaved pairs before the stopping rule (default 30)'],
-    parse: (raw) => positiveArg('min-pairs', str(raw, 'min-pairs'), true, 100_000) ?? 30,
+    parse: (raw) => positiveArg('min-pairs', str(raw, 'min-pairs'), true, MAX_PAIRS) ?? 30,
   }),
   /** Stop early once the speedup's 95% interval half-width is at most this (0.01 = ±1%). */
   targetHalfWidth: flag({

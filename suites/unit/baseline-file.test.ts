@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadCases } from '../../cases/registry.ts';
 import { median } from '../../src/base/stats.ts';
-import { entryContradictions } from '../../src/gate/baseline-consistency.ts';
+import { entryContradictions, MAX_BASELINE_PAIRS } from '../../src/gate/baseline-consistency.ts';
 import {
   type BaselineEntry,
   baselinePath,
@@ -90,6 +90,15 @@ describe('baseline files', () => {
     const p = write('samples.json', file({ 'gelu_scale/16M/fp32': { ...entry, samples } }));
     expect(() => loadBaselineFile(p, known)).toThrow(
       /entries\.gelu_scale\/16M\/fp32\.samples: .*got 6 unfused and 5 fused/,
+    );
+  });
+
+  test('more samples than an update keeps are refused, naming the entry and the counts', () => {
+    const n = MAX_BASELINE_PAIRS + 1;
+    const samples = { unfused: Array(n).fill(1), fused: Array(n).fill(1) };
+    const p = write('many.json', file({ 'gelu_scale/16M/fp32': { ...entry, samples } }));
+    expect(() => loadBaselineFile(p, known)).toThrow(
+      new RegExp(`entries\\.gelu_scale/16M/fp32\\.samples: .*5 to 200 pairs.*got ${n} unfused and ${n} fused`),
     );
   });
 

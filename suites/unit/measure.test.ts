@@ -1,5 +1,6 @@
 // The sampling protocol on a simulated device: interleaving, warm-up, stopping, continuation, throttling.
 import { describe, expect, test } from 'vitest';
+import { MAX_PAIRS } from '../../src/results/results.ts';
 import { measurePairs, THROTTLE_MASK } from '../../src/run/measure.ts';
 import { REALISTIC, SimulatedDevice } from '../support/noise-model.ts';
 
@@ -56,6 +57,23 @@ describe('measurePairs', () => {
     expect(m.stopReason).toBe('converged');
     expect(m.pairsTaken).toBeGreaterThan(30);
     expect((m.speedup.hi - m.speedup.lo) / 2 / m.speedup.estimate).toBeLessThanOrEqual(0.005);
+  });
+
+  test('stops at MAX_PAIRS pairs when neither the interval nor the budget stops it, and says so', () => {
+    const r = recording(6);
+    // A target no interval reaches and a budget no simulated clock spends: only the cap ends it.
+    const m = measure(r, { minPairs: 1000, budgetMs: 1e12, targetHalfWidth: 1e-9 });
+    expect(m.stopReason).toBe('pair cap');
+    expect(m.pairsTaken).toBe(MAX_PAIRS);
+    expect(m.unfused).toHaveLength(MAX_PAIRS);
+    // Continued from pairs at the cap, it takes none.
+    const c = measure(recording(7), {
+      previous: { unfused: m.unfused, fused: m.fused },
+      budgetMs: 1e12,
+      targetHalfWidth: 1e-9,
+    });
+    expect(c.pairsTaken).toBe(MAX_PAIRS);
+    expect(c.stopReason).toBe('pair cap');
   });
 
   test('continues from earlier pairs instead of starting over', () => {

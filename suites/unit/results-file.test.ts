@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadBaseRun, readGpuResults } from '../../src/report/load-runs.ts';
-import { readResults } from '../../src/results/results.ts';
+import { MAX_PAIRS, readResults } from '../../src/results/results.ts';
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'h200-results.json');
 const text = readFileSync(fixture, 'utf8');
@@ -47,6 +47,13 @@ describe('reading a results file', () => {
     ['a negative sample', ['cases', 2, 'timing', 'samples', 'fused', 0], -1, 'cases[2].timing.samples.fused[0]'],
     ['an absurd sample', ['cases', 2, 'timing', 'samples', 'fused', 0], 1e308, 'cases[2].timing.samples.fused[0]'],
     ['a zero median', ['cases', 2, 'timing', 'fused', 'median'], 0, 'cases[2].timing.fused.median'],
+    // More pairs than perf takes: every bootstrap of them would take minutes (500,000 pairs: 101 s).
+    [
+      'too many samples',
+      ['cases', 2, 'timing', 'samples'],
+      { unfused: Array(MAX_PAIRS + 1).fill(1), fused: Array(MAX_PAIRS + 1).fill(1) },
+      'cases[2].timing.samples.unfused',
+    ],
   ] as [string, Path, unknown, string][])('%s is refused naming the file and the field', (what, path, value, field) => {
     const file = edited(`${what.replace(/ /g, '-')}.json`, path, value);
     expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
