@@ -5,7 +5,9 @@
  *   SLOWER    the whole interval is below log(1 − δ)
  *   FASTER    the whole interval is above log(1 + δ)
  *   SAME      the interval lies inside [log(1 − δ), log(1 + δ)]
- *   AMBIGUOUS otherwise (the noise is too large to say).
+ *   AMBIGUOUS otherwise (the noise is too large to say), and whenever the current run has fewer than
+ *             MIN_DECISION_PAIRS pairs: one pair's bootstrap interval has no width, and decided against the
+ *             baseline's spread alone it called 37% of unchanged simulated runs SLOWER.
  */
 import { quantile } from 'simple-statistics';
 import { normal, uniform } from '../base/rng.ts';
@@ -28,6 +30,9 @@ export interface PairedSamples {
   unfused: readonly number[];
   fused: readonly number[];
 }
+
+/** The fewest pairs a run's timing is decided on (perf takes at least this many: --min-pairs). */
+export const MIN_DECISION_PAIRS = 10;
 
 /** The verdict for an interval of D against the ±δ band. */
 export function classify(lo: number, hi: number, delta: number): Verdict {
@@ -112,7 +117,7 @@ export function decide(current: PairedSamples, entry: BaselineEntry, settings: D
     const hi = quantile(diffs, 1 - alpha);
     return {
       metric,
-      verdict: classify(lo, hi, delta),
+      verdict: current.unfused.length < MIN_DECISION_PAIRS ? 'AMBIGUOUS' : classify(lo, hi, delta),
       baseline,
       current: value,
       diff: { estimate: sign * Math.log(value / baseline), lo, hi, confidence },

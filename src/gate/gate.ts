@@ -7,7 +7,7 @@ import type { DeviceDescription } from '../addon/device.ts';
 import { decisionChange, ms, times } from '../base/format.ts';
 import type { CaseResult, Decision, GateResult, Verdict } from '../results/results.ts';
 import { type BaselineEntry, entryKey, type LoadedBaselines } from './baseline-file.ts';
-import { decide } from './decision.ts';
+import { decide, MIN_DECISION_PAIRS } from './decision.ts';
 import { gatedTiming } from './judged-timing.ts';
 import { type Deltas, deltaOrigin, entryDeltas } from './tolerance.ts';
 
@@ -67,6 +67,11 @@ function describe(d: Decision): string {
   return `${what} ${fmt(d.current)} vs baseline ${fmt(d.baseline)}: ${decisionChange(d)} (99% CI), δ ±${(100 * d.delta).toFixed(1)}%`;
 }
 
+/** Why a run with too few pairs is AMBIGUOUS whatever its interval says; '' when it has enough. */
+export function tooFewPairs(pairs: number): string {
+  return pairs < MIN_DECISION_PAIRS ? ` Only ${pairs} pairs: at least ${MIN_DECISION_PAIRS} are needed to decide.` : '';
+}
+
 /** The gate's result for one measured case (the case must carry timing samples). */
 export function gateCase(
   result: CaseResult,
@@ -124,7 +129,7 @@ export function gateCase(
     status === 'FASTER'
       ? ` Faster than the baseline: update it with \`${settings.updateCommand}\`.`
       : status === 'AMBIGUOUS'
-        ? ' The interval straddles the ±δ band: too noisy to decide.'
+        ? tooFewPairs(samples.unfused.length) || ' The interval straddles the ±δ band: too noisy to decide.'
         : '';
   return {
     status,

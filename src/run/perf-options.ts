@@ -8,6 +8,7 @@ import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
 import { decimalArg, digitsArg, positiveArg, UsageError } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
 import { freshSeed } from '../base/rng.ts';
+import { MIN_DECISION_PAIRS } from '../gate/decision.ts';
 import { MAX_PAIRS } from '../results/results.ts';
 
 export const DEFAULT_BUDGET_MS = { cpu: 1000, cuda: 3000 } as const;
@@ -65,8 +66,16 @@ const PERF_FLAGS = {
   minPairs: flag({
     flag: 'min-pairs',
     value: '<n>',
-    help: ['interleaved pairs before the stopping rule (default 30)'],
-    parse: (raw) => positiveArg('min-pairs', str(raw, 'min-pairs'), true, MAX_PAIRS) ?? 30,
+    help: [`interleaved pairs before the stopping rule (default 30, at least ${MIN_DECISION_PAIRS})`],
+    parse: (raw) => {
+      const n = positiveArg('min-pairs', str(raw, 'min-pairs'), true, MAX_PAIRS) ?? 30;
+      if (n < MIN_DECISION_PAIRS) {
+        throw new UsageError(
+          `Expected at least ${MIN_DECISION_PAIRS} for --min-pairs (the gate decides on no fewer) but received ${n}`,
+        );
+      }
+      return n;
+    },
   }),
   /** Stop early once the speedup's 95% interval half-width is at most this (0.01 = ±1%). */
   targetHalfWidth: flag({

@@ -11,7 +11,7 @@ import { ONE_SMALL_CPU_SHAPE, runPerf } from '../support/perf-cli.ts';
 // The wiring is the point, not the numbers: a CPU backend of 1 GiB and few pairs keep the one measured
 // run short.
 process.env.FUSEBENCH_CPU_MEMORY_BYTES = String(1024 ** 3);
-const common = ['--min-pairs', '5', ...ONE_SMALL_CPU_SHAPE, '--budget-ms', '200'];
+const common = ['--min-pairs', '10', ...ONE_SMALL_CPU_SHAPE, '--budget-ms', '200'];
 
 describe('--update-baselines and its file', () => {
   test('a --baseline-file that does not exist yet is created, its folder too', () => {

@@ -67,7 +67,7 @@ describe('compareResults', () => {
     expect(g?.fusedTime?.current).toBeGreaterThan(g?.fusedTime?.baseline ?? Number.POSITIVE_INFINITY);
   });
 
-  test('without --delta each case has the δ its gate used on this GPU, per metric; the floor without a measured baseline', () => {
+  test('without --delta each case has the δ its gate used on this GPU, per metric; the default without a measured baseline', () => {
     // The fixture run was gated against one-run baselines: δ ±5% (the default) on both metrics.
     expect(cmp.compared.every((c) => c.speedup.delta === 0.05 && c.fusedTime?.delta === 0.05)).toBe(true);
     expect(cmp.delta).toBeUndefined();

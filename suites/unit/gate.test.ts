@@ -3,7 +3,7 @@ import { loadCases } from '../../cases/registry.ts';
 import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
 import { normal, uniform } from '../../src/base/rng.ts';
 import { baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { classify } from '../../src/gate/decision.ts';
+import { classify, MIN_DECISION_PAIRS } from '../../src/gate/decision.ts';
 import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
 import { updateBaselines } from '../../src/gate/update.ts';
 import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
@@ -80,6 +80,20 @@ describe('gating on a V100, named explicitly', () => {
     );
     // The fused time rose by about 15%: the message says so, with the sign of the time itself.
     expect(g.message).toMatch(/fused time 0\.01\d+ ms vs baseline 0\.01360 ms: \+1\d\.\d% \[\+/);
+  });
+
+  test('fewer than MIN_DECISION_PAIRS pairs are AMBIGUOUS, however far they lie, and the message says why', () => {
+    const slow = result('1M', 0.0217, 0.0136 * 1.15, 2);
+    const few = (n: number) => {
+      const t = slow.status === 'measured' ? slow.timing : undefined;
+      if (!t) throw new Error('measured');
+      return measuredCase('1M', t.samples.unfused.slice(0, n), t.samples.fused.slice(0, n));
+    };
+    const g = gateCase(few(MIN_DECISION_PAIRS - 1), baselines, v100, settings);
+    expect(g.status).toBe('AMBIGUOUS');
+    expect(g.speedup?.verdict).toBe('AMBIGUOUS');
+    expect(g.message).toMatch(/Only 9 pairs: at least 10 are needed to decide\.$/);
+    expect(gateCase(few(MIN_DECISION_PAIRS), baselines, v100, settings).status).toBe('SLOWER');
   });
 
   test('the approximate GPT-2-shape figure does not gate', () => {

@@ -84,6 +84,7 @@ describe('perf options', () => {
     [['--min-pairs', '1e12'], /^Expected a positive integer up to 20000 for --min-pairs but received '1e12'$/],
     [['--min-pairs', '20001'], /up to 20000 for --min-pairs/],
     [['--min-pairs', '0x10'], /for --min-pairs but received '0x10'/],
+    [['--min-pairs', '9'], /^Expected at least 10 for --min-pairs \(the gate decides on no fewer\) but received 9$/],
     [['--budget-ms', '1e300'], /^Expected a positive number up to 3600000 for --budget-ms/],
     [['--budget-ms', 'Infinity'], /for --budget-ms but received 'Infinity'/],
     [['--max-elements', '1e300'], /for --max-elements but received '1e300'/],
