@@ -45,6 +45,22 @@ export function judgedVerdict(
   };
 }
 
+/** δ above which a run's notes list a shape as one its gate is nearly blind to. */
+export const WIDE_DELTA = 0.05;
+
+/**
+ * The narrowest δ among the metrics a shape's gate judged: a slower fused kernel moves its speedup and its fused
+ * time alike, so a change within this δ can only pass as SAME (or AMBIGUOUS). Undefined where the gate judged
+ * nothing (no baseline, a non-gating one).
+ */
+export function judgedDelta(c: CaseResult): number | undefined {
+  const g = c.gate;
+  if (!g?.gating || !g.speedup) return undefined;
+  const fused = g.fusedTime?.delta;
+  if (c.ungatedSpeedup && fused !== undefined) return fused;
+  return Math.min(g.speedup.delta, fused ?? Number.POSITIVE_INFINITY);
+}
+
 /** Differences between this run's fingerprint and a measured baseline's provenance. */
 export function fingerprintNotes(device: DeviceDescription, entry: BaselineEntry): string[] {
   const p = entry.provenance;
@@ -68,7 +84,7 @@ function describe(d: Decision): string {
 }
 
 /** Why a run with too few pairs is AMBIGUOUS whatever its interval says; '' when it has enough. */
-export function tooFewPairs(pairs: number): string {
+function tooFewPairs(pairs: number): string {
   return pairs < MIN_DECISION_PAIRS ? ` Only ${pairs} pairs: at least ${MIN_DECISION_PAIRS} are needed to decide.` : '';
 }
 

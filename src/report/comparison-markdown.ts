@@ -10,6 +10,7 @@ import type { ResultsFile } from '../results/results.ts';
 import { countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
 import { join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
+import { wideDeltaSentence, wideDeltaShapes } from './wide-delta.ts';
 
 /** How one GPU's comparison is drawn. */
 export interface ComparisonOptions {
@@ -122,5 +123,9 @@ export function renderRunComparison(results: ResultsFile, options: ComparisonOpt
   }
   const notes = comparisonNotes(rows);
   if (notes) parts.push(notes, '');
+  const wide = wideDeltaShapes(results);
+  if (wide.length > 0) {
+    parts.push(md`> **Wide δ:** ${note(`${wideDeltaSentence(wide.length)}: ${wide.join(', ')}`)}`.markdown, '');
+  }
   return parts.join('\n');
 }

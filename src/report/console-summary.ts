@@ -15,6 +15,7 @@ import { renderConsoleTable } from './console-table.ts';
 import { NOTE_CHARS, plain } from './escape.ts';
 import { graphArm, graphCounts } from './graph-twin-label.ts';
 import { phaseSplitLine } from './phase-split.ts';
+import { wideDeltaSentence, wideDeltaShapes } from './wide-delta.ts';
 
 const who = (c: CaseResult) => logText(`${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`);
 
@@ -105,10 +106,21 @@ export function noBaselineHint(results: ResultsFile): string | undefined {
   return `no baseline for ${logText(plain(results.device.name))} (${shapes}; ${where}): the run only reports. Record one with \`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
 }
 
-/** Everything the reporter prints after the run's header: the table, the notes, the counts, the hint and the time split. */
+/**
+ * Once per run, where some shape's gate is nearly blind: "wide δ: 3 shapes judged with δ above ±5%, so a
+ * slower fused kernel within it passes as SAME: …"; undefined when none is.
+ */
+export function wideDeltaNote(results: ResultsFile): string | undefined {
+  const wide = wideDeltaShapes(results);
+  if (wide.length === 0) return undefined;
+  return logText(`wide δ: ${wideDeltaSentence(wide.length)}: ${wide.join(', ')}`);
+}
+
+/** Everything the reporter prints after the run's header: the table, the notes, the counts, the hints and the time split. */
 export function renderRunConsole(results: ResultsFile, color = false, wide = false): string {
   const notes = consoleNotes(results);
   const hint = noBaselineHint(results);
+  const blind = wideDeltaNote(results);
   const phases = phaseSplitLine(results);
   return [
     renderConsoleTable(results, color, wide),
@@ -116,6 +128,7 @@ export function renderRunConsole(results: ResultsFile, color = false, wide = fal
     '',
     consoleCountsLine(results, color),
     ...(hint ? [hint] : []),
+    ...(blind ? [blind] : []),
     ...(phases ? [`time: ${phases}`] : []),
   ].join('\n');
 }

@@ -4,8 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
 import { colorEnabled } from '../../src/report/color.ts';
-import { consoleCountsLine, consoleNotes, noBaselineHint, renderRunConsole } from '../../src/report/console-summary.ts';
+import {
+  consoleCountsLine,
+  consoleNotes,
+  noBaselineHint,
+  renderRunConsole,
+  wideDeltaNote,
+} from '../../src/report/console-summary.ts';
 import { renderConsoleTable } from '../../src/report/console-table.ts';
+import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { type CaseResult, type ResultsFile, readResults } from '../../src/results/results.ts';
 import { tableProblems } from '../support/markdown-check.ts';
 
@@ -101,6 +108,36 @@ describe('the console table', () => {
       'no baseline for NVIDIA H200 (5 shapes; baselines/nvidia-h200.json has no entry for them): the run only reports. Record one with `npm run perf -- --backend cuda --update-baselines`',
     );
     expect(noBaselineHint(readResults(join(fixtures, 'h200-gate-run.json')))).toBeUndefined();
+  });
+
+  test('lists once the shapes whose gate judged with δ above ±5%, by the narrower of their two δ, widest first', () => {
+    const run = readResults(join(fixtures, 'h200-gate-run.json'));
+    expect(wideDeltaNote(run)).toBeUndefined(); // every δ is ±5%: not above
+    const widened = structuredClone(run);
+    const at = (key: string) => widened.cases.find((c) => c.key === key)?.gate;
+    const g1k = at('gelu_scale/1K/fp32');
+    const g1m = at('gelu_scale/1M/fp32');
+    const bias = at('bias_gelu/16384x3072/fp32');
+    if (!g1k?.speedup || !g1k.fusedTime || !g1m?.speedup || !g1m.fusedTime || !bias?.speedup || !bias.fusedTime) {
+      throw new Error('fixture: gated shapes without both decisions');
+    }
+    [g1k.speedup.delta, g1k.fusedTime.delta] = [0.144, 0.294]; // the narrower one decides what passes
+    [g1m.speedup.delta, g1m.fusedTime.delta] = [0.049, 0.095]; // the speedup's 4.9% still catches it
+    [bias.speedup.delta, bias.fusedTime.delta] = [0.3, 0.06];
+    bias.gating = false; // a non-gating baseline judges nothing
+    const scale = widened.cases.find((c) => c.key === 'scale_mask_softmax/32x12x512x512/fp32');
+    if (!scale?.gate?.fusedTime || !scale.gate.speedup) throw new Error('fixture: scale_mask_softmax');
+    [scale.gate.speedup.delta, scale.gate.fusedTime.delta] = [0.5, 0.08];
+    scale.ungatedSpeedup = 'its twin is host-bound'; // only the fused time is judged
+    const note = wideDeltaNote(widened);
+    expect(note).toMatch(
+      /^wide δ: 2 shapes judged with δ above ±5%, so a slower fused kernel within it passes as SAME /,
+    );
+    expect(note).toMatch(/: gelu_scale 1K fp32 ±14\.4%, scale_mask_softmax 32x12x512x512 fp32 ±8\.0%$/);
+    expect(renderRunConsole(widened).match(/wide δ:/g)).toHaveLength(1);
+    const summary = renderJobSummary(widened);
+    expect(summary).toContain('> **Wide δ:** 2 shapes judged with δ above ±5%');
+    expect(summary).toContain('gelu\\_scale 1K fp32 ±14.4%');
   });
 
   test('shows batched timing and injections under the table, and marks the verdict the gate took on batched timing', () => {
