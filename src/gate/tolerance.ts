@@ -161,6 +161,21 @@ export function runNoise(runs: readonly BaselineRun[]): Noise {
 }
 
 /**
+ * Where a baseline entry recorded from several runs is centred: the geometric mean of its runs' speedups and
+ * fused medians (the mean of their logs, where δ's spread is measured). A centre on the last run alone put
+ * every other machine off by that run's own shift: 7.5% in the fused time of the H100 file's gelu_scale 1K
+ * fp16. δ's √2 (a check against one run) is left as it is, though a mean of k runs would allow √(1 + 1/k).
+ */
+export function runsCenter(runs: readonly BaselineRun[]): { speedup: number; fusedMedianMs: number } {
+  if (runs.length === 0) throw new Error('the centre of no runs');
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return {
+    speedup: Math.exp(mean(runs.map((r) => Math.log(r.speedup)))),
+    fusedMedianMs: Math.exp(mean(runs.map((r) => Math.log(r.fusedMedianMs)))),
+  };
+}
+
+/**
  * Degrees of freedom the same case and shape in other precisions must hold to be the prior on their own;
  * with fewer, every entry of the timing method is. Below 3 the t factor is 14 or more (90 at one).
  */

@@ -9,6 +9,7 @@ import { ms, times } from '../base/format.ts';
 import { uniform } from '../base/rng.ts';
 import { relativeHalfWidth } from '../base/stats.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
+import { MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 import {
   BASELINE_SCHEMA_VERSION,
   type BaselineEntry,
@@ -17,9 +18,8 @@ import {
   baselineFileSchema,
   entryKey,
 } from './baseline-file.ts';
-import { MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 import { gatedTiming } from './judged-timing.ts';
-import { type BaselineRun, type Deltas, deltaFromNoise, entryDeltas, runNoise } from './tolerance.ts';
+import { type BaselineRun, type Deltas, deltaFromNoise, entryDeltas, runNoise, runsCenter } from './tolerance.ts';
 
 /**
  * At most `max` pairs, chosen at random with a fixed seed (reproducible) and kept in measured order,
@@ -80,8 +80,9 @@ export type UpdateMode = 'replace' | 'add-run';
 const MAX_BASELINE_RUNS = 8;
 
 /**
- * A measured baseline entry from a case result, of the timing the case is gated on. Its samples and
- * medians are this run's; its runs and noise include the old entry's runs in `add-run` mode. δ is
+ * A measured baseline entry from a case result, of the timing the case is gated on. Its runs and noise
+ * include the old entry's runs in `add-run` mode; its samples, medians and interval are this run's, moved to
+ * the centre of its runs (the same as this run's when it is the only one). δ is
  * derived from its own noise (src/gate/tolerance.ts `deltaFromNoise`) unless the old entry's was set by
  * hand, which is kept; `updateBaselines` then re-derives it with the comparable entries of the file;
  * so is `gating` when the old entry was measured, and every field of the old entry that this fusebench
@@ -110,16 +111,27 @@ function measuredEntry(
   const noise = runNoise(runs);
   const derived = deltaFromNoise(noise);
   const hand = old?.toleranceSource === 'hand';
+  // Centred on all its runs (tolerance.ts runsCenter): this run's samples, medians and interval moved there.
+  const center = runsCenter(runs);
+  const fusedScale = center.fusedMedianMs / g.fused.median;
+  const speedupScale = center.speedup / g.speedup.estimate;
+  const unfusedScale = speedupScale * fusedScale;
+  const scaled = (xs: readonly number[], k: number) => xs.map((x) => x * k);
   return {
     ...unknownFields(old, ENTRY_FIELDS),
     case: r.case,
     shape: { ...unknownFields(old?.shape, ENTRY_FIELDS.shape.shape), label: r.shape.label, dims: r.shape.dims },
     dtype: r.dtype,
-    unfusedMedianMs: g.unfused.median,
-    fusedMedianMs: g.fused.median,
-    speedup: { estimate: g.speedup.estimate, lo: g.speedup.lo, hi: g.speedup.hi, confidence: g.speedup.confidence },
+    unfusedMedianMs: g.unfused.median * unfusedScale,
+    fusedMedianMs: center.fusedMedianMs,
+    speedup: {
+      estimate: center.speedup,
+      lo: g.speedup.lo * speedupScale,
+      hi: g.speedup.hi * speedupScale,
+      confidence: g.speedup.confidence,
+    },
     sampleCount: g.unfused.n,
-    samples: thin(g.samples.unfused, g.samples.fused),
+    samples: thin(scaled(g.samples.unfused, unfusedScale), scaled(g.samples.fused, fusedScale)),
     tolerance: hand && old ? old.tolerance : derived.speedup,
     ...(hand
       ? old?.fusedTimeTolerance

@@ -17,6 +17,7 @@ import {
   FUSED_TIME_FLOOR,
   type MachineRule,
   runNoise,
+  runsCenter,
 } from '../../src/gate/tolerance.ts';
 
 const CASES = await loadCases();
@@ -59,7 +60,8 @@ function crossValidate(size: number, rule?: MachineRule) {
       let any = false;
       for (const [key, e] of Object.entries(file)) {
         const check = h100[key]?.runs?.find((r) => r.deviceUuid === machine);
-        const base = e.runs?.[e.runs.length - 1];
+        const last = e.runs?.[e.runs.length - 1];
+        const base = last && e.runs ? { ...last, ...runsCenter(e.runs) } : undefined; // centred as update.ts centres
         const d = deltas.get(key);
         if (!check || !base || !d) continue;
         const halfWidth = Z99_OVER_Z95 * Math.hypot(check.halfWidth, base.halfWidth);

@@ -4,8 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isTempFile, writeFileAtomic } from '../../src/base/atomic-write.ts';
 import { formatJson } from '../../src/base/json-format.ts';
-import { MAX_BASELINE_PAIRS } from '../../src/gate/baseline-consistency.ts';
-import { baselineFileSchema, loadBaselineFile, validateBaselineDir } from '../../src/gate/baseline-file.ts';
+import { median } from '../../src/base/stats.ts';
+import { entryContradictions, MAX_BASELINE_PAIRS } from '../../src/gate/baseline-consistency.ts';
+import {
+  type BaselineEntry,
+  baselineFileSchema,
+  loadBaselineFile,
+  validateBaselineDir,
+} from '../../src/gate/baseline-file.ts';
 import { outcomeLines, recordBaselines } from '../../src/gate/record-baselines.ts';
 import { DELTA_FLOOR, FUSED_TIME_FLOOR } from '../../src/gate/tolerance.ts';
 import { thin, updateBaselines } from '../../src/gate/update.ts';
@@ -199,7 +205,15 @@ describe('a baseline recorded from several runs: noise-aware δ', () => {
     expect(e?.toleranceSource).toBe('noise');
     expect(e?.fusedTimeTolerance).toBeCloseTo(Math.max(FUSED_TIME_FLOOR, 3 * spread), 4);
     expect(e?.tolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * (e?.noise?.betweenRuns?.speedup ?? 0)), 4);
-    expect(e?.fusedMedianMs).toBeCloseTo(0.1717, 3); // the entry's samples and medians are the latest run's
+    // Centred on both runs (their geometric mean), not on the latest: its samples and medians moved there.
+    const run = (i: number) => e?.runs?.[i] ?? { speedup: Number.NaN, fusedMedianMs: Number.NaN };
+    expect(e?.fusedMedianMs).toBeCloseTo(Math.sqrt(run(0).fusedMedianMs * run(1).fusedMedianMs), 10);
+    expect(e?.fusedMedianMs).toBeCloseTo(Math.sqrt(0.17 * 0.1717), 3);
+    expect(e?.speedup.estimate).toBeCloseTo(Math.sqrt(run(0).speedup * run(1).speedup), 10);
+    expect((e?.unfusedMedianMs ?? 0) / (e?.fusedMedianMs ?? 1)).toBeCloseTo(e?.speedup.estimate ?? 0, 10);
+    const kept = e?.samples ?? { unfused: [], fused: [] };
+    expect(median(kept.fused)).toBeCloseTo(e?.fusedMedianMs ?? 0, 3);
+    expect(entryContradictions(e as BaselineEntry)).toEqual([]);
   });
 
   test('runs as alike as repeated H200 runs of a large shape give the floor', () => {
