@@ -29,8 +29,10 @@ export function unavailableReason(
 }
 
 function cpuGap(v: NativeVariant): string | undefined {
-  if (!v.cpu)
-    return `runs on cuda only (its variant '${v.name}' has no CPU implementation: it is a library call of the GPU)`;
+  if (!v.cpu) {
+    const why = v.needs === 'cublas' ? ': it calls cuBLAS' : '';
+    return `runs on cuda only (its variant '${v.name}' has no CPU implementation${why})`;
+  }
   return undefined;
 }
 

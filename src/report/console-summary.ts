@@ -103,7 +103,12 @@ export function noBaselineHint(results: ResultsFile): string | undefined {
   const file = missing.find((c) => c.gate?.baselineFile)?.gate?.baselineFile;
   const where = file ? `${logText(plain(file))} has no entry for them` : 'no baseline file';
   const shapes = `${missing.length} shape${missing.length === 1 ? '' : 's'}`;
-  return `no baseline for ${logText(plain(results.device.name))} (${shapes}; ${where}): the run only reports. Record one with \`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
+  const record = `\`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
+  const how =
+    results.device.backend === 'cpu'
+      ? `No CPU baseline is shipped: CPU timings on a shared machine wander too far to gate on. On a quiet, dedicated machine, record one with ${record}`
+      : `Record one with ${record}`;
+  return `no baseline for ${logText(plain(results.device.name))} (${shapes}; ${where}): the run only reports. ${how}`;
 }
 
 /**

@@ -116,8 +116,9 @@ const PERF_FLAGS = {
     value: `<${DTYPES.join('|')}>`,
     multiple: true,
     help: [
-      'only this precision (repeatable or comma-separated; default: all, those',
-      'the device cannot run skipped with the reason)',
+      'only this precision (repeatable or comma-separated; default: fp32 on the',
+      'CPU backend, every precision on CUDA, those the GPU cannot run skipped',
+      'with the reason)',
     ],
     parse: (raw) => parseDtypes((raw.values.dtype as string[] | undefined) ?? []),
   }),

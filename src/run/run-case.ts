@@ -173,7 +173,7 @@ export function runCase(
     const { numerics, failure, fusedKernel, prepared } = checkNumerics(def, shape, ws, s, clock);
     const kernel = fusedKernel ? { fusedKernel } : {};
     if (failure) {
-      const reason = `numerics: ${failure} (seed ${s.seed})`;
+      const reason = `numerics: ${failure} (seed ${s.seed}: --seed ${s.seed} reproduces it)`;
       return { ...result, status: 'failed', reason, numerics, ...kernel, phases: clock.phases() };
     }
     const injection = injectionOf(def, ws, device, s, clock);
@@ -196,7 +196,11 @@ export function runCase(
       for (let more = remeasure?.(current); more; more = remeasure?.(current)) current = measured(more, current);
     const done = { ...current, numerics, ...kernel, ...(injection ? { injection } : {}), phases: clock.phases() };
     if (graphFailure)
-      return { ...done, status: 'failed', reason: `graph twin numerics: ${graphFailure} (seed ${s.seed})` };
+      return {
+        ...done,
+        status: 'failed',
+        reason: `graph twin numerics: ${graphFailure} (seed ${s.seed}: --seed ${s.seed} reproduces it)`,
+      };
     return done;
   } finally {
     ws.dispose();

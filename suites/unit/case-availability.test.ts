@@ -27,6 +27,15 @@ describe('case availability', () => {
     expect(linearGeluCublasLt.unavailableReason('cpu', { cublas: true })).toMatch(/runs on cuda only/);
   });
 
+  test("a CUDA-only variant is called a library call only when it calls one (prefolded is fusebench's own kernel)", async () => {
+    expect((await findCase('gemm')).unavailableReason('cpu', { cublas: true })).toBe(
+      "runs on cuda only (its variant 'cublas' has no CPU implementation: it calls cuBLAS)",
+    );
+    expect((await findCase('layernorm_linear_prefolded')).unavailableReason('cpu', { cublas: true })).toBe(
+      "runs on cuda only (its variant 'prefolded' has no CPU implementation)",
+    );
+  });
+
   test('every GEMM and attention comparison needs cuBLAS on CUDA (its twin calls it); the memory-bound ones do not', async () => {
     const needing = (await loadCases())
       .filter((c) => c.unavailableReason('cuda', { cublas: false }) !== undefined)
