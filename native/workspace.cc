@@ -37,7 +37,9 @@ Workspace::~Workspace() {
 size_t Workspace::index_of(const std::string& name) const {
   for (size_t i = 0; i < specs_.size(); ++i)
     if (specs_[i].name == name) return i;
-  throw std::invalid_argument(spec_.name + " has no buffer '" + name + "'");
+  std::string names;
+  for (const auto& b : specs_) names += (names.empty() ? "" : ", ") + b.name;
+  throw std::invalid_argument(spec_.name + " has no buffer '" + name + "'; its buffers: " + names);
 }
 
 size_t Workspace::words(size_t i) const { return specs_[i].bytes / 4; }

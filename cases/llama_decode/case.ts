@@ -39,7 +39,17 @@ const LONG = { layers: 1, hidden: 128, heads: 2, kv_heads: 2, f: 128, vocab: 50,
 /** A group of 6 query heads a K/V head, over 78 keys. */
 const GROUP_OF_6 = { layers: 1, hidden: 768, heads: 12, kv_heads: 2, f: 128, vocab: 60, ctx: 100, pos: 77, token: 5 };
 /** Llama-3.2-1B's heads and hidden size at 6 keys. */
-const LLAMA_1B_HEADS = { layers: 1, hidden: 2048, heads: 32, kv_heads: 8, f: 256, vocab: 100, ctx: 16, pos: 5, token: 3 };
+const LLAMA_1B_HEADS = {
+  layers: 1,
+  hidden: 2048,
+  heads: 32,
+  kv_heads: 8,
+  f: 256,
+  vocab: 100,
+  ctx: 16,
+  pos: 5,
+  token: 3,
+};
 
 export default defineCase<Dim, 'eps' | 'rope_theta'>({
   title: 'Llama decode step (GQA, RoPE, SwiGLU; KV cache, batch 1)',

@@ -292,6 +292,9 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
 /** Imports a case folder's descriptor (its default export). */
 export async function importDescriptor(folder: string): Promise<AnyDescriptor> {
   const file = join(CASES_DIR, folder, 'case.ts');
+  if (!existsSync(join(CASES_DIR, folder))) {
+    throw new Error(`cases/registry.ts names '${folder}', but there is no folder cases/${folder}`);
+  }
   if (!existsSync(file)) {
     throw new Error(`cases/${folder} has no descriptor: ${file} must \`export default defineCase({...})\``);
   }

@@ -117,6 +117,12 @@ describe('a disagreement fails, naming what the other half lacks', () => {
   const all = registrationsOf('residual_layernorm', natives);
   const load = async () => buildCaseDefs('residual_layernorm', await importDescriptor('residual_layernorm'), all);
 
+  test('a registry line naming no folder says so, not that a descriptor is missing', async () => {
+    await expect(importDescriptor('residual_layernorms')).rejects.toThrow(
+      "cases/registry.ts names 'residual_layernorms', but there is no folder cases/residual_layernorms",
+    );
+  });
+
   test('a comparison naming a variant the addon lacks', async () => {
     const d = await importDescriptor('residual_layernorm');
     expect(() => buildCaseDefs('residual_layernorm', { ...d, compare: [{ fused: 'fusedd' }] }, [native])).toThrow(

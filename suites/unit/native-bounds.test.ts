@@ -65,6 +65,16 @@ describe('native counts are bounded in the facade', () => {
     expect(() => new Workspace('cpu', 'gelu_scale', 'fp32', [1024], [], inject)).toThrow(message);
   });
 
+  test('a buffer the case does not have is refused, listing the ones it has', () => {
+    const ws = new Workspace('cpu', 'gelu_scale', 'fp32', [1024], [1], undefined);
+    try {
+      expect(() => ws.download('bias')).toThrow(/^gelu_scale has no buffer 'bias'; its buffers: x, \w+/);
+      expect(() => ws.upload('bias', new Float32Array(1024))).toThrow(/has no buffer 'bias'; its buffers: x/);
+    } finally {
+      ws.dispose();
+    }
+  });
+
   test('on the CPU no graph is recorded, and the facts of a graph never recorded are refused, naming it', () => {
     const ws = new Workspace('cpu', 'gelu_scale', 'fp32', [1024], [1], undefined);
     try {
