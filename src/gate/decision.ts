@@ -9,7 +9,7 @@
  *             MIN_DECISION_PAIRS pairs: one pair's bootstrap interval has no width, and decided against the
  *             baseline's spread alone it called 37% of unchanged simulated runs SLOWER.
  */
-import { quantile } from 'simple-statistics';
+import { probit, quantile } from 'simple-statistics';
 import { normal, uniform } from '../base/rng.ts';
 import { BOOTSTRAP_SEED, median, medianInPlace, pairedReplicates } from '../base/stats.ts';
 import type { Decision, Verdict } from '../results/results.ts';
@@ -43,8 +43,6 @@ export function classify(lo: number, hi: number, delta: number): Verdict {
   if (lo >= down && hi <= up) return 'SAME';
   return 'AMBIGUOUS';
 }
-
-const Z = { 0.9: 1.6449, 0.95: 1.96, 0.99: 2.5758 } as Record<number, number>;
 
 type Metric = 'speedup' | 'fusedTime';
 
@@ -87,7 +85,7 @@ function baselineDraws(entry: BaselineEntry, n: number, rand: () => number): Rec
   const z = normal(rand);
   const sd =
     lo !== undefined && hi !== undefined && hi > lo
-      ? (Math.log(hi) - Math.log(lo)) / (2 * (Z[confidence ?? 0.95] ?? 1.96))
+      ? (Math.log(hi) - Math.log(lo)) / (2 * probit(0.5 + (confidence ?? 0.95) / 2))
       : 0;
   return {
     speedup: Array.from({ length: n }, () => Math.log(estimate) + sd * z()),

@@ -93,6 +93,17 @@ describe('baseline files', () => {
     );
   });
 
+  test.each([0, 1, 95])(
+    "an interval's confidence of %d is refused: it must be a fraction between 0 and 1",
+    (confidence) => {
+      const p = write(
+        `conf-${confidence}.json`,
+        file({ 'gelu_scale/16M/fp32': { ...entry, speedup: { ...entry.speedup, confidence } } }),
+      );
+      expect(() => loadBaselineFile(p, known)).toThrow(/entries\.gelu_scale\/16M\/fp32\.speedup\.confidence/);
+    },
+  );
+
   test('more samples than an update keeps are refused, naming the entry and the counts', () => {
     const n = MAX_BASELINE_PAIRS + 1;
     const samples = { unfused: Array(n).fill(1), fused: Array(n).fill(1) };

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { loadCases } from '../../cases/registry.ts';
 import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
 import { normal, uniform } from '../../src/base/rng.ts';
-import { baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { classify, MIN_DECISION_PAIRS } from '../../src/gate/decision.ts';
+import { type BaselineEntry, baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
+import { classify, decide, MIN_DECISION_PAIRS } from '../../src/gate/decision.ts';
 import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
 import { updateBaselines } from '../../src/gate/update.ts';
 import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
@@ -44,6 +44,29 @@ describe('the decision rule', () => {
     [-0.01, 0.1, 'AMBIGUOUS'],
   ])('an interval [%d, %d] of D gives %s', (lo, hi, verdict) => {
     expect(classify(lo, hi, d)).toBe(verdict);
+  });
+
+  test("a baseline without samples spreads by its interval's own confidence, whatever it is", () => {
+    const u = Array.from({ length: 60 }, (_, i) => 0.08 * (1 + 0.001 * (i % 7)));
+    const f = Array.from({ length: 60 }, (_, i) => 0.04 * (1 + 0.001 * (i % 5)));
+    const entry = (confidence: number) =>
+      ({
+        case: 'gelu_scale',
+        shape: { label: '1M', dims: [1] },
+        dtype: 'fp32',
+        speedup: { estimate: 2, lo: 1.9, hi: 2.1, confidence },
+        sampleCount: 0,
+        tolerance: 0.05,
+        gating: true,
+        provenance: { kind: 'reported', source: 'test', approximate: false },
+      }) as BaselineEntry;
+    const width = (c: number) => {
+      const [d] = decide({ unfused: u, fused: f }, entry(c), { delta: 0.05 });
+      return (d?.diff.hi ?? 0) - (d?.diff.lo ?? 0);
+    };
+    // The same [1.9, 2.1] at 80% implies a wider spread than at 95% (it was taken as 95% before).
+    expect(width(0.8) / width(0.95)).toBeGreaterThan(1.3);
+    expect(width(0.99) / width(0.95)).toBeLessThan(0.85);
   });
 
   test('the worst verdict wins', () => {
