@@ -88,15 +88,17 @@ describe('δ of the H100 entries at 2547f23', () => {
     const d = entryDeltas(at('gelu_scale/1K/bf16'), entries);
     expect(d.source).toBe('comparable');
     expect(d.basis?.comparable).toEqual(['gelu_scale/1K/fp32', 'gelu_scale/1M/fp32']);
-    // The pooled variance of the two entries (one degree of freedom each), times the factor at 2.
+    // The pooled variance of the two entries (one degree of freedom each), times the factor at 2: a bound on
+    // the log shift, taken as the fraction whose SLOWER edge log(1 − δ) it is.
     const pooled = (m: 'speedup' | 'fusedTime') =>
       Math.sqrt(
         ['gelu_scale/1K/fp32', 'gelu_scale/1M/fp32']
           .map((k) => (at(k).noise?.betweenRuns?.[m] as number) ** 2)
           .reduce((a, b) => a + b) / 2,
       );
-    expect(d.speedup).toBeCloseTo(deltaFactor(2) * pooled('speedup'), 6);
-    expect(d.fusedTime).toBeCloseTo(deltaFactor(2) * pooled('fusedTime'), 6);
+    expect(d.speedup).toBeCloseTo(1 - Math.exp(-deltaFactor(2) * pooled('speedup')), 6);
+    expect(d.fusedTime).toBeCloseTo(1 - Math.exp(-deltaFactor(2) * pooled('fusedTime')), 6);
+    expect(Math.log(1 - d.speedup)).toBeCloseTo(-deltaFactor(2) * pooled('speedup'), 9);
     // It moved 5.6–7.3% in speedup between H100 machines: the band must hold that.
     expect(d.speedup).toBeGreaterThan(0.073);
   });
@@ -135,7 +137,7 @@ describe('pooling an entry’s own runs with comparable entries', () => {
     const loud = entry('d', '1K', 'fp32', [1.7, 1.9, 2.1]);
     const d = entryDeltas(loud, file(loud, ...quiet));
     const own = BETWEEN_RUN_SIGMAS * (loud.noise.betweenRuns?.speedup as number);
-    expect(d.speedup).toBeCloseTo(own, 9);
+    expect(d.speedup).toBeCloseTo(1 - Math.exp(-own), 9);
   });
 
   test('the same shape in other precisions is the prior alone once it holds 3 degrees of freedom', () => {

@@ -203,8 +203,10 @@ describe('a baseline recorded from several runs: noise-aware δ', () => {
     expect(e?.noise?.betweenRuns?.fusedTime).toBeCloseTo(spread, 3);
     expect(e?.noise?.betweenRuns?.speedup).toBeCloseTo(spread, 2);
     expect(e?.toleranceSource).toBe('noise');
-    expect(e?.fusedTimeTolerance).toBeCloseTo(Math.max(FUSED_TIME_FLOOR, 3 * spread), 4);
-    expect(e?.tolerance).toBeCloseTo(Math.max(DELTA_FLOOR, 3 * (e?.noise?.betweenRuns?.speedup ?? 0)), 4);
+    // 3 × the spread bounds the log shift; δ is the fraction whose SLOWER edge log(1 − δ) it is.
+    const asFraction = (bound: number) => 1 - Math.exp(-bound);
+    expect(e?.fusedTimeTolerance).toBeCloseTo(Math.max(FUSED_TIME_FLOOR, asFraction(3 * spread)), 4);
+    expect(e?.tolerance).toBeCloseTo(Math.max(DELTA_FLOOR, asFraction(3 * (e?.noise?.betweenRuns?.speedup ?? 0))), 4);
     // Centred on both runs (their geometric mean), not on the latest: its samples and medians moved there.
     const run = (i: number) => e?.runs?.[i] ?? { speedup: Number.NaN, fusedMedianMs: Number.NaN };
     expect(e?.fusedMedianMs).toBeCloseTo(Math.sqrt(run(0).fusedMedianMs * run(1).fusedMedianMs), 10);
