@@ -18,7 +18,7 @@
  *   variance of empirical-Bayes shrinkage (Smyth 2004, limma): σ̃² = (ν₀s₀² + νs²) / (ν₀ + ν). A lucky
  *   agreement of two runs (ν = 1) barely moves it; an entry with many runs speaks mostly for itself.
  * - σ̃ is an estimate with ν₀ + ν degrees of freedom, so δ is a prediction bound with Student's t for
- *   that many: δ = √2 · t_{ν₀+ν}(0.995) · σ̃. A check and its baseline are two runs on two machines, so
+ *   that many: a bound √2 · t_{ν₀+ν}(0.995) · σ̃ on the log shift, which δ is as a fraction (`asFraction`). A check and its baseline are two runs on two machines, so
  *   their difference has sd √2σ; the t quantile keeps the chance that an unchanged run's shift alone
  *   passes −δ at 0.5% whatever the degrees of freedom, so at most 1% for the speedup and the fused time
  *   together (the bootstrap interval, which must lie wholly beyond δ, brings it lower). The factor is
