@@ -121,16 +121,35 @@ export function wideDeltaNote(results: ResultsFile): string | undefined {
   return logText(`wide δ: ${wideDeltaSentence(wide.length)}: ${wide.join(', ')}`);
 }
 
+/**
+ * Once per run, what the table has no column for: "numerics: 17 shapes checked against their float64
+ * references, unfused and fused within tolerance in every one" (or how many FAILED); undefined when no shape
+ * was checked.
+ */
+export function numericsLine(results: ResultsFile): string | undefined {
+  const checked = results.cases.filter((c) => c.numerics !== undefined);
+  const failed = results.cases.filter((c) => c.status === 'failed').length;
+  if (checked.length === 0 && failed === 0) return undefined;
+  const shapes = `${checked.length} shape${checked.length === 1 ? '' : 's'}`;
+  const verdict =
+    failed === 0
+      ? 'unfused and fused within tolerance in every one'
+      : `${failed} FAILED (above; --seed reproduces the inputs)`;
+  return `numerics: ${shapes} checked against their float64 references, ${verdict}`;
+}
+
 /** Everything the reporter prints after the run's header: the table, the notes, the counts, the hints and the time split. */
 export function renderRunConsole(results: ResultsFile, color = false, wide = false): string {
   const notes = consoleNotes(results);
   const hint = noBaselineHint(results);
   const blind = wideDeltaNote(results);
+  const numerics = numericsLine(results);
   const phases = phaseSplitLine(results);
   return [
     renderConsoleTable(results, color, wide),
     ...(notes.length > 0 ? ['', ...notes] : []),
     '',
+    ...(numerics ? [numerics] : []),
     consoleCountsLine(results, color),
     ...(hint ? [hint] : []),
     ...(blind ? [blind] : []),

@@ -8,6 +8,7 @@ import {
   consoleCountsLine,
   consoleNotes,
   noBaselineHint,
+  numericsLine,
   renderRunConsole,
   wideDeltaNote,
 } from '../../src/report/console-summary.ts';
@@ -108,6 +109,16 @@ describe('the console table', () => {
       'no baseline for NVIDIA H200 (5 shapes; baselines/nvidia-h200.json has no entry for them): the run only reports. Record one with `npm run perf -- --backend cuda --update-baselines`',
     );
     expect(noBaselineHint(readResults(join(fixtures, 'h200-gate-run.json')))).toBeUndefined();
+  });
+
+  test('says once how many shapes had their numerics checked, and how many failed', () => {
+    expect(numericsLine(readResults(join(fixtures, 'h200-gate-run.json')))).toBe(
+      'numerics: 7 shapes checked against their float64 references, unfused and fused within tolerance in every one',
+    );
+    expect(numericsLine(mixed)).toBe(
+      'numerics: 6 shapes checked against their float64 references, 1 FAILED (above; --seed reproduces the inputs)',
+    );
+    expect(renderRunConsole(mixed).match(/^numerics: /gm)).toHaveLength(1);
   });
 
   test('lists once the shapes whose gate judged with δ above ±5%, by the narrower of their two δ, widest first', () => {
