@@ -3,7 +3,16 @@
  * speedup. Built from simple-statistics pieces; every resampling is seeded, so the same samples
  * always give the same interval.
  */
-import { max, mean, medianAbsoluteDeviation, min, quantile, quickselect, median as ssMedian } from 'simple-statistics';
+import {
+  errorFunction,
+  max,
+  mean,
+  medianAbsoluteDeviation,
+  min,
+  quantile,
+  quickselect,
+  median as ssMedian,
+} from 'simple-statistics';
 import { uniform } from './rng.ts';
 
 /** Default bootstrap seed: fixed, so an interval is a pure function of its samples. */
@@ -143,4 +152,20 @@ export function speedupInterval(
 /** Half the interval's width relative to its estimate (0.01 = ±1%). */
 export function relativeHalfWidth(iv: Interval): number {
   return (iv.hi - iv.lo) / 2 / iv.estimate;
+}
+
+/**
+ * The standard normal's p-quantile, 0 < p < 1, to ~1e-7 (bisection on simple-statistics' error function, whose
+ * error is 1.2e-7): 1.95996 at 0.975, 2.57583 at 0.995. simple-statistics' own probit is off by 0.14% there.
+ */
+export function normalQuantile(p: number): number {
+  if (!(p > 0 && p < 1)) throw new Error(`normalQuantile needs 0 < p < 1; got ${p}`);
+  let lo = -40;
+  let hi = 40;
+  for (let i = 0; i < 100; i++) {
+    const mid = (lo + hi) / 2;
+    if (0.5 * (1 + errorFunction(mid / Math.SQRT2)) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
 }

@@ -7,7 +7,7 @@
  * this GPU (the between-run noise of its baselines, per metric), as two runs differ by that shift too. Pure.
  */
 import { type BaselineEntry, entryKey } from '../gate/baseline-file.ts';
-import { decide } from '../gate/decision.ts';
+import { decide, MIN_DECISION_PAIRS } from '../gate/decision.ts';
 import { judgedVerdict } from '../gate/gate.ts';
 import { asMeasured, gatedOnBatched, type JudgedTiming, type TimingMethod, timingOf } from '../gate/judged-timing.ts';
 import { DEFAULT_DELTA } from '../gate/tolerance.ts';
@@ -114,6 +114,14 @@ function chooseMethod(base: MeasuredCase, head: MeasuredCase): { method: TimingM
   };
 }
 
+/** Why a comparison decided nothing for want of pairs: '' when both runs have MIN_DECISION_PAIRS. */
+function fewPairs(base: number, head: number): string {
+  const short = [base < MIN_DECISION_PAIRS ? `base ${base}` : '', head < MIN_DECISION_PAIRS ? `head ${head}` : '']
+    .filter(Boolean)
+    .join(', ');
+  return short ? `too few pairs to decide (${short}; at least ${MIN_DECISION_PAIRS})` : '';
+}
+
 /** Decides one case of the head run against the same case of the base run (both measured). */
 export function compareCase(
   base: MeasuredCase,
@@ -139,7 +147,9 @@ export function compareCase(
     dtype: head.dtype,
     method,
     callsPerSample: h.callsPerSample,
-    methodNote: [note, judged.note].filter(Boolean).join('; ') || undefined,
+    methodNote:
+      [note, judged.note, fewPairs(b.samples.unfused.length, h.samples.unfused.length)].filter(Boolean).join('; ') ||
+      undefined,
     verdict: judged.verdict,
     speedup,
     fusedTime,

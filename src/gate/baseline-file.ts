@@ -54,7 +54,7 @@ export const baselineEntrySchema = z
       estimate: z.number().positive(),
       lo: z.number().positive().optional(),
       hi: z.number().positive().optional(),
-      confidence: z.number().gt(0).lt(1).optional(),
+      confidence: z.number().min(0.5).lt(1).optional(),
     }),
     /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
     sampleCount: z.number().int().nonnegative(),

@@ -3,15 +3,15 @@
  * D = log(current) − log(baseline), oriented so that negative is worse, with a 99% bootstrap
  * interval that carries both the current run's noise and the baseline's own uncertainty:
  *   SLOWER    the whole interval is below log(1 − δ)
- *   FASTER    the whole interval is above log(1 + δ)
- *   SAME      the interval lies inside [log(1 − δ), log(1 + δ)]
+ *   FASTER    the whole interval is above −log(1 − δ) (a band symmetric in log, as δ's bound is)
+ *   SAME      the interval lies inside [log(1 − δ), −log(1 − δ)]
  *   AMBIGUOUS otherwise (the noise is too large to say), and whenever the current run has fewer than
  *             MIN_DECISION_PAIRS pairs: one pair's bootstrap interval has no width, and decided against the
  *             baseline's spread alone it called 37% of unchanged simulated runs SLOWER.
  */
-import { probit, quantile } from 'simple-statistics';
+import { quantile } from 'simple-statistics';
 import { normal, uniform } from '../base/rng.ts';
-import { BOOTSTRAP_SEED, median, medianInPlace, pairedReplicates } from '../base/stats.ts';
+import { BOOTSTRAP_SEED, median, medianInPlace, normalQuantile, pairedReplicates } from '../base/stats.ts';
 import type { Decision, Verdict } from '../results/results.ts';
 import type { BaselineEntry } from './baseline-file.ts';
 
@@ -37,7 +37,7 @@ export const MIN_DECISION_PAIRS = 10;
 /** The verdict for an interval of D against the ±δ band. */
 export function classify(lo: number, hi: number, delta: number): Verdict {
   const down = Math.log(1 - delta);
-  const up = Math.log(1 + delta);
+  const up = -down; // symmetric in log: FASTER by as much as SLOWER, 1/(1 − δ)
   if (hi < down) return 'SLOWER';
   if (lo > up) return 'FASTER';
   if (lo >= down && hi <= up) return 'SAME';
@@ -85,7 +85,7 @@ function baselineDraws(entry: BaselineEntry, n: number, rand: () => number): Rec
   const z = normal(rand);
   const sd =
     lo !== undefined && hi !== undefined && hi > lo
-      ? (Math.log(hi) - Math.log(lo)) / (2 * probit(0.5 + (confidence ?? 0.95) / 2))
+      ? (Math.log(hi) - Math.log(lo)) / (2 * normalQuantile(0.5 + (confidence ?? 0.95) / 2))
       : 0;
   return {
     speedup: Array.from({ length: n }, () => Math.log(estimate) + sd * z()),
@@ -105,6 +105,9 @@ export function decide(current: PairedSamples, entry: BaselineEntry, settings: D
   const cur = logReplicates(current.unfused, current.fused, resamples, rand);
   const metrics: Metric[] = entry.fusedMedianMs === undefined ? ['speedup'] : ['speedup', 'fusedTime'];
   const alpha = (1 - confidence) / 2;
+  // Too few pairs in the run, or in a baseline that keeps its samples (compare's base run): no decision.
+  const tooFew =
+    Math.min(current.unfused.length, entry.samples?.unfused.length ?? Number.POSITIVE_INFINITY) < MIN_DECISION_PAIRS;
   return metrics.map((metric) => {
     const delta = metric === 'fusedTime' ? (settings.fusedTimeDelta ?? settings.delta) : settings.delta;
     const sign = metric === 'speedup' ? 1 : -1; // a longer fused time is worse
@@ -115,7 +118,7 @@ export function decide(current: PairedSamples, entry: BaselineEntry, settings: D
     const hi = quantile(diffs, 1 - alpha);
     return {
       metric,
-      verdict: current.unfused.length < MIN_DECISION_PAIRS ? 'AMBIGUOUS' : classify(lo, hi, delta),
+      verdict: tooFew ? 'AMBIGUOUS' : classify(lo, hi, delta),
       baseline,
       current: value,
       diff: { estimate: sign * Math.log(value / baseline), lo, hi, confidence },

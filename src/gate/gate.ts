@@ -51,11 +51,11 @@ export const WIDE_DELTA = 0.05;
 /**
  * The narrowest δ among the metrics a shape's gate judged: a slower fused kernel moves its speedup and its fused
  * time alike, so a change within this δ can only pass as SAME (or AMBIGUOUS). Undefined where the gate judged
- * nothing (no baseline, a non-gating one).
+ * nothing (no baseline, a non-gating one) and where δ was chosen, not derived (--delta, set by hand).
  */
 export function judgedDelta(c: CaseResult): number | undefined {
   const g = c.gate;
-  if (!g?.gating || !g.speedup) return undefined;
+  if (!g?.gating || !g.speedup || g.deltaSource === 'hand' || g.deltaSource === 'command line') return undefined;
   const fused = g.fusedTime?.delta;
   if (c.ungatedSpeedup && fused !== undefined) return fused;
   return Math.min(g.speedup.delta, fused ?? Number.POSITIVE_INFINITY);
@@ -152,6 +152,7 @@ export function gateCase(
     gating: entry.gating,
     baselineFile: baselines.file,
     baselineSource: source,
+    deltaSource: deltas.source,
     speedup,
     fusedTime,
     remeasured: false,

@@ -138,7 +138,10 @@ export interface Deltas {
   basis?: DeltaBasis;
 }
 
-/** δ from recorded noise, per metric: max(its floor, 3·σ_between); the default when the between-run noise is unknown. */
+/**
+ * δ from recorded noise, per metric: max(its floor, 3·σ_between as a fraction, `asFraction`); the default when the
+ * between-run noise is unknown.
+ */
 export function deltaFromNoise(noise: Noise | undefined, fusedTimeFloor = FUSED_TIME_FLOOR): Deltas {
   const b = noise?.betweenRuns;
   if (!noise || !b || noise.runs < 2) return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };

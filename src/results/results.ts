@@ -108,7 +108,7 @@ const decisionSchema = z.object({
   current: z.number(),
   /** D = log(current/baseline) for the speedup; log(baseline/current) for the fused time (so negative is worse). */
   diff: interval,
-  /** δ as a fraction (0.05 = ±5%); the SAME band for D is [log(1 − δ), log(1 + δ)]. */
+  /** δ as a fraction (0.05 = ±5%); the SAME band for D is [log(1 − δ), −log(1 − δ)]. */
   delta: z.number(),
 });
 export type Decision = z.infer<typeof decisionSchema>;
@@ -121,6 +121,11 @@ const gateSchema = z.object({
   gating: z.boolean(),
   baselineFile: z.string().nullable(),
   baselineSource: z.enum(['measured', 'reported']).nullable(),
+  /**
+   * Where δ came from (src/gate/tolerance.ts): the entry's runs ('noise'), those pooled with comparable entries,
+   * the default for one run, set by hand in the entry, or --delta. Absent in files written before it was kept.
+   */
+  deltaSource: z.enum(['noise', 'comparable', 'default', 'hand', 'command line']).optional(),
   speedup: decisionSchema.optional(),
   /** Absolute fused time vs the baseline's, only when the baseline is of the same device model. */
   fusedTime: decisionSchema.optional(),

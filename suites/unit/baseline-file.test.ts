@@ -93,8 +93,8 @@ describe('baseline files', () => {
     );
   });
 
-  test.each([0, 1, 95])(
-    "an interval's confidence of %d is refused: it must be a fraction between 0 and 1",
+  test.each([0, 0.4, 1, 95])(
+    "an interval's confidence of %d is refused: it must be a fraction from 0.5 to below 1",
     (confidence) => {
       const p = write(
         `conf-${confidence}.json`,

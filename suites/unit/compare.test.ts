@@ -89,6 +89,27 @@ describe('compareResults', () => {
     expect(given.every((c) => c.speedup.delta === 0.02 && (c.fusedTime?.delta ?? 0.02) === 0.02)).toBe(true);
   });
 
+  test('fewer than 10 pairs in either run decide nothing: AMBIGUOUS, however far the runs lie', () => {
+    const cut = (r: ResultsFile, n: number) => {
+      const o = structuredClone(r);
+      for (const c of o.cases) {
+        if (!c.timing) continue;
+        c.timing.samples = { unfused: c.timing.samples.unfused.slice(0, n), fused: c.timing.samples.fused.slice(0, n) };
+        c.batched = undefined;
+      }
+      return o;
+    };
+    const far = slower(run, '16M', 1.5);
+    const verdicts = (base: ResultsFile, head: ResultsFile) =>
+      compareResults(base, head).compared.map((c) => c.verdict);
+    expect(new Set(verdicts(cut(run, 2), far))).toEqual(new Set(['AMBIGUOUS']));
+    expect(compareResults(cut(run, 2), far).compared[0]?.methodNote).toMatch(
+      /too few pairs to decide \(base 2; at least 10\)/,
+    );
+    expect(new Set(verdicts(run, cut(far, 9)))).toEqual(new Set(['AMBIGUOUS']));
+    expect(verdicts(cut(run, 10), cut(far, 10))).toContain('SLOWER');
+  });
+
   test('a run against itself is never SLOWER or FASTER', () => {
     const n = comparisonCounts(compareResults(run, run));
     expect(n.SLOWER + n.FASTER).toBe(0);

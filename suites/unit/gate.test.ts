@@ -42,6 +42,10 @@ describe('the decision rule', () => {
     [-0.03, 0.04, 'SAME'],
     [-0.1, 0.01, 'AMBIGUOUS'],
     [-0.01, 0.1, 'AMBIGUOUS'],
+    // Symmetric in log: FASTER needs D above −log(0.95) = 0.0513, not log(1.05) = 0.0488.
+    [0.05, 0.1, 'AMBIGUOUS'],
+    [0.052, 0.1, 'FASTER'],
+    [-0.1, Math.log(0.95) - 1e-9, 'SLOWER'],
   ])('an interval [%d, %d] of D gives %s', (lo, hi, verdict) => {
     expect(classify(lo, hi, d)).toBe(verdict);
   });

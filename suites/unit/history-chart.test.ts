@@ -102,10 +102,11 @@ describe('the history chart spec and its SVG', () => {
     const b = oneM.baseline;
     if (!b) throw new Error('gelu_scale/1M/fp32 has an H200 baseline');
     expect(layerData(spec, 'speedup_baseline_band')).toEqual([
-      { speedup: b.speedup * (1 - b.delta), hi: b.speedup * (1 + b.delta) },
+      // The decision's band, symmetric in log: as far above as below.
+      { speedup: b.speedup * (1 - b.delta), hi: b.speedup / (1 - b.delta) },
     ]);
     expect(layerData(spec, 'fusedMs_baseline_band')).toEqual([
-      { fusedMs: (b.fusedMs ?? 0) / (1 + b.fusedDelta), hi: (b.fusedMs ?? 0) / (1 - b.fusedDelta) },
+      { fusedMs: (b.fusedMs ?? 0) * (1 - b.fusedDelta), hi: (b.fusedMs ?? 0) / (1 - b.fusedDelta) },
     ]);
   });
 

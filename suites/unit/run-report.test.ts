@@ -146,6 +146,10 @@ describe('the console table', () => {
     );
     expect(note).toMatch(/: gelu_scale 1K fp32 ±14\.4%, scale_mask_softmax 32x12x512x512 fp32 ±8\.0%$/);
     expect(renderRunConsole(widened).match(/wide δ:/g)).toHaveLength(1);
+    // A δ chosen (--delta, or by hand in the entry) is no blind spot of the baselines: not listed.
+    const chosen = structuredClone(widened);
+    for (const c of chosen.cases) if (c.gate) c.gate.deltaSource = 'command line';
+    expect(wideDeltaNote(chosen)).toBeUndefined();
     const summary = renderJobSummary(widened);
     expect(summary).toContain('> **Wide δ:** 2 shapes judged with δ above ±5%');
     expect(summary).toContain('gelu\\_scale 1K fp32 ±14.4%');

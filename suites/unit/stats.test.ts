@@ -1,6 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { normal, uniform } from '../../src/base/rng.ts';
-import { median, pairedBootstrap, relativeHalfWidth, speedupInterval, summarize } from '../../src/base/stats.ts';
+import {
+  median,
+  normalQuantile,
+  pairedBootstrap,
+  relativeHalfWidth,
+  speedupInterval,
+  summarize,
+} from '../../src/base/stats.ts';
 
 /** n log-normal samples around `center` with relative jitter `sigma`. */
 function jittered(center: number, sigma: number, n: number, seed: number): number[] {
@@ -90,5 +97,21 @@ describe('speedup interval', () => {
   test('unequal or empty samples are refused', () => {
     expect(() => pairedBootstrap([1, 2], [1], () => 0)).toThrow(/equal/);
     expect(() => speedupInterval([], [])).toThrow();
+  });
+});
+
+describe('the normal quantile', () => {
+  test.each([
+    [0.975, 1.959964],
+    [0.995, 2.575829],
+    [0.95, 1.644854],
+    [0.5, 0],
+    [0.025, -1.959964],
+  ])('at %d it is %d', (p, z) => {
+    expect(normalQuantile(p)).toBeCloseTo(z, 5);
+  });
+
+  test.each([0, 1, Number.NaN])('at %d it is refused', (p) => {
+    expect(() => normalQuantile(p)).toThrow(/needs 0 < p < 1/);
   });
 });

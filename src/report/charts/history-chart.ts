@@ -44,10 +44,10 @@ interface HistoryBaseline {
   /** The baseline file it comes from. */
   file: string;
   speedup: number;
-  /** δ of the speedup decision: SAME while the speedup is within baseline × [1 − δ, 1 + δ]. */
+  /** δ of the speedup decision: SAME while the speedup is within baseline × [1 − δ, 1 / (1 − δ)]. */
   delta: number;
   fusedMs?: number;
-  /** δ of the fused-time decision: SAME while the time is within baseline / [1 + δ, 1 − δ]. */
+  /** δ of the fused-time decision: SAME while the time is within baseline × [1 − δ, 1 / (1 − δ)]. */
   fusedDelta: number;
   method: 'per-call' | 'batched';
 }
@@ -323,7 +323,7 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
           title: 'speedup (x)',
           height: SPEEDUP_HEIGHT,
           ...(b
-            ? { band: [b.speedup * (1 - b.delta), b.speedup * (1 + b.delta)] as [number, number], baseline: b.speedup }
+            ? { band: [b.speedup * (1 - b.delta), b.speedup / (1 - b.delta)] as [number, number], baseline: b.speedup }
             : {}),
           interval: true,
         },
@@ -341,7 +341,8 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
                 height: TIME_HEIGHT,
                 ...(b?.fusedMs !== undefined
                   ? {
-                      band: [b.fusedMs / (1 + b.fusedDelta), b.fusedMs / (1 - b.fusedDelta)] as [number, number],
+                      // The decision's band, symmetric in log (decision.ts classify): FASTER below t(1 − δ).
+                      band: [b.fusedMs * (1 - b.fusedDelta), b.fusedMs / (1 - b.fusedDelta)] as [number, number],
                       baseline: b.fusedMs,
                     }
                   : {}),
