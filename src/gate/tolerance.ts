@@ -18,8 +18,8 @@
  *   variance of empirical-Bayes shrinkage (Smyth 2004, limma): σ̃² = (ν₀s₀² + νs²) / (ν₀ + ν). A lucky
  *   agreement of two runs (ν = 1) barely moves it; an entry with many runs speaks mostly for itself.
  * - σ̃ is an estimate with ν₀ + ν degrees of freedom, so δ is a prediction bound with Student's t for
- *   that many: a bound √2 · t_{ν₀+ν}(0.995) · σ̃ on the log shift, which δ is as a fraction (`asFraction`). A check and its baseline are two runs on two machines, so
- *   their difference has sd √2σ; the t quantile keeps the chance that an unchanged run's shift alone
+ *   that many: a bound √2 · t_{ν₀+ν}(0.995) · σ̃ on the log shift, which δ is as a fraction (`asFraction`).
+ *   A check and its baseline are two runs on two machines, so their difference has sd √2σ; the t quantile keeps the chance that an unchanged run's shift alone
  *   passes −δ at 0.5% whatever the degrees of freedom, so at most 1% for the speedup and the fused time
  *   together (the bootstrap interval, which must lie wholly beyond δ, brings it lower). The factor is
  *   3.6 as the degrees of freedom grow, 14 at 2, 5.7 at 5, 4.5 at 10 (`deltaFactor`): few comparable
@@ -45,7 +45,7 @@
  * The gate derives δ this way from the loaded file (so files recorded before this rule benefit), and
  * `--update-baselines` stores the same δ in every entry it writes (src/gate/update.ts).
  */
-import { sampleStandardDeviation } from 'simple-statistics';
+import { mean, sampleStandardDeviation } from 'simple-statistics';
 import type { BaselineEntry } from './baseline-file.ts';
 
 /**
@@ -182,7 +182,6 @@ export function runNoise(runs: readonly BaselineRun[]): Noise {
  */
 export function runsCenter(runs: readonly BaselineRun[]): { speedup: number; fusedMedianMs: number } {
   if (runs.length === 0) throw new Error('the centre of no runs');
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
     speedup: Math.exp(mean(runs.map((r) => Math.log(r.speedup)))),
     fusedMedianMs: Math.exp(mean(runs.map((r) => Math.log(r.fusedMedianMs)))),

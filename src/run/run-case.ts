@@ -119,6 +119,9 @@ function openWorkspace(def: CaseDef, shape: Shape, device: DeviceContext, s: Run
   }
 }
 
+/** How a numerics failure names its inputs: "(seed 7: --seed 7 reproduces it)". */
+const seedNote = (seed: number) => `(seed ${seed}: --seed ${seed} reproduces it)`;
+
 /** Both variants checked against one float64 reference: the result's numerics, and the failure if any. */
 function checkNumerics(def: CaseDef, shape: Shape, ws: Workspace, s: RunSettings, clock: PhaseClock) {
   const { unfused: u, fused: f, prepared } = checkVariants(def, ws, shape.dims, s.seed, clock);
@@ -173,7 +176,7 @@ export function runCase(
     const { numerics, failure, fusedKernel, prepared } = checkNumerics(def, shape, ws, s, clock);
     const kernel = fusedKernel ? { fusedKernel } : {};
     if (failure) {
-      const reason = `numerics: ${failure} (seed ${s.seed}: --seed ${s.seed} reproduces it)`;
+      const reason = `numerics: ${failure} ${seedNote(s.seed)}`;
       return { ...result, status: 'failed', reason, numerics, ...kernel, phases: clock.phases() };
     }
     const injection = injectionOf(def, ws, device, s, clock);
@@ -199,7 +202,7 @@ export function runCase(
       return {
         ...done,
         status: 'failed',
-        reason: `graph twin numerics: ${graphFailure} (seed ${s.seed}: --seed ${s.seed} reproduces it)`,
+        reason: `graph twin numerics: ${graphFailure} ${seedNote(s.seed)}`,
       };
     return done;
   } finally {

@@ -12,6 +12,7 @@ import type { Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js'
 import type { LayerSpec } from 'vega-lite/types_unstable/spec/index.js';
 import type { Dtype } from '../../base/dtype.ts';
 import { type BaselineFile, entryKey } from '../../gate/baseline-file.ts';
+import { sameBand } from '../../gate/decision.ts';
 import type { HistoryRecord } from '../../history/history-record.ts';
 import { caseHistories, DEFAULT_HISTORY_COMMITS, lastCommits, shortCommit } from '../../history/history-series.ts';
 import type { RowVerdict } from '../../results/verdict.ts';
@@ -44,10 +45,10 @@ interface HistoryBaseline {
   /** The baseline file it comes from. */
   file: string;
   speedup: number;
-  /** δ of the speedup decision: SAME while the speedup is within baseline × [1 − δ, 1 / (1 − δ)]. */
+  /** δ of the speedup decision: SAME while the speedup is within `sameBand(δ, baseline)`. */
   delta: number;
   fusedMs?: number;
-  /** δ of the fused-time decision: SAME while the time is within baseline × [1 − δ, 1 / (1 − δ)]. */
+  /** δ of the fused-time decision: SAME while the time is within `sameBand(δ, baseline)`. */
   fusedDelta: number;
   method: 'per-call' | 'batched';
 }
@@ -322,9 +323,7 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
           field: 'speedup',
           title: 'speedup (x)',
           height: SPEEDUP_HEIGHT,
-          ...(b
-            ? { band: [b.speedup * (1 - b.delta), b.speedup / (1 - b.delta)] as [number, number], baseline: b.speedup }
-            : {}),
+          ...(b ? { band: sameBand(b.delta, b.speedup), baseline: b.speedup } : {}),
           interval: true,
         },
         tooltip,
@@ -341,8 +340,8 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
                 height: TIME_HEIGHT,
                 ...(b?.fusedMs !== undefined
                   ? {
-                      // The decision's band, symmetric in log (decision.ts classify): FASTER below t(1 − δ).
-                      band: [b.fusedMs * (1 - b.fusedDelta), b.fusedMs / (1 - b.fusedDelta)] as [number, number],
+                      // A fused time has the same two edges: its ratio runs the other way, and the band is symmetric in log.
+                      band: sameBand(b.fusedDelta, b.fusedMs),
                       baseline: b.fusedMs,
                     }
                   : {}),
