@@ -340,7 +340,7 @@ export function historySpec(chart: HistoryChart): VegaLiteSpec {
                 height: TIME_HEIGHT,
                 ...(b?.fusedMs !== undefined
                   ? {
-                      // A fused time has the same two edges: its ratio runs the other way, and the band is symmetric in log.
+                      // A fused time has the same edges: the band is symmetric in log.
                       band: sameBand(b.fusedDelta, b.fusedMs),
                       baseline: b.fusedMs,
                     }
