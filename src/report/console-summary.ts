@@ -130,12 +130,15 @@ export function numericsLine(results: ResultsFile): string | undefined {
   const checked = results.cases.filter((c) => c.numerics !== undefined);
   const failed = results.cases.filter((c) => c.status === 'failed').length;
   if (checked.length === 0 && failed === 0) return undefined;
-  const shapes = `${checked.length} shape${checked.length === 1 ? '' : 's'}`;
+  const one = checked.length === 1;
+  const what = one
+    ? '1 shape checked against its float64 reference'
+    : `${checked.length} shapes checked against their float64 references`;
   const verdict =
     failed === 0
-      ? 'unfused and fused within tolerance in every one'
+      ? `unfused and fused within tolerance${one ? '' : ' in every one'}`
       : `${failed} FAILED (above; --seed reproduces the inputs)`;
-  return `numerics: ${shapes} checked against their float64 references, ${verdict}`;
+  return `numerics: ${what}, ${verdict}`;
 }
 
 /** Everything the reporter prints after the run's header: the table, the notes, the counts, the hints and the time split. */

@@ -119,6 +119,11 @@ describe('the console table', () => {
       'numerics: 6 shapes checked against their float64 references, 1 FAILED (above; --seed reproduces the inputs)',
     );
     expect(renderRunConsole(mixed).match(/^numerics: /gm)).toHaveLength(1);
+    const single = structuredClone(mixed);
+    single.cases = single.cases.filter((c) => c.numerics !== undefined && c.status === 'measured').slice(0, 1);
+    expect(numericsLine(single)).toBe(
+      'numerics: 1 shape checked against its float64 reference, unfused and fused within tolerance',
+    );
   });
 
   test('lists once the shapes whose gate judged with δ above ±5%, by the narrower of their two δ, widest first', () => {
