@@ -1,7 +1,7 @@
 /**
  * BENCHMARK_RESULTS.md, summary first: the commit, date and GPUs; one table of every case, shape and
  * precision per GPU (speedup with its interval, the fused kernel's share of its roofline ceiling, verdict);
- * the commands that regenerate the file from a clean clone; the roofline of each GPU and precision (SVG
+ * the graph twins' three arms (graph-twin-table.ts); the commands that regenerate the file from a clean clone; the roofline of each GPU and precision (SVG
  * files beside the Markdown: report-files.ts); the history charts when given; then the details, collapsed:
  * each GPU's hardware, fingerprint and method, and each case's tables per shape (case-section.ts). One
  * document for one GPU or several. Every string from a results file is escaped (escape.ts). Pure.
@@ -12,6 +12,7 @@ import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, VERDICT_ORDER, verdictLabel } from '../results/verdict.ts';
 import { renderCaseSection } from './case-section.ts';
 import { codeBlock, codeSpan, htmlText, join, type Markdown, md, name, note, text, trusted } from './escape.ts';
+import { graphTwinSection } from './graph-twin-table.ts';
 import { phaseSplitLine } from './phase-split.ts';
 import { perfCommand, regenerateLines } from './regenerate.ts';
 import { rooflineCharts } from './report-files.ts';
@@ -180,6 +181,7 @@ export function renderBenchmarkMarkdown(runs: ResultsFile[], options: BenchmarkM
     ...unreadable.map((u) => `${md`> **Left out:** ${codeSpan(u.file, 300)} could not be read: ${note(u.why)}`}\n`),
     summaryTable(runs),
     '',
+    ...graphTwinSection(runs),
     '## Regenerate',
     '',
     regenerate(runs),

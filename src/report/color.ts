@@ -61,3 +61,14 @@ export function padTable(
     return kept.map((c, ci) => paint(ri, ci, c)).join('  ');
   });
 }
+
+/** A header, a rule of dashes under each column, then the rows: padded as padTable pads them; with `paint`, coloured. */
+export function ruledTable(
+  rows: string[][],
+  paint?: (row: number, column: number, padded: string) => string,
+): string[] {
+  const lines = padTable(rows, paint);
+  const header = rows[0] ?? [];
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => logText(r[i] ?? '').length)));
+  return [lines[0] ?? '', widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)];
+}

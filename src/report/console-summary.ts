@@ -1,64 +1,84 @@
 /**
  * What `npm run perf` prints after its table: a line per case that needs more than a cell (why it did
- * not run, its batched timing, an injected regression), the closing verdict counts, and, once per run,
- * the hint to record a baseline when the device has none. Every string from a result is cut to one
- * line. Pure: the reporter prints what this returns.
+ * not run, an injected regression), the tables of the batched rows' per-call timing and of the graph
+ * twins, the closing verdict counts, and, once per run, the hint to record a baseline when the device has none. Every
+ * string from a result is cut to one line. Pure: the reporter prints what this returns.
  */
 
 import { injectionLabel, ms, speedup } from '../base/format.ts';
 import { logText } from '../base/log-text.ts';
-import { gatedOnBatched, methodLabel, timingOf } from '../gate/judged-timing.ts';
+import { asMeasured, judgedTiming, timingOf } from '../gate/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict } from '../results/verdict.ts';
-import { paintVerdict } from './color.ts';
+import { paintVerdict, ruledTable } from './color.ts';
 import { renderConsoleTable } from './console-table.ts';
 import { NOTE_CHARS, plain } from './escape.ts';
-import { graphArm, graphCounts } from './graph-twin-label.ts';
+import { graphTwinConsoleLines } from './graph-twin-table.ts';
 import { phaseSplitLine } from './phase-split.ts';
 import { wideDeltaSentence, wideDeltaShapes } from './wide-delta.ts';
 
 const who = (c: CaseResult) => logText(`${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`);
 
-/** The batched timing of a case beside its per-call one, and which of the two the gate judged. */
-function batchedNote(c: CaseResult): string | undefined {
-  if (c.status !== 'measured' || !c.timing || !c.speedup || !c.batched) return undefined;
-  const t = timingOf({ ...c, timing: c.timing, speedup: c.speedup }, 'batched');
-  const judged = gatedOnBatched(c) ? 'the gate judged the batched timing' : 'the gate judged the per-call timing';
-  return `${who(c)}: ${methodLabel(t)}: unfused ${ms(t.unfused.median)}, fused ${ms(t.fused.median)} per call, speedup ${speedup(t.speedup)}; ${judged}`;
-}
-
-/** The graph twin (the unfused twin replayed from a CUDA graph) beside the fused variant, or why it is missing. */
-function graphTwinNote(c: CaseResult): string | undefined {
-  const g = c.graphTwin;
-  if (!g) return undefined;
-  if (g.status === 'unavailable') return `${who(c)}: no graph twin: ${logText(plain(g.reason, NOTE_CHARS))}`;
-  const per = g.callsPerSample > 1 ? `batches of ${g.callsPerSample} calls` : 'one call per sample';
-  const counts = graphCounts(g);
-  const pdl =
-    g.noPdlReason !== undefined
-      ? `; no PDL: ${logText(plain(g.noPdlReason, NOTE_CHARS))}${counts ? ` (${counts})` : ''}`
-      : counts
-        ? `; ${counts}`
-        : '';
-  return `${who(c)}: graph twin (${per}): unfused from a CUDA ${graphArm(g)} ${ms(g.graph.median)}, fused ${ms(g.fused.median)} per call, fused speedup over the graph ${speedup(g.speedup)}${pdl}`;
-}
-
-/** The lines under the table: reasons of cases that did not run, batched timing, injected regressions. */
-export function consoleNotes(results: ResultsFile): string[] {
-  return results.cases.flatMap((c) => {
-    const lines: string[] = [];
-    if (c.status !== 'measured') {
-      lines.push(
-        `${who(c)}: ${c.status.toUpperCase()}: ${logText(plain(c.reason ?? 'no reason recorded', NOTE_CHARS))}`,
-      );
-    }
-    const b = batchedNote(c);
-    if (b) lines.push(b);
-    const g = graphTwinNote(c);
-    if (g) lines.push(g);
-    if (c.injection) lines.push(`${who(c)}: injected regression: ${injectionLabel(c.injection)}`);
-    return lines;
+/**
+ * The rows the table shows as batched calls, timed one call per sample as well: a table of that timing
+ * (the launch gaps and the event tick in it; not judged), or no lines when no row is batched.
+ */
+function perCallLines(results: ResultsFile): string[] {
+  const rows = results.cases.flatMap((c) => {
+    const m = asMeasured(c);
+    if (!m?.batched || judgedTiming(m).method !== 'batched') return [];
+    const t = timingOf(m, 'per-call');
+    const b = timingOf(m, 'batched');
+    return [
+      [
+        c.case,
+        c.shape.label,
+        c.dtype,
+        ms(t.unfused.median),
+        ms(t.fused.median),
+        speedup(t.speedup),
+        `${b.callsPerSample} calls`,
+      ],
+    ];
   });
+  if (rows.length === 0) return [];
+  return [
+    'the (batched) rows, timed one call per sample (launch gaps and the event tick included; not judged)',
+    ...ruledTable([['case', 'size', 'dtype', 'unfused', 'fused', 'speedup [95% CI]', 'batch'], ...rows]),
+  ];
+}
+
+/** Lines of the form "who, who: text", one per distinct text, in the order the texts first appear. */
+function grouped(items: { who: string; text: string }[]): string[] {
+  const byText = new Map<string, string[]>();
+  for (const { who, text } of items) byText.set(text, [...(byText.get(text) ?? []), who]);
+  return [...byText].map(([text, whos]) => `${whos.join(', ')}: ${text}`);
+}
+
+/**
+ * The lines under the table: why cases did not run and why a graph twin was not measured (one line per
+ * reason, naming its shapes), injected regressions; then the tables of the batched rows' per-call timing
+ * and of the graph twins (graph-twin-table.ts).
+ */
+export function consoleNotes(results: ResultsFile): string[] {
+  const reason = (r: string | undefined) => logText(plain(r ?? 'no reason recorded', NOTE_CHARS));
+  const notRun = results.cases
+    .filter((c) => c.status !== 'measured')
+    .map((c) => ({ who: who(c), text: `${c.status.toUpperCase()}: ${reason(c.reason)}` }));
+  const noTwin = results.cases.flatMap((c) =>
+    c.graphTwin?.status === 'unavailable'
+      ? [{ who: who(c), text: `no graph twin: ${reason(c.graphTwin.reason)}` }]
+      : [],
+  );
+  const injected = results.cases.flatMap((c) =>
+    c.injection ? [`${who(c)}: injected regression: ${injectionLabel(c.injection)}`] : [],
+  );
+  const blocks = [
+    [...grouped(notRun), ...grouped(noTwin), ...injected],
+    perCallLines(results),
+    graphTwinConsoleLines(results),
+  ];
+  return blocks.filter((b) => b.length > 0).flatMap((b, i) => (i === 0 ? b : ['', ...b]));
 }
 
 /** Counts of every row verdict, failed and errored apart. */

@@ -1,14 +1,16 @@
 /**
  * The table `npm run perf` prints: one row per case and shape, within 120 columns by default (--wide: every
- * column). What does not fit goes on its own line under the table (console-summary.ts): why a case did not
- * run, batched timing, the graph twin, an injected regression. Verdicts are coloured only when asked (color.ts decides). Pure.
+ * column). A row's medians and speedup are those of the timing the gate judged: batched calls, marked
+ * "(batched)" beside the verdict, on the launch-bound shapes gated that way. What does not fit goes on its
+ * own line under the table (console-summary.ts): why a case did not run, the per-call timing of a batched
+ * row, the graph twin, an injected regression. Verdicts are coloured only when asked (color.ts decides). Pure.
  */
 
 import { labelledChange, ms, pct, sci, speedup, throughput, times } from '../base/format.ts';
-import { gatedOnBatched } from '../gate/judged-timing.ts';
-import type { ResultsFile } from '../results/results.ts';
+import { asMeasured, type JudgedTiming, judgedTiming } from '../gate/judged-timing.ts';
+import type { MeasuredCase, ResultsFile } from '../results/results.ts';
 import { caseVerdict } from '../results/verdict.ts';
-import { padTable, paintVerdict } from './color.ts';
+import { paintVerdict, ruledTable } from './color.ts';
 
 /** Column headers of the console table with --wide. */
 const WIDE_HEADER = [
@@ -31,35 +33,51 @@ const NARROW_COLUMNS = [0, 1, 2, 3, 4, 5, 9];
 function verdictCell(c: ResultsFile['cases'][number]): string {
   const g = c.gate;
   const change = g ? labelledChange(g, false) : '';
-  const notes = `${g?.remeasured ? ' (re-measured)' : ''}${g && !g.gating && g.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}${gatedOnBatched(c) ? ' (batched)' : ''}`;
+  const notes = `${g?.remeasured ? ' (re-measured)' : ''}${g && !g.gating && g.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}`;
   return `${caseVerdict(c)}${change ? ` ${change}` : ''}${notes}`;
 }
 
 /** The rows of the console table, as strings; a case that did not run has only its verdict (its reason goes under the table). */
 function consoleRows(results: ResultsFile, wide: boolean): string[][] {
   return results.cases.map((c) => {
-    if (c.status !== 'measured' || !c.timing || !c.speedup) {
-      return [c.case, c.shape.label, c.dtype, '', '', '', '', '', '', wide ? caseVerdict(c) : verdictWord(c)];
+    const m = asMeasured(c);
+    if (!m) {
+      return [c.case, c.shape.label, c.dtype, '', '', '', '', '', '', caseVerdict(c)];
     }
+    const t = judgedTiming(m);
     const err = Math.max(c.numerics?.unfused.maxAbsError ?? 0, c.numerics?.fused.maxAbsError ?? 0);
     return [
       c.case,
       c.shape.label,
       c.dtype,
-      ms(c.timing.unfused.median),
-      ms(c.timing.fused.median),
-      speedup(c.speedup),
-      `${pct(c.efficiency ?? 0)} of ${times(c.traffic.theoreticalSpeedup)}`,
-      throughput(c),
+      ms(t.unfused.median),
+      ms(t.fused.median),
+      `${speedup(t.speedup)}${t.method === 'batched' ? ' (batched)' : ''}`,
+      `${pct(t.speedup.estimate / m.traffic.theoreticalSpeedup)} of ${times(m.traffic.theoreticalSpeedup)}`,
+      throughput(rates(m, t)),
       sci(err),
-      wide ? verdictCell(c) : verdictWord(c),
+      wide ? verdictCell(c) : caseVerdict(c),
     ];
   });
 }
 
-/** The verdict alone, with a mark when the gate judged the batched timing (the default table). */
-function verdictWord(c: ResultsFile['cases'][number]): string {
-  return `${caseVerdict(c)}${gatedOnBatched(c) ? ' (batched)' : ''}`;
+/** The fused kernel's rates (stored for one call per sample) at the medians of the timing `t`. */
+function rates(c: MeasuredCase, t: JudgedTiming): Parameters<typeof throughput>[0] {
+  const fused = c.timing.fused.median / t.fused.median;
+  const scaled = (v: number | undefined) => (v === undefined ? undefined : v * fused);
+  return {
+    fusedGBs: scaled(c.fusedGBs),
+    fusedPctOfCopy: scaled(c.fusedPctOfCopy),
+    fusedPctOfMatrixPeak: scaled(c.fusedPctOfMatrixPeak),
+    ...(c.tflops
+      ? {
+          tflops: {
+            fused: c.tflops.fused * fused,
+            unfused: (c.tflops.unfused * c.timing.unfused.median) / t.unfused.median,
+          },
+        }
+      : {}),
+  };
 }
 
 /**
@@ -71,10 +89,8 @@ export function renderConsoleTable(results: ResultsFile, color = false, wide = f
   const header = keep(WIDE_HEADER);
   const rows = [header, ...consoleRows(results, wide).map(keep)];
   const verdictColumn = header.length - 1;
-  const lines = padTable(rows, (r, c, s) => {
+  return ruledTable(rows, (r, c, s) => {
     const result = results.cases[r - 1];
     return r > 0 && c === verdictColumn && result ? paintVerdict(s, caseVerdict(result), color) : s;
-  });
-  const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return [lines[0] ?? '', widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n');
+  }).join('\n');
 }

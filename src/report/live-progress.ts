@@ -24,7 +24,9 @@ export interface ShapeProgress {
 /** What the line of a finished shape says: its speedup and verdict when measured, else its status. */
 export interface FinishedShape {
   status: string;
+  /** The speedup the gate judged; `batched` when that is of back-to-back calls, not of one call a sample. */
   speedup?: { estimate: number; lo: number; hi: number };
+  batched?: boolean;
   verdict?: string;
 }
 
@@ -75,14 +77,14 @@ export class LiveProgress {
   }
 
   /**
-   * Leaves the line of a finished shape: "[3/15] gelu_scale 1M bf16: speedup 1.75x [1.74, 1.76]; SAME", or
-   * its status when it was not measured ("SKIPPED", "ERRORED").
+   * Leaves the line of a finished shape: "[3/15] gelu_scale 1M bf16: speedup 1.75x [1.74, 1.76] (batched);
+   * SAME", or its status when it was not measured ("SKIPPED", "ERRORED").
    */
   finished(p: Pick<ShapeProgress, 'label' | 'index' | 'total'>, r: FinishedShape): void {
     const iv = r.speedup;
     const verdict = r.verdict ? `; ${r.verdict}` : '';
     const what = iv
-      ? `speedup ${iv.estimate.toFixed(2)}x [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]${verdict}`
+      ? `speedup ${iv.estimate.toFixed(2)}x [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]${r.batched ? ' (batched)' : ''}${verdict}`
       : r.status.toUpperCase();
     this.print(`${shapeHead(p)}: ${what}`);
   }

@@ -133,7 +133,10 @@ const PERF_FLAGS = {
   outDir: flag({
     flag: 'out-dir',
     value: '<dir>',
-    help: [`where BENCHMARK_RESULTS.md and fusebench-results.json go (default ${DEFAULT_OUT_DIR})`],
+    help: [
+      `where BENCHMARK_RESULTS.md and fusebench-results.json go (default ${DEFAULT_OUT_DIR}); a results file`,
+      'already there is moved to <dir>/previous/ first, for `fusebench compare`',
+    ],
     parse: (raw) => str(raw, 'out-dir') ?? DEFAULT_OUT_DIR,
   }),
   /** Folder of per-device baseline files. */

@@ -1,8 +1,9 @@
 /**
  * The Vitest reporter of `npm run perf`: gathers each perf test's result from its task meta, in the
  * order the tests are declared, and at the end writes the JSON results, BENCHMARK_RESULTS.md and the
- * standard exports (Bencher's BMF, github-action-benchmark's custom format: src/export/), prints the
- * table (with its notes, verdict counts and, once, the no-baseline hint) and, inside GitHub Actions,
+ * standard exports (Bencher's BMF, github-action-benchmark's custom format: src/export/), having moved
+ * the results file it finds there to `previous/` (previous-run.ts), prints the table (with its notes,
+ * verdict counts and, once, the no-baseline hint) and, inside GitHub Actions,
  * annotates, sets outputs and writes the job summary. It only gathers; rendering is done by pure
  * functions in src/report/ and src/export/. A failed write warns, never throws. The results name the
  * commit and branch measured (src/base/source.ts, read from the environment it is given).
@@ -23,6 +24,7 @@ import { CHARTS_DIR, renderRooflineFiles } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
 import type { PerfMeta } from './perf-meta.ts';
 import type { PerfOptions } from './perf-options.ts';
+import { keepPreviousRun, keptRunLine } from './previous-run.ts';
 
 /** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
 function collectResults(
@@ -126,6 +128,7 @@ export class PerfReporter implements Reporter {
     }
     const json = join(this.#options.outDir, RESULTS_JSON);
     const md = join(this.#options.outDir, RESULTS_MARKDOWN);
+    const kept = keepPreviousRun(this.#options.outDir);
     // Each output is rendered and written on its own, so one failing leaves the others.
     const written: string[] = [];
     const out = (name: string) => join(this.#options.outDir, name);
@@ -161,7 +164,9 @@ export class PerfReporter implements Reporter {
     );
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env), this.#options.wide));
-    if (written.length > 0) console.log(`\nwrote ${written.join(', ')}`);
+    if (written.length > 0) console.log(`\nwrote ${logText(written.join(', '))}`);
+    const keptLine = kept && ('failure' in kept || written.includes(json)) ? keptRunLine(kept, json) : undefined;
+    if (keptLine) console.log(keptLine);
     reportToActions(results, this.#actions);
   }
 }

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { logText } from '../base/log-text.ts';
 import type { CaseDef, Shape } from '../case/types.ts';
 import { gateCase } from '../gate/gate.ts';
+import { gatedTiming } from '../gate/judged-timing.ts';
 import { LiveProgress } from '../report/live-progress.ts';
 import type { CaseResult, GateResult } from '../results/results.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
@@ -129,9 +130,10 @@ function definePerfSuite(def: CaseDef, knownCases: readonly string[], first: num
           throw e;
         }
         record(result);
+        const judged = gatedTiming(result); // the batched calls' on the shapes the gate judges that way
         live().finished(slot, {
           status: result.status,
-          ...(result.status === 'measured' ? { speedup: result.speedup } : {}),
+          ...(judged ? { speedup: judged.speedup, batched: judged.method === 'batched' } : {}),
           ...(result.gate ? { verdict: result.gate.status } : {}),
         });
         if (result.status === 'skipped') ctx.skip(result.reason);

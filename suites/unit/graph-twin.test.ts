@@ -199,40 +199,75 @@ describe('the graph twin in the reports', () => {
         : c,
     ),
   });
-  const consoleLine = (f: ResultsFile) => consoleNotes(f).find((l) => l.includes('graph twin'));
+  const notes = (f: ResultsFile) => consoleNotes(f);
+  const consoleRow = (f: ResultsFile) => {
+    const lines = notes(f);
+    const title = lines.findIndex((l) => l.startsWith('graph twin (the unfused launches replayed from a CUDA graph)'));
+    return title < 0 ? undefined : lines[title + 3]; // under the title, the header and the rule
+  };
+  const section = (md: string) => md.slice(md.indexOf('## Launches or fusion'), md.indexOf('## Regenerate'));
 
-  test('the console names the graph twin’s time and the fused speedup over it', () => {
-    const line = consoleLine(withTwin());
-    expect(line).toMatch(/unfused from a CUDA graph 0\.006100 ms, fused 0\.004200 ms per call/);
-    expect(line).toMatch(/fused speedup over the graph 1\.45x \[1\.43, 1\.47\]$/);
+  test('the console has a table of the three arms: unfused, its graph, fused, and the fused speedup over each', () => {
+    const lines = notes(withTwin());
+    expect(lines).toContain(
+      'graph twin (the unfused launches replayed from a CUDA graph), per call; each speedup from its own pairs; (b): batched',
+    );
+    // The unfused and fused medians of the timing the gate judged; the graph's from its own pairs.
+    expect(consoleRow(withTwin())).toMatch(
+      /^gelu_scale +1K +fp32 +0\.006272 ms +0\.006100 ms +0\.003808 ms +1\.65x +1\.45x \[1\.43, 1\.47\] +no$/,
+    );
+    expect(notes(r).join('\n')).not.toContain('graph twin'); // none measured: no table
   });
 
-  test('BENCHMARK_RESULTS.md has a row for it, reported and not gated', () => {
+  test('BENCHMARK_RESULTS.md has a row for it beside the case, and the three arms under the summary; reported, not gated', () => {
     const md = renderBenchmarkMarkdown([withTwin()]);
     expect(md).toMatch(
       /\| Median time, unfused twin from a CUDA graph, per call \| 0\.006100 ms \| 0\.004200 ms \| 1\.45x \[1\.43, 1\.47\] \(95% CI\) over the graph; reported, not gated \|/,
+    );
+    expect(section(md)).toContain('Reported, not gated.');
+    expect(section(md)).toContain(
+      '| GELU + scale | 1K | fp32 | 0.006272 ms | 0.006100 ms | 0.003808 ms | 1.65x [1.61, 1.68] | 1.45x [1.43, 1.47] | no |',
+    );
+    expect(section(md)).toContain('No PDL in GELU + scale 1K fp32: not recorded.'); // an older file says nothing
+    expect(renderBenchmarkMarkdown([r])).not.toContain('## Launches or fusion');
+    // Several GPUs: a column names each row's GPU, and so does the line of a reason.
+    const other = structuredClone(withTwin());
+    other.device = { ...other.device, name: 'NVIDIA H100 80GB HBM3', slug: 'nvidia-h100-80gb-hbm3' };
+    const both = section(renderBenchmarkMarkdown([withTwin(), other]));
+    expect(both).toContain('| Case | Shape | Precision | GPU | Unfused |');
+    expect(both).toContain('| GELU + scale | 1K | fp32 | NVIDIA H100 80GB HBM3 | 0.006272 ms |');
+    expect(both).toContain(
+      `No PDL in GELU + scale 1K fp32 on ${r.device.name}, GELU + scale 1K fp32 on NVIDIA H100 80GB HBM3: not recorded.`,
     );
   });
 
   test('a graph recorded with PDL is named "graph (PDL)", with its programmatic edges and kernel nodes', () => {
     const f = withTwin({ pdl: true, kernelNodes: 149, programmaticEdges: 99 });
-    expect(consoleLine(f)).toMatch(
-      /unfused from a CUDA graph \(PDL\) 0\.006100 ms, fused 0\.004200 ms per call, fused speedup over the graph 1\.45x \[1\.43, 1\.47\]; 99 programmatic edges, 149 kernel nodes$/,
-    );
-    expect(renderBenchmarkMarkdown([f])).toMatch(
+    expect(consoleRow(f)).toMatch(/ 1\.45x \[1\.43, 1\.47\] +99 edges$/);
+    expect(notes(f).join('\n')).not.toContain('no PDL');
+    const md = renderBenchmarkMarkdown([f]);
+    expect(md).toMatch(
       /\| Median time, unfused twin from a CUDA graph \(PDL\), per call \| 0\.006100 ms \| 0\.004200 ms \| 1\.45x \[1\.43, 1\.47\] \(95% CI\) over the graph; reported, not gated; 99 programmatic edges, 149 kernel nodes \|/,
     );
+    expect(section(md)).toContain('| 1.45x [1.43, 1.47] | 99 edges |');
   });
 
-  test('a graph without PDL is a plain "graph" and says why, the reason escaped', () => {
+  test('a graph without PDL is a plain "graph" and says why, once per reason, the reason escaped', () => {
     const f = withTwin({ pdl: false, kernelNodes: 149, programmaticEdges: 0, noPdlReason: 'cc 8.0 | <b>x</b>\nnext' });
-    const line = consoleLine(f);
-    expect(line).toMatch(/unfused from a CUDA graph 0\.006100 ms/);
-    expect(line).toMatch(/; no PDL: cc 8\.0 \| <b>x<\/b> next \(0 programmatic edges, 149 kernel nodes\)$/);
+    expect(consoleRow(f)).toMatch(/ 1\.45x \[1\.43, 1\.47\] +no$/);
+    expect(notes(f)).toContain('no PDL in gelu_scale 1K fp32: cc 8.0 | <b>x</b> next');
     const md = renderBenchmarkMarkdown([f]);
     expect(md).toContain(
       '| Median time, unfused twin from a CUDA graph, per call | 0.006100 ms | 0.004200 ms | 1.45x [1.43, 1.47] (95% CI) over the graph; reported, not gated; 0 programmatic edges, 149 kernel nodes; no PDL: cc 8.0 \\| &lt;b&gt;x&lt;/b&gt; next |',
     );
+    expect(section(md)).toContain('No PDL in GELU + scale 1K fp32: cc 8.0 \\| &lt;b&gt;x&lt;/b&gt; next.');
+    // Two shapes with the same reason: one line naming both.
+    const two = structuredClone(f);
+    const other = two.cases.findIndex((c, i) => i !== measured && c.status === 'measured');
+    two.cases[other] = { ...(two.cases[other] as CaseResult), graphTwin: two.cases[measured]?.graphTwin };
+    const noPdl = notes(two).filter((l) => l.startsWith('no PDL in '));
+    expect(noPdl).toHaveLength(1);
+    expect(noPdl[0]).toMatch(/^no PDL in gelu_scale 1K fp32, \S+ \S+ \S+: cc 8\.0/);
   });
 
   test('a results file from before PDL was recorded loads; a PDL field of the wrong type is refused by name', () => {

@@ -82,6 +82,31 @@ describe('the console table', () => {
     expect(notes.find((n) => n.startsWith('gelu_scale 4K fp32: ERRORED: '))).toContain('cudaErrorLaunchOutOfResources');
   });
 
+  test('shapes that did not run, or have no graph twin, for one reason share one line naming them all', () => {
+    const r = structuredClone(mixed);
+    const skipped = r.cases.find((c) => c.status === 'skipped') as CaseResult;
+    r.cases.push({
+      ...structuredClone(skipped),
+      key: 'gelu_scale/512M/fp32',
+      shape: { ...skipped.shape, label: '512M' },
+    });
+    r.cases.push({
+      ...structuredClone(skipped),
+      key: 'gelu_scale/1G/fp32',
+      shape: { ...skipped.shape, label: '1G' },
+      reason: 'other',
+    });
+    const cpu = 'the CPU backend has no graphs to replay launches from (CUDA only)';
+    for (const c of r.cases.filter((x) => x.status === 'measured').slice(0, 2))
+      c.graphTwin = { status: 'unavailable', reason: cpu };
+    const notes = consoleNotes(r);
+    const reason = skipped.reason as string;
+    expect(notes).toContain(`gelu_scale 256M fp32, gelu_scale 512M fp32: SKIPPED: ${reason}`);
+    expect(notes).toContain('gelu_scale 1G fp32: SKIPPED: other');
+    expect(notes.filter((n) => n.endsWith(`: no graph twin: ${cpu}`))).toHaveLength(1);
+    expect(notes.find((n) => n.endsWith(`: no graph twin: ${cpu}`))?.split(', ')).toHaveLength(2);
+  });
+
   test('stays as narrow as its measured rows: no reason widens a column', () => {
     const measuredOnly = structuredClone(mixed);
     measuredOnly.cases = measuredOnly.cases.filter((c) => c.status === 'measured');
@@ -160,18 +185,28 @@ describe('the console table', () => {
     expect(summary).toContain('gelu\\_scale 1K fp32 ±14.4%');
   });
 
-  test('shows batched timing and injections under the table, and marks the verdict the gate took on batched timing', () => {
+  test('a row shows the timing the gate judged, batched calls marked, and the per-call timing goes under the table', () => {
     const r = batchedAndInjected();
     const row = (wide: boolean) =>
       renderConsoleTable(r, false, wide)
         .split('\n')
         .find((l) => l.startsWith('gelu_scale') && / 1K /.test(l));
-    expect(row(true)).toMatch(/SAME speedup \+0\.4%.* \(batched\)$/);
-    expect(row(false)).toMatch(/SAME \(batched\)$/);
-    const notes = consoleNotes(r);
-    expect(notes).toContain(
-      'gelu_scale 1K fp32: batched, 64 calls between events: unfused 0.002100 ms, fused 0.001300 ms per call, speedup 1.61x [1.60, 1.63]; the gate judged the batched timing',
+    // The batched medians and speedup, and the rates at them: 2.15 GB/s per call × 3.808 / 1.3 µs.
+    expect(row(true)).toMatch(
+      /^gelu_scale +1K +fp32 +0\.002100 ms +0\.001300 ms +1\.61x \[1\.60, 1\.63\] \(batched\) +81% of 2\.00x +6\.3 GB\/s .*SAME speedup \+0\.4%$/,
     );
+    expect(row(false)).toMatch(/ 0\.002100 ms +0\.001300 ms +1\.61x \[1\.60, 1\.63\] \(batched\) +SAME$/);
+    const notes = consoleNotes(r);
+    const title = notes.indexOf(
+      'the (batched) rows, timed one call per sample (launch gaps and the event tick included; not judged)',
+    );
+    expect(title).toBeGreaterThan(0); // after the injections' lines and a blank one
+    expect(notes[title - 1]).toBe('');
+    expect(notes[title + 1]).toMatch(/^case +size +dtype +unfused +fused +speedup \[95% CI\] +batch$/);
+    expect(notes[title + 3]).toMatch(
+      /^gelu_scale +1K +fp32 +0\.006272 ms +0\.003808 ms +1\.65x \[1\.61, 1\.68\] +64 calls$/,
+    );
+    expect(notes[title + 4]).toBeUndefined(); // the one batched row
     expect(notes).toContain('gelu_scale 1K fp32: injected regression: asked 3%, measured 3.1%');
     expect(notes).toContain('gelu_scale 1M fp32: injected regression: 4 extra read passes');
   });

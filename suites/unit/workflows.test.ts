@@ -159,7 +159,7 @@ describe('the workflows', () => {
     );
     const upload = measure.steps.find((s: { uses?: string }) => s.uses?.startsWith('actions/upload-artifact@'));
     expect(upload.if).toBe('always()');
-    expect(upload.with.path).toBe('perf-out/');
+    expect(upload.with.path).toBe('perf-out/\n!perf-out/previous/\n'); // never a run kept from a job before
     // Which PR and commit were measured is recorded on a hosted runner before the PR's code runs.
     expect(measure.needs).toBe('context');
     expect(w.jobs.context['runs-on']).toBe('ubuntu-latest');

@@ -1,0 +1,146 @@
+/**
+ * The three arms of the shapes that declare a graph twin, side by side: the unfused twin as launched, the
+ * same launches replayed from a CUDA graph, and the fused kernel. The unfused → graph step is what removing
+ * launches buys; graph → fused is what fusion buys beyond it. One table in the console (under the main one)
+ * and one section of BENCHMARK_RESULTS.md (under the summary). The unfused and fused medians are those of
+ * the timing the gate judged (batched calls on the launch-bound shapes gated that way), the graph's median
+ * comes from its own pairs against the fused kernel, timed the same way; each speedup is from its own pairs.
+ * Pure; strings from the file are escaped by the callers' table helpers.
+ */
+import { ms, speedup, times } from '../base/format.ts';
+import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
+import type { ResultsFile } from '../results/results.ts';
+import { ruledTable } from './color.ts';
+import { type Inline, join, markdownTable, md, NOTE_CHARS, name, note, ours, plain, trusted } from './escape.ts';
+
+/** One shape's three arms on one GPU. */
+interface ArmsRow {
+  gpu: string;
+  case: string;
+  title: string;
+  shape: string;
+  dtype: string;
+  unfused: number;
+  graph: number;
+  fused: number;
+  fusedVsUnfused: { estimate: number; lo: number; hi: number };
+  fusedVsGraph: { estimate: number; lo: number; hi: number };
+  /** Programmatic edges where the graph's launches went with PDL, else undefined. */
+  pdlEdges: number | undefined;
+  /** Why the graph went without PDL, from the file (unescaped). */
+  noPdlReason: string | undefined;
+  batched: boolean;
+}
+
+/** The rows of every measured graph twin in `runs`, in the runs' order. */
+function armsRows(runs: ResultsFile[]): ArmsRow[] {
+  return runs.flatMap((r) =>
+    r.cases.flatMap((c) => {
+      const m = asMeasured(c);
+      const g = c.graphTwin;
+      if (!m || g?.status !== 'measured') return [];
+      const t = judgedTiming(m);
+      return [
+        {
+          gpu: r.device.name,
+          case: c.case,
+          title: c.title,
+          shape: c.shape.label,
+          dtype: c.dtype,
+          unfused: t.unfused.median,
+          graph: g.graph.median,
+          fused: t.fused.median,
+          fusedVsUnfused: t.speedup,
+          fusedVsGraph: g.speedup,
+          pdlEdges: g.pdl ? (g.programmaticEdges ?? 0) : undefined,
+          noPdlReason: g.pdl ? undefined : (g.noPdlReason ?? 'not recorded'),
+          batched: t.method === 'batched',
+        },
+      ];
+    }),
+  );
+}
+
+const pdlCell = (row: ArmsRow) => (row.pdlEdges !== undefined ? `${row.pdlEdges} edges` : 'no');
+const who = (r: ArmsRow) => `${r.case} ${r.shape} ${r.dtype}`;
+
+/** The rows whose graph went without PDL, by reason, in the order the reasons first appear. */
+function noPdlGroups(rows: ArmsRow[]): [string, ArmsRow[]][] {
+  const groups = new Map<string, ArmsRow[]>();
+  for (const r of rows)
+    if (r.noPdlReason !== undefined) groups.set(r.noPdlReason, [...(groups.get(r.noPdlReason) ?? []), r]);
+  return [...groups];
+}
+
+/**
+ * The console's table of the three arms, with one line per reason a graph went without PDL; no lines when
+ * no shape measured a graph twin.
+ */
+export function graphTwinConsoleLines(results: ResultsFile): string[] {
+  const rows = armsRows([results]);
+  if (rows.length === 0) return [];
+  const header = ['case', 'size', 'dtype', 'unfused', 'graph', 'fused', 'vs unfused', 'vs graph [95% CI]', 'PDL'];
+  const cells = rows.map((r) => [
+    r.case,
+    r.shape,
+    r.dtype,
+    ms(r.unfused),
+    ms(r.graph),
+    ms(r.fused),
+    `${times(r.fusedVsUnfused.estimate)}${r.batched ? ' (b)' : ''}`,
+    speedup(r.fusedVsGraph),
+    pdlCell(r),
+  ]);
+  return [
+    'graph twin (the unfused launches replayed from a CUDA graph), per call; each speedup from its own pairs; (b): batched',
+    ...ruledTable([header, ...cells]),
+    ...noPdlGroups(rows).map(([reason, of]) => `no PDL in ${of.map(who).join(', ')}: ${plain(reason, NOTE_CHARS)}`),
+  ];
+}
+
+/** BENCHMARK_RESULTS.md's section of the three arms, or nothing when no run measured a graph twin. */
+export function graphTwinSection(runs: ResultsFile[]): string[] {
+  const rows = armsRows(runs);
+  if (rows.length === 0) return [];
+  const several = runs.length > 1;
+  const header: Inline[] = ours([
+    'Case',
+    'Shape',
+    'Precision',
+    ...(several ? ['GPU'] : []),
+    'Unfused',
+    'Unfused from a CUDA graph',
+    'Fused',
+    'Fused vs unfused',
+    'Fused vs graph [95% CI]',
+    'PDL in the graph',
+  ]);
+  const body = rows.map((r): Inline[] => [
+    r.title,
+    r.shape,
+    trusted(r.dtype),
+    ...(several ? [name(r.gpu)] : []),
+    trusted(ms(r.unfused)),
+    trusted(ms(r.graph)),
+    trusted(ms(r.fused)),
+    trusted(`${speedup(r.fusedVsUnfused)}${r.batched ? ' (batched)' : ''}`),
+    trusted(speedup(r.fusedVsGraph)),
+    trusted(pdlCell(r)),
+  ]);
+  const shapeOf = (r: ArmsRow) => md`${r.title} ${r.shape} ${trusted(r.dtype)}${several ? md` on ${name(r.gpu)}` : ''}`;
+  return [
+    '## Launches or fusion',
+    '',
+    'Shapes that declare a graph twin: their unfused launches recorded once into a CUDA graph and replayed. ' +
+      'Unfused → graph is what removing launches buys, graph → fused what fusion buys beyond it. Times are per call, ' +
+      'in the timing the gate judged (batched calls on launch-bound shapes); each speedup comes from its own pairs. ' +
+      'Reported, not gated.',
+    '',
+    markdownTable(header, body),
+    '',
+    ...noPdlGroups(rows).flatMap(([reason, of]) => [
+      md`No PDL in ${join(of.map(shapeOf), ', ')}: ${note(reason)}.`.markdown,
+      '',
+    ]),
+  ];
+}

@@ -1,0 +1,42 @@
+/**
+ * The results a perf run finds in its output folder are kept before it writes its own: moved (one rename,
+ * atomic) to `<out-dir>/previous/fusebench-results.json`, over the run kept before them. One run back is
+ * what a kernel edit is measured against while it is being made; `fusebench compare` takes the two files.
+ * Only the results file is kept: every report is rendered from it (`fusebench merge`).
+ */
+import { lstatSync, mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { logText } from '../base/log-text.ts';
+import { RESULTS_JSON } from '../results/results.ts';
+
+/** Where the run before is kept, inside the output folder. */
+const PREVIOUS_DIR = 'previous';
+
+/** What keeping the run before did: the file it is now, or why it could not be kept (the run goes on). */
+export type KeptRun = { kept: string } | { failure: string } | undefined;
+
+/** Moves `<outDir>/fusebench-results.json`, when it is a file, to `<outDir>/previous/`; nothing when there is none. */
+export function keepPreviousRun(outDir: string): KeptRun {
+  const current = join(outDir, RESULTS_JSON);
+  try {
+    if (!lstatSync(current).isFile()) return undefined; // a link or a folder: not ours to move
+  } catch {
+    return undefined; // no run before
+  }
+  const kept = join(outDir, PREVIOUS_DIR, RESULTS_JSON);
+  try {
+    mkdirSync(join(outDir, PREVIOUS_DIR), { recursive: true });
+    renameSync(current, kept);
+    return { kept };
+  } catch (e) {
+    return { failure: `${current} could not be kept as ${kept}: ${(e as Error).message}` };
+  }
+}
+
+/** The line after "wrote …": where the run before is, and the command that compares the two. */
+export function keptRunLine(kept: KeptRun, current: string): string | undefined {
+  if (!kept) return undefined;
+  if ('failure' in kept) return logText(`fusebench: warning: ${kept.failure}`);
+  const q = (p: string) => (/^[\w./-]+$/.test(p) ? p : `'${p.replaceAll("'", `'\\''`)}'`);
+  return logText(`the run before is kept as ${kept.kept}: npx fusebench compare ${q(kept.kept)} ${q(current)}`);
+}
