@@ -33,9 +33,10 @@
  *   pool of quieter entries must not talk a genuinely noisy entry's band down.
  * - The entries of a file share their machines, so the pool's degrees of freedom are capped at
  *   `DF_PER_MACHINE` for each machine past the first, and the fused time, which moves with the machine
- *   where the speedup does not, has a floor of its own (`FUSED_TIME_FLOOR`). Both come from checking each
- *   of the committed H100 file's seven machines against baselines recorded on the others
- *   (suites/unit/gate-machines.test.ts; docs/gate.md, "Machines").
+ *   where the speedup does not, has a floor of its own (`FUSED_TIME_FLOOR`), and for launch-bound kernels one
+ *   in absolute time (`LAUNCH_JITTER_MS`). They come from checking each of the committed files' machines (seven
+ *   H100s, five H200s) against baselines recorded on the others (suites/unit/gate-machines.test.ts;
+ *   docs/gate.md, "Machines").
  * - With no comparable entry measured twice, the rule is the entry's own, as before: 3s from two or more
  *   runs (the t factor at one degree of freedom, 90, would make δ useless), or its stored δ (5% for one
  *   run, `DEFAULT_DELTA`).
@@ -63,6 +64,17 @@ export const DELTA_FLOOR = 0.015;
  */
 export const FUSED_TIME_FLOOR = 0.025;
 /**
+ * The fused time's floor in absolute time, ms: a launch-bound kernel's time carries a cost that is added,
+ * not multiplied, and that moves with the machine (the GPU's front end, its launch rate). Between machines the
+ * per-call fused times of the launch-bound shapes (gelu_scale 1K and 1M, batched: 1.8–3.2 µs) moved by up to
+ * 0.22 µs on the committed file's five H200s and 0.34 µs on its seven H100s, where the longer kernels moved
+ * by their percentage. The H200s fall in two groups ~10% apart in gelu_scale 1K; a baseline from two
+ * machines of one group had no spread to show it, and the leave-machines-out check failed 4 of 30 suite runs
+ * with two H200 machines and 2 of 20 with three (suites/unit/gate-machines.test.ts). With this floor (0.2 µs
+ * sufficed there; 0.25 for a margin) none fails. It only matters below ~10 µs (0.25 µs / FUSED_TIME_FLOOR).
+ */
+export const LAUNCH_JITTER_MS = 0.00025;
+/**
  * Degrees of freedom a machine lends the pooled prior, past the first. Every entry of a file is recorded on
  * the same few machines, so their spreads are not independent: 50 entries from two machines say little more
  * about a third than a few entries would. With the prior's degrees of freedom capped at 2 per machine, the
@@ -75,8 +87,23 @@ export const DF_PER_MACHINE = 2;
 export interface MachineRule {
   dfPerMachine: number;
   fusedTimeFloor: number;
+  launchJitterMs: number;
 }
-const MACHINE_RULE: MachineRule = { dfPerMachine: DF_PER_MACHINE, fusedTimeFloor: FUSED_TIME_FLOOR };
+const MACHINE_RULE: MachineRule = {
+  dfPerMachine: DF_PER_MACHINE,
+  fusedTimeFloor: FUSED_TIME_FLOOR,
+  launchJitterMs: LAUNCH_JITTER_MS,
+};
+
+/**
+ * The fused time's floor for an entry whose fused kernel takes `fusedMs`: the rule's relative floor, or
+ * where more, the δ at which a time longer by the absolute jitter is SLOWER's edge (j / (t + j): the edge
+ * is a time 1 / (1 − δ) as long). A file without the time gets the relative floor.
+ */
+export function fusedTimeFloorOf(fusedMs: number | undefined, rule: MachineRule = MACHINE_RULE): number {
+  const j = rule.launchJitterMs;
+  return fusedMs !== undefined && fusedMs > 0 ? Math.max(rule.fusedTimeFloor, j / (fusedMs + j)) : rule.fusedTimeFloor;
+}
 /** δ's ceiling, so that log(1 − δ) stays finite: a band this wide no longer gates anything. */
 const DELTA_CEILING = 0.5;
 /** δ when the between-run noise is unknown (a baseline of one run, or a file that predates noise). */
@@ -330,7 +357,8 @@ export function entryDeltas(
   const own = spreadOf(entry);
   const prior = comparablePrior(entry, entries, rule.dfPerMachine);
   if (!prior) {
-    if (own) return deltaFromNoise(entry.noise ?? runNoise(entry.runs ?? []), rule.fusedTimeFloor);
+    if (own)
+      return deltaFromNoise(entry.noise ?? runNoise(entry.runs ?? []), fusedTimeFloorOf(entry.fusedMedianMs, rule));
     // Nothing measured twice: the stored δ (the default, or a reported entry's own), unless it was derived from entries since removed.
     if (entry.toleranceSource === 'comparable')
       return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
@@ -342,7 +370,7 @@ export function entryDeltas(
     if (df === 0) return DEFAULT_DELTA; // a pool whose runs all came from one machine, and one run of the entry
     const shrunk = (priorDf * prior[m] + (own ? own.df * own[m] : 0)) / df;
     const alone = own ? BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]) : 0;
-    const floor = m === 'speedup' ? DELTA_FLOOR : rule.fusedTimeFloor;
+    const floor = m === 'speedup' ? DELTA_FLOOR : fusedTimeFloorOf(entry.fusedMedianMs, rule);
     return Math.min(DELTA_CEILING, Math.max(floor, asFraction(deltaFactor(df) * Math.sqrt(shrunk)), asFraction(alone)));
   };
   return {

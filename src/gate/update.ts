@@ -19,7 +19,15 @@ import {
   entryKey,
 } from './baseline-file.ts';
 import { gatedTiming } from './judged-timing.ts';
-import { type BaselineRun, type Deltas, deltaFromNoise, entryDeltas, runNoise, runsCenter } from './tolerance.ts';
+import {
+  type BaselineRun,
+  type Deltas,
+  deltaFromNoise,
+  entryDeltas,
+  fusedTimeFloorOf,
+  runNoise,
+  runsCenter,
+} from './tolerance.ts';
 
 /**
  * At most `max` pairs, chosen at random with a fixed seed (reproducible) and kept in measured order,
@@ -109,10 +117,10 @@ function measuredEntry(
   const sameMethod = (old?.method ?? 'per-call') === g.method;
   const runs = mode === 'add-run' && sameMethod && old?.runs ? [...old.runs, run].slice(-MAX_BASELINE_RUNS) : [run];
   const noise = runNoise(runs);
-  const derived = deltaFromNoise(noise);
-  const hand = old?.toleranceSource === 'hand';
   // Centred on all its runs (tolerance.ts runsCenter): this run's samples, medians and interval moved there.
   const center = runsCenter(runs);
+  const derived = deltaFromNoise(noise, fusedTimeFloorOf(center.fusedMedianMs));
+  const hand = old?.toleranceSource === 'hand';
   const fusedScale = center.fusedMedianMs / g.fused.median;
   const speedupScale = center.speedup / g.speedup.estimate;
   const unfusedScale = speedupScale * fusedScale;

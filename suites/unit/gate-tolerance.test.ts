@@ -16,6 +16,8 @@ import {
   deltaFactor,
   entryDeltas,
   FUSED_TIME_FLOOR,
+  fusedTimeFloorOf,
+  LAUNCH_JITTER_MS,
   runNoise,
   studentTQuantile,
 } from '../../src/gate/tolerance.ts';
@@ -241,4 +243,16 @@ describe('the verdict says where δ came from, and the update stores the same δ
       ),
     ).toBe(true);
   });
+});
+
+test('the fused time’s floor in absolute time: the δ at which a time 0.25 µs longer is SLOWER, for the shortest kernels only', () => {
+  expect(LAUNCH_JITTER_MS).toBe(0.00025);
+  expect(fusedTimeFloorOf(0.002)).toBeCloseTo(0.25 / 2.25, 12); // gelu_scale 1K's 2 µs: 11.1%
+  expect(fusedTimeFloorOf(0.003)).toBeCloseTo(0.25 / 3.25, 12); // 1M: 7.7%
+  expect(fusedTimeFloorOf(0.0098)).toBe(FUSED_TIME_FLOOR); // from 9.75 µs on, the relative floor is more
+  expect(fusedTimeFloorOf(0.25)).toBe(FUSED_TIME_FLOOR);
+  expect(fusedTimeFloorOf(undefined)).toBe(FUSED_TIME_FLOOR); // a file without the time
+  // A time longer by exactly the jitter sits on SLOWER's edge: log(1 − δ) = −log(t + j) + log(t).
+  const t = 0.002;
+  expect(Math.log(1 - fusedTimeFloorOf(t))).toBeCloseTo(Math.log(t / (t + LAUNCH_JITTER_MS)), 12);
 });
