@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { historyRecord } from '../../src/history/history-record.ts';
 import { readResults } from '../../src/results/results.ts';
+import { resultsTable } from '../../src/site/results-table.ts';
 import { deviceCharts } from '../../src/site/site-charts.ts';
 import { loadSiteInput } from '../../src/site/site-input.ts';
 import { renderSitePage } from '../../src/site/site-page.ts';
@@ -134,5 +135,32 @@ describe('the dashboard’s page', () => {
     const json = /<script type="application\/json" id="fusebench-charts">([\s\S]*?)<\/script>/.exec(page)?.[1] ?? '';
     expect(json).not.toMatch(/[<>&]/);
     expect(JSON.stringify(JSON.parse(json))).toContain('<img src=x onerror=alert(1)>');
+  });
+});
+
+describe('the latest run’s table', () => {
+  test('a shape with a graph twin shows the fused speedup over it; the others a dash', () => {
+    const run = readResults(h200);
+    const measured = run.cases.findIndex((c) => c.status === 'measured');
+    const c = run.cases[measured];
+    if (!c?.timing) throw new Error('fixture: a measured case');
+    c.graphTwin = {
+      status: 'measured',
+      callsPerSample: 1,
+      graph: { ...c.timing.unfused, median: 0.0061 },
+      fused: { ...c.timing.fused, median: 0.0042 },
+      speedup: { estimate: 1.45, lo: 1.43, hi: 1.47, confidence: 0.95 },
+      samples: { graph: [0.0061], fused: [0.0042] },
+    };
+    const table = resultsTable(run).toString();
+    expect(table).toContain('<th>Over its CUDA graph</th>');
+    const rows = table.split('<tr class=').slice(1);
+    const twin = rows.filter((r) => r.includes('>1.45x [1.43, 1.47]</td>'));
+    expect(twin).toHaveLength(1);
+    expect(twin[0]).toContain(`<td class="shape">${c.shape.label}</td>`);
+    // The column is the second number of each row: a dash in every row but that one.
+    const graphCell = (r: string) => [...r.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((m) => m[1])[1];
+    expect(rows).toHaveLength(run.cases.length);
+    expect(rows.map(graphCell).filter((x) => x === '—')).toHaveLength(rows.length - 1);
   });
 });
