@@ -5,13 +5,13 @@
  * string from a result is cut to one line. Pure: the reporter prints what this returns.
  */
 
-import { injectionLabel, ms, speedup } from '../base/format.ts';
+import { injectionLabel, speedup } from '../base/format.ts';
 import { logText } from '../base/log-text.ts';
 import { asMeasured, judgedTiming, timingOf } from '../gate/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict } from '../results/verdict.ts';
 import { paintVerdict, ruledTable } from './color.ts';
-import { renderConsoleTable } from './console-table.ts';
+import { renderConsoleTable, timingCells } from './console-table.ts';
 import { NOTE_CHARS, plain } from './escape.ts';
 import { graphTwinConsoleLines } from './graph-twin-table.ts';
 import { phaseSplitLine } from './phase-split.ts';
@@ -29,17 +29,7 @@ function perCallLines(results: ResultsFile): string[] {
     if (!m?.batched || judgedTiming(m).method !== 'batched') return [];
     const t = timingOf(m, 'per-call');
     const b = timingOf(m, 'batched');
-    return [
-      [
-        c.case,
-        c.shape.label,
-        c.dtype,
-        ms(t.unfused.median),
-        ms(t.fused.median),
-        speedup(t.speedup),
-        `${b.callsPerSample} calls`,
-      ],
-    ];
+    return [[...timingCells(m, t), speedup(t.speedup), `${b.callsPerSample} calls`]];
   });
   if (rows.length === 0) return [];
   return [

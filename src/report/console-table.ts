@@ -37,6 +37,11 @@ function verdictCell(c: ResultsFile['cases'][number]): string {
   return `${caseVerdict(c)}${change ? ` ${change}` : ''}${notes}`;
 }
 
+/** A console row's first cells: the case, size and precision, and the two medians of the timing `t`. */
+export function timingCells(c: MeasuredCase, t: JudgedTiming): string[] {
+  return [c.case, c.shape.label, c.dtype, ms(t.unfused.median), ms(t.fused.median)];
+}
+
 /** The rows of the console table, as strings; a case that did not run has only its verdict (its reason goes under the table). */
 function consoleRows(results: ResultsFile, wide: boolean): string[][] {
   return results.cases.map((c) => {
@@ -47,11 +52,7 @@ function consoleRows(results: ResultsFile, wide: boolean): string[][] {
     const t = judgedTiming(m);
     const err = Math.max(c.numerics?.unfused.maxAbsError ?? 0, c.numerics?.fused.maxAbsError ?? 0);
     return [
-      c.case,
-      c.shape.label,
-      c.dtype,
-      ms(t.unfused.median),
-      ms(t.fused.median),
+      ...timingCells(m, t),
       `${speedup(t.speedup)}${t.method === 'batched' ? ' (batched)' : ''}`,
       `${pct(t.speedup.estimate / m.traffic.theoreticalSpeedup)} of ${times(m.traffic.theoreticalSpeedup)}`,
       throughput(rates(m, t)),
