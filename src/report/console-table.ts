@@ -1,7 +1,7 @@
 /**
  * The table `npm run perf` prints: one row per case and shape, within 120 columns by default (--wide: every
  * column). A row's medians and speedup are those of the timing the gate judged: batched calls, marked
- * "(batched)" beside the verdict, on the launch-bound shapes gated that way. What does not fit goes on its
+ * "(batched)" beside the speedup, on the launch-bound shapes gated that way. What does not fit goes on its
  * own line under the table (console-summary.ts): why a case did not run, the per-call timing of a batched
  * row, the graph twin, an injected regression. Verdicts are coloured only when asked (color.ts decides). Pure.
  */
@@ -17,13 +17,13 @@ const WIDE_HEADER = [
   'case',
   'size',
   'dtype',
-  'unfused median',
-  'fused median',
+  'unfused',
+  'fused',
   'speedup [95% CI]',
   'efficiency vs theoretical',
   'fused throughput',
   'max error',
-  'verdict vs baseline',
+  'verdict',
 ];
 
 /** The columns shown by default, within 120 columns (the rest are in --wide and BENCHMARK_RESULTS.md). */

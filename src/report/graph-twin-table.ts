@@ -3,12 +3,13 @@
  * same launches replayed from a CUDA graph, and the fused kernel. The unfused → graph step is what removing
  * launches buys; graph → fused is what fusion buys beyond it. One table in the console (under the main one)
  * and one section of BENCHMARK_RESULTS.md (under the summary). The unfused and fused medians are those of
- * the timing the gate judged (batched calls on the launch-bound shapes gated that way), the graph's median
- * comes from its own pairs against the fused kernel, timed the same way; each speedup is from its own pairs.
- * Pure; strings from the file are escaped by the callers' table helpers.
+ * the timing the graph twin was paired with (batched calls on the launch-bound shapes, as the gate judges
+ * them), the graph's median comes from its own pairs against the fused kernel; each speedup is from its own
+ * pairs. Pure; every string from the file goes through plain/logText (console) or the Markdown helpers.
  */
 import { ms, speedup, times } from '../base/format.ts';
-import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
+import { logText } from '../base/log-text.ts';
+import { asMeasured, timingOf } from '../gate/judged-timing.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { ruledTable } from './color.ts';
 import { type Inline, join, markdownTable, md, NOTE_CHARS, name, note, ours, plain, trusted } from './escape.ts';
@@ -25,10 +26,8 @@ interface ArmsRow {
   fused: number;
   fusedVsUnfused: { estimate: number; lo: number; hi: number };
   fusedVsGraph: { estimate: number; lo: number; hi: number };
-  /** Programmatic edges where the graph's launches went with PDL, else undefined. */
-  pdlEdges: number | undefined;
-  /** Why the graph went without PDL, from the file (unescaped). */
-  noPdlReason: string | undefined;
+  /** Whether the graph's launches went with PDL (its programmatic edges when counted), why not, or unknown (older files). */
+  pdl: { went: true; edges: number | undefined } | { went: false; reason: string } | undefined;
   batched: boolean;
 }
 
@@ -39,7 +38,8 @@ function armsRows(runs: ResultsFile[]): ArmsRow[] {
       const m = asMeasured(c);
       const g = c.graphTwin;
       if (!m || g?.status !== 'measured') return [];
-      const t = judgedTiming(m);
+      // The timing the graph twin was paired with: batched calls when its samples were batches.
+      const t = timingOf(m, g.callsPerSample > 1 ? 'batched' : 'per-call');
       return [
         {
           gpu: r.device.name,
@@ -52,8 +52,12 @@ function armsRows(runs: ResultsFile[]): ArmsRow[] {
           fused: t.fused.median,
           fusedVsUnfused: t.speedup,
           fusedVsGraph: g.speedup,
-          pdlEdges: g.pdl ? (g.programmaticEdges ?? 0) : undefined,
-          noPdlReason: g.pdl ? undefined : (g.noPdlReason ?? 'not recorded'),
+          pdl:
+            g.pdl === undefined
+              ? undefined
+              : g.pdl
+                ? { went: true, edges: g.programmaticEdges }
+                : { went: false, reason: g.noPdlReason ?? 'no reason recorded' },
           batched: t.method === 'batched',
         },
       ];
@@ -61,14 +65,18 @@ function armsRows(runs: ResultsFile[]): ArmsRow[] {
   );
 }
 
-const pdlCell = (row: ArmsRow) => (row.pdlEdges !== undefined ? `${row.pdlEdges} edges` : 'no');
-const who = (r: ArmsRow) => `${r.case} ${r.shape} ${r.dtype}`;
+/** "49 edges", "yes" (no count recorded), "no", or "—" for a file from before PDL was recorded. */
+function pdlCell(row: ArmsRow): string {
+  if (!row.pdl) return '—';
+  if (!row.pdl.went) return 'no';
+  return row.pdl.edges !== undefined ? `${row.pdl.edges} edges` : 'yes';
+}
+const who = (r: ArmsRow) => `${plain(r.case)} ${plain(r.shape)} ${plain(r.dtype)}`;
 
 /** The rows whose graph went without PDL, by reason, in the order the reasons first appear. */
 function noPdlGroups(rows: ArmsRow[]): [string, ArmsRow[]][] {
   const groups = new Map<string, ArmsRow[]>();
-  for (const r of rows)
-    if (r.noPdlReason !== undefined) groups.set(r.noPdlReason, [...(groups.get(r.noPdlReason) ?? []), r]);
+  for (const r of rows) if (r.pdl?.went === false) groups.set(r.pdl.reason, [...(groups.get(r.pdl.reason) ?? []), r]);
   return [...groups];
 }
 
@@ -94,7 +102,9 @@ export function graphTwinConsoleLines(results: ResultsFile): string[] {
   return [
     'graph twin (the unfused launches replayed from a CUDA graph), per call; each speedup from its own pairs; (b): batched',
     ...ruledTable([header, ...cells]),
-    ...noPdlGroups(rows).map(([reason, of]) => `no PDL in ${of.map(who).join(', ')}: ${plain(reason, NOTE_CHARS)}`),
+    ...noPdlGroups(rows).map(([reason, of]) =>
+      logText(`no PDL in ${of.map(who).join(', ')}: ${plain(reason, NOTE_CHARS)}`),
+    ),
   ];
 }
 

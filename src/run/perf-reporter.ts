@@ -165,7 +165,7 @@ export class PerfReporter implements Reporter {
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env), this.#options.wide));
     if (written.length > 0) console.log(`\nwrote ${logText(written.join(', '))}`);
-    const keptLine = kept && ('failure' in kept || written.includes(json)) ? keptRunLine(kept, json) : undefined;
+    const keptLine = keptRunLine(kept, json, written.includes(json));
     if (keptLine) console.log(keptLine);
     reportToActions(results, this.#actions);
   }

@@ -33,10 +33,21 @@ export function keepPreviousRun(outDir: string): KeptRun {
   }
 }
 
-/** The line after "wrote …": where the run before is, and the command that compares the two. */
-export function keptRunLine(kept: KeptRun, current: string): string | undefined {
+/**
+ * The line after "wrote …": where the run before is kept and, when this run's results were written beside
+ * it, the command that compares the two; a warning when it could not be kept.
+ */
+export function keptRunLine(kept: KeptRun, current: string, written: boolean): string | undefined {
   if (!kept) return undefined;
   if ('failure' in kept) return logText(`fusebench: warning: ${kept.failure}`);
-  const q = (p: string) => (/^[\w./-]+$/.test(p) ? p : `'${p.replaceAll("'", `'\\''`)}'`);
-  return logText(`the run before is kept as ${kept.kept}: npx fusebench compare ${q(kept.kept)} ${q(current)}`);
+  if (!written) return logText(`the run before is kept as ${kept.kept}; this run's results were not written`);
+  return logText(
+    `the run before is kept as ${kept.kept}: npx fusebench compare ${shellWord(kept.kept)} ${shellWord(current)}`,
+  );
+}
+
+/** A path as one shell word that no command reads as a flag: quoted unless plain, `./` before a leading `-`. */
+function shellWord(path: string): string {
+  const p = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w./-]+$/.test(p) ? p : `'${p.replaceAll("'", `'\\''`)}'`;
 }

@@ -213,4 +213,33 @@ describe('the perf reporter', () => {
     expect(readResults(join(out, 'fusebench-results.json')).source).toEqual({ commit: '3f6141c8923b', branch: 'main' });
     vi.restoreAllMocks();
   });
+
+  test('a second run keeps the first one’s results as previous/ and names the compare command; no line carries a workflow command', async () => {
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+      printed.push(a.join(' '));
+    });
+    const out = join(tmp(), 'runs\n::error::x');
+    const options = parsePerfArgs(['--out-dir', out], { seed: 1 }) as NonNullable<ReturnType<typeof parsePerfArgs>>;
+    const tests = mixed.cases.map((result) => {
+      const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
+      return { meta: () => ({ fusebench: meta }) };
+    });
+    const run = () =>
+      new PerfReporter(options, '0.1.0', { sink: fakeSink().sink, env: {} }).onTestRunEnd([
+        { children: { allTests: () => tests }, errors: () => [] },
+      ] as unknown as TestModule[]);
+    await run();
+    expect(printed.join('\n')).not.toContain('the run before');
+    printed.length = 0;
+    await run();
+    const kept = printed.find((l) => l.startsWith('the run before is kept as '));
+    expect(kept).toMatch(
+      /previous\/fusebench-results\.json: npx fusebench compare '.*previous\/fusebench-results\.json' '/,
+    );
+    expect(readResults(join(out, 'previous', 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
+    expect(printed.join('\n')).not.toMatch(/^::/m); // the out-dir's newline and "::error::" were neutralised
+    expect(printed.find((l) => l.startsWith('\nwrote '))).toContain('fusebench-results.json');
+    vi.restoreAllMocks();
+  });
 });

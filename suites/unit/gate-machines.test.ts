@@ -60,7 +60,9 @@ function crossValidate(size: number, rule?: MachineRule, entries: Entries = h100
     const file: Entries = {};
     for (const [key, e] of Object.entries(entries)) {
       const runs = (e.runs ?? []).filter((r) => set.includes(r.deviceUuid as string));
-      if (runs.length >= size) file[key] = { ...e, runs, noise: runNoise(runs) };
+      // Centred on the set's runs as update.ts centres an entry (the absolute floor reads its fused time).
+      if (runs.length >= size)
+        file[key] = { ...e, runs, noise: runNoise(runs), fusedMedianMs: runsCenter(runs).fusedMedianMs };
     }
     // δ depends on the set alone: derived once, for every machine checked against it.
     const deltas = new Map(Object.entries(file).map(([key, e]) => [key, entryDeltas(e, file, rule)]));

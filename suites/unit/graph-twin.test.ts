@@ -214,9 +214,34 @@ describe('the graph twin in the reports', () => {
     );
     // The unfused and fused medians of the timing the gate judged; the graph's from its own pairs.
     expect(consoleRow(withTwin())).toMatch(
-      /^gelu_scale +1K +fp32 +0\.006272 ms +0\.006100 ms +0\.003808 ms +1\.65x +1\.45x \[1\.43, 1\.47\] +no$/,
-    );
+      /^gelu_scale +1K +fp32 +0\.006272 ms +0\.006100 ms +0\.003808 ms +1\.65x +1\.45x \[1\.43, 1\.47\] +—$/,
+    ); // a file from before PDL was recorded: "—", and no reason line
+    expect(notes(withTwin()).join('\n')).not.toContain('no PDL');
     expect(notes(r).join('\n')).not.toContain('graph twin'); // none measured: no table
+  });
+
+  test('a twin timed in batches sits beside the batched timing, marked, even in a file whose gate judged per call', () => {
+    const f = withTwin();
+    const c = f.cases[measured] as CaseResult;
+    if (!c.timing || c.graphTwin?.status !== 'measured') throw new Error('fixture');
+    c.graphTwin.callsPerSample = 64;
+    c.batched = {
+      callsPerSample: 64,
+      unfused: { ...c.timing.unfused, median: 0.0021 },
+      fused: { ...c.timing.fused, median: 0.0013 },
+      speedup: { estimate: 1.615, lo: 1.6, hi: 1.63, confidence: 0.95 },
+      samples: c.timing.samples,
+    };
+    delete c.gatedOn; // an older file: batched timing, the gate on the per-call one
+    expect(consoleRow(f)).toMatch(
+      /^gelu_scale +1K +fp32 +0\.002100 ms +0\.006100 ms +0\.001300 ms +1\.61x \(b\) +1\.45x /,
+    );
+    // The table above shows the per-call timing the gate judged, so the batches go under it.
+    const lines = notes(f);
+    const other = lines.indexOf('the shapes timed both ways, in the timing their row does not show (not judged)');
+    expect(lines[other + 3]).toMatch(
+      /^gelu_scale +1K +fp32 +0\.002100 ms +0\.001300 ms +1\.61x \[1\.60, 1\.63\] +batches of 64$/,
+    );
   });
 
   test('BENCHMARK_RESULTS.md has a row for it beside the case, and the three arms under the summary; reported, not gated', () => {
@@ -226,18 +251,19 @@ describe('the graph twin in the reports', () => {
     );
     expect(section(md)).toContain('Reported, not gated.');
     expect(section(md)).toContain(
-      '| GELU + scale | 1K | fp32 | 0.006272 ms | 0.006100 ms | 0.003808 ms | 1.65x [1.61, 1.68] | 1.45x [1.43, 1.47] | no |',
+      '| GELU + scale | 1K | fp32 | 0.006272 ms | 0.006100 ms | 0.003808 ms | 1.65x [1.61, 1.68] | 1.45x [1.43, 1.47] | — |',
     );
-    expect(section(md)).toContain('No PDL in GELU + scale 1K fp32: not recorded.'); // an older file says nothing
+    expect(section(md)).not.toContain('No PDL'); // an older file says nothing of PDL
     expect(renderBenchmarkMarkdown([r])).not.toContain('## Launches or fusion');
     // Several GPUs: a column names each row's GPU, and so does the line of a reason.
-    const other = structuredClone(withTwin());
+    const noPdl = withTwin({ pdl: false, noPdlReason: 'built with CUDA 11.8' });
+    const other = structuredClone(noPdl);
     other.device = { ...other.device, name: 'NVIDIA H100 80GB HBM3', slug: 'nvidia-h100-80gb-hbm3' };
-    const both = section(renderBenchmarkMarkdown([withTwin(), other]));
+    const both = section(renderBenchmarkMarkdown([noPdl, other]));
     expect(both).toContain('| Case | Shape | Precision | GPU | Unfused |');
     expect(both).toContain('| GELU + scale | 1K | fp32 | NVIDIA H100 80GB HBM3 | 0.006272 ms |');
     expect(both).toContain(
-      `No PDL in GELU + scale 1K fp32 on ${r.device.name}, GELU + scale 1K fp32 on NVIDIA H100 80GB HBM3: not recorded.`,
+      `No PDL in GELU + scale 1K fp32 on ${r.device.name}, GELU + scale 1K fp32 on NVIDIA H100 80GB HBM3: built with CUDA 11.8.`,
     );
   });
 
@@ -250,6 +276,8 @@ describe('the graph twin in the reports', () => {
       /\| Median time, unfused twin from a CUDA graph \(PDL\), per call \| 0\.006100 ms \| 0\.004200 ms \| 1\.45x \[1\.43, 1\.47\] \(95% CI\) over the graph; reported, not gated; 99 programmatic edges, 149 kernel nodes \|/,
     );
     expect(section(md)).toContain('| 1.45x [1.43, 1.47] | 99 edges |');
+    // With PDL but no edge count (a toolkit that cannot list edge types): "yes", not "0 edges".
+    expect(consoleRow(withTwin({ pdl: true, kernelNodes: 149 }))).toMatch(/ 1\.45x \[1\.43, 1\.47\] +yes$/);
   });
 
   test('a graph without PDL is a plain "graph" and says why, once per reason, the reason escaped', () => {
@@ -268,6 +296,18 @@ describe('the graph twin in the reports', () => {
     const noPdl = notes(two).filter((l) => l.startsWith('no PDL in '));
     expect(noPdl).toHaveLength(1);
     expect(noPdl[0]).toMatch(/^no PDL in gelu_scale 1K fp32, \S+ \S+ \S+: cc 8\.0/);
+    // Neither a name nor a reason from the file can print a control character or a workflow command.
+    const hostile = withTwin({ pdl: false, noPdlReason: 'ok\n::error::reason ##[group]x\u001b[31m' });
+    const c = hostile.cases[measured] as CaseResult;
+    hostile.cases[measured] = {
+      ...c,
+      case: 'gelu\u001b[31m\n::warning::name',
+      shape: { ...c.shape, label: '1K\r##[group]' },
+    };
+    const printed = notes(hostile).join('\n');
+    expect(printed).toContain('no PDL in ');
+    expect(printed.includes('\u001b') || printed.includes('\r') || printed.includes('##[')).toBe(false);
+    expect(printed).not.toMatch(/^::/m);
   });
 
   test('a results file from before PDL was recorded loads; a PDL field of the wrong type is refused by name', () => {

@@ -21,8 +21,12 @@ test('the results file found is moved to previous/, over the one kept before; no
   writeFileSync(current, 'run 2');
   expect(keepPreviousRun(dir)).toEqual({ kept });
   expect(readFileSync(kept, 'utf8')).toBe('run 2');
-  expect(keptRunLine({ kept }, current)).toBe(
+  expect(keptRunLine({ kept }, current, true)).toBe(
     `the run before is kept as ${kept}: npx fusebench compare ${kept} ${current}`,
+  );
+  // This run's results not written: where the old ones went, and no command that would fail.
+  expect(keptRunLine({ kept }, current, false)).toBe(
+    `the run before is kept as ${kept}; this run's results were not written`,
   );
 });
 
@@ -41,14 +45,20 @@ test('a link or a folder in the results file’s place is left alone; a blocked 
   expect(r).toMatchObject({
     failure: expect.stringMatching(/fusebench-results\.json could not be kept as .*previous/),
   });
-  expect(keptRunLine(r, join(blocked, 'fusebench-results.json'))).toMatch(/^fusebench: warning: .* could not be kept/);
+  expect(keptRunLine(r, join(blocked, 'fusebench-results.json'), true)).toMatch(
+    /^fusebench: warning: .* could not be kept/,
+  );
   expect(readFileSync(join(blocked, 'fusebench-results.json'), 'utf8')).toBe('run'); // still where it was
 });
 
 test('the compare command quotes a path a shell would split, and a path cannot carry a workflow command', () => {
-  const line = keptRunLine({ kept: "/tmp/my runs/it's/previous/fusebench-results.json" }, '/tmp/my runs/x.json');
+  const line = keptRunLine({ kept: "/tmp/my runs/it's/previous/fusebench-results.json" }, '/tmp/my runs/x.json', true);
   expect(line).toBe(
     "the run before is kept as /tmp/my runs/it's/previous/fusebench-results.json: npx fusebench compare '/tmp/my runs/it'\\''s/previous/fusebench-results.json' '/tmp/my runs/x.json'",
   );
-  expect(keptRunLine({ kept: 'a\n::error::x/previous/fusebench-results.json' }, 'b')).not.toMatch(/\n|^::/m);
+  expect(keptRunLine({ kept: 'a\n::error::x/previous/fusebench-results.json' }, 'b', true)).not.toMatch(/\n|^::/m);
+  // A relative path that starts with a dash is not read as a flag.
+  expect(keptRunLine({ kept: '-o/previous/fusebench-results.json' }, '-o/fusebench-results.json', true)).toMatch(
+    / compare \.\/-o\/previous\/fusebench-results\.json \.\/-o\/fusebench-results\.json$/,
+  );
 });

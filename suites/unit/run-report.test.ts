@@ -54,6 +54,11 @@ describe('colour', () => {
   test('the default table fits 120 columns; --wide shows every column', () => {
     const width = (s: string) => Math.max(...s.split('\n').map((l) => l.length));
     expect(width(renderConsoleTable(mixed))).toBeLessThanOrEqual(120);
+    // With batched rows, and a whole GPU run's cases and shapes (the H100 fixture: every case, 64 shapes).
+    expect(width(renderConsoleTable(batchedAndInjected()))).toBeLessThanOrEqual(120);
+    const h100 = readResults(join(fixtures, 'h100-results-cb047cf.json'));
+    expect(h100.cases.some((c) => c.gatedOn === 'batched')).toBe(true);
+    expect(width(renderConsoleTable(h100))).toBeLessThanOrEqual(120);
     expect(width(renderConsoleTable(mixed, false, true))).toBeGreaterThan(120);
     expect(renderConsoleTable(mixed, false, true)).toContain('fused throughput');
     expect(renderConsoleTable(mixed)).not.toContain('fused throughput');
@@ -197,14 +202,12 @@ describe('the console table', () => {
     );
     expect(row(false)).toMatch(/ 0\.002100 ms +0\.001300 ms +1\.61x \[1\.60, 1\.63\] \(batched\) +SAME$/);
     const notes = consoleNotes(r);
-    const title = notes.indexOf(
-      'the (batched) rows, timed one call per sample (launch gaps and the event tick included; not judged)',
-    );
+    const title = notes.indexOf('the shapes timed both ways, in the timing their row does not show (not judged)');
     expect(title).toBeGreaterThan(0); // after the injections' lines and a blank one
     expect(notes[title - 1]).toBe('');
-    expect(notes[title + 1]).toMatch(/^case +size +dtype +unfused +fused +speedup \[95% CI\] +batch$/);
+    expect(notes[title + 1]).toMatch(/^case +size +dtype +unfused +fused +speedup \[95% CI\] +timing$/);
     expect(notes[title + 3]).toMatch(
-      /^gelu_scale +1K +fp32 +0\.006272 ms +0\.003808 ms +1\.65x \[1\.61, 1\.68\] +64 calls$/,
+      /^gelu_scale +1K +fp32 +0\.006272 ms +0\.003808 ms +1\.65x \[1\.61, 1\.68\] +one call a sample$/,
     );
     expect(notes[title + 4]).toBeUndefined(); // the one batched row
     expect(notes).toContain('gelu_scale 1K fp32: injected regression: asked 3%, measured 3.1%');
