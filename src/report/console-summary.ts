@@ -1,7 +1,7 @@
 /**
  * What `npm run perf` prints after its table: a line per case that needs more than a cell (why it did
- * not run, an injected regression), the tables of the batched rows' per-call timing and of the graph
- * twins, the closing verdict counts, and, once per run, the hint to record a baseline when the device has none. Every
+ * not run, an injected regression), the tables of the shapes timed both ways and of the graph twins, the
+ * closing verdict counts, and, once per run, the hint to record a baseline when the device has none. Every
  * string from a result is cut to one line. Pure: the reporter prints what this returns.
  */
 
@@ -48,8 +48,8 @@ function grouped(items: { who: string; text: string }[]): string[] {
 
 /**
  * The lines under the table: why cases did not run and why a graph twin was not measured (one line per
- * reason, naming its shapes), injected regressions; then the tables of the batched rows' per-call timing
- * and of the graph twins (graph-twin-table.ts).
+ * reason, naming its shapes), injected regressions; then the tables of the shapes timed both ways and of
+ * the graph twins (graph-twin-table.ts).
  */
 export function consoleNotes(results: ResultsFile): string[] {
   const reason = (r: string | undefined) => logText(plain(r ?? 'no reason recorded', NOTE_CHARS));

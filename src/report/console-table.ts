@@ -1,9 +1,9 @@
 /**
  * The table `npm run perf` prints: one row per case and shape, within 120 columns by default (--wide: every
  * column). A row's medians and speedup are those of the timing the gate judged: batched calls, marked
- * "(batched)" beside the speedup, on the launch-bound shapes gated that way. What does not fit goes on its
- * own line under the table (console-summary.ts): why a case did not run, the per-call timing of a batched
- * row, the graph twin, an injected regression. Verdicts are coloured only when asked (color.ts decides). Pure.
+ * "(batched)" beside the speedup, on the launch-bound shapes gated that way. What does not fit goes under
+ * the table (console-summary.ts): why a case did not run, the timing a row does not show, the graph twins,
+ * an injected regression. Verdicts are coloured only when asked (color.ts decides). Pure.
  */
 
 import { labelledChange, ms, pct, sci, speedup, throughput, times } from '../base/format.ts';

@@ -143,7 +143,7 @@ export function graphTwinSection(runs: ResultsFile[]): string[] {
     '',
     'Shapes that declare a graph twin: their unfused launches recorded once into a CUDA graph and replayed. ' +
       'Unfused → graph is what removing launches buys, graph → fused what fusion buys beyond it. Times are per call, ' +
-      'in the timing the gate judged (batched calls on launch-bound shapes); each speedup comes from its own pairs. ' +
+      'in the timing the graph twin was paired with (batched calls on launch-bound shapes); each speedup comes from its own pairs. ' +
       'Reported, not gated.',
     '',
     markdownTable(header, body),

@@ -3,10 +3,30 @@
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
+import type { TestModule } from 'vitest/node';
+import type { ActionsSink } from '../../src/github/actions-report.ts';
+import { readResults } from '../../src/results/results.ts';
+import type { PerfMeta } from '../../src/run/perf-meta.ts';
+import { parsePerfArgs } from '../../src/run/perf-options.ts';
+import { PerfReporter } from '../../src/run/perf-reporter.ts';
 import { keepPreviousRun, keptRunLine } from '../../src/run/previous-run.ts';
 
+// A results file that cannot be written, on demand (a full disk): the other files are written as always.
+const full = vi.hoisted(() => ({ disk: false }));
+vi.mock('../../src/base/atomic-write.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/base/atomic-write.ts')>();
+  return {
+    ...real,
+    writeFileAtomic: (path: string, content: string) => {
+      if (full.disk && path.endsWith('fusebench-results.json')) throw new Error('ENOSPC: no space left on device');
+      real.writeFileAtomic(path, content);
+    },
+  };
+});
+
 const fresh = () => mkdtempSync(join(tmpdir(), 'fusebench-previous-'));
+const SILENT: ActionsSink = { error() {}, warning() {}, notice() {}, setOutput() {} };
 
 test('the results file found is moved to previous/, over the one kept before; none found, nothing is done', () => {
   const dir = fresh();
@@ -61,4 +81,36 @@ test('the compare command quotes a path a shell would split, and a path cannot c
   expect(keptRunLine({ kept: '-o/previous/fusebench-results.json' }, '-o/fusebench-results.json', true)).toMatch(
     / compare \.\/-o\/previous\/fusebench-results\.json \.\/-o\/fusebench-results\.json$/,
   );
+});
+
+test('the reporter: when this run’s results cannot be written, it still says where the run before went', async () => {
+  const printed: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+    printed.push(a.join(' '));
+  });
+  vi.spyOn(console, 'warn').mockImplementation(() => {});
+  const mixed = readResults(join(import.meta.dirname, '..', 'fixtures', 'h200-mixed-verdicts.json'));
+  const out = fresh();
+  const options = parsePerfArgs(['--out-dir', out], { seed: 1 }) as NonNullable<ReturnType<typeof parsePerfArgs>>;
+  const tests = mixed.cases.map((result) => {
+    const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
+    return { meta: () => ({ fusebench: meta }) };
+  });
+  const run = async () => {
+    const reporter = new PerfReporter(options, '0.1.0', { sink: SILENT, env: {} });
+    await reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
+    return reporter;
+  };
+  await run();
+  full.disk = true;
+  try {
+    const second = await run();
+    expect(second.writeFailures.map((f) => f.file)).toEqual([join(out, 'fusebench-results.json')]);
+  } finally {
+    full.disk = false;
+    vi.restoreAllMocks();
+  }
+  const kept = join(out, 'previous', 'fusebench-results.json');
+  expect(printed).toContain(`the run before is kept as ${kept}; this run's results were not written`);
+  expect(readResults(kept).cases).toHaveLength(mixed.cases.length);
 });

@@ -54,11 +54,15 @@ describe('colour', () => {
   test('the default table fits 120 columns; --wide shows every column', () => {
     const width = (s: string) => Math.max(...s.split('\n').map((l) => l.length));
     expect(width(renderConsoleTable(mixed))).toBeLessThanOrEqual(120);
-    // With batched rows, and a whole GPU run's cases and shapes (the H100 fixture: every case, 64 shapes).
+    // With batched rows, and a whole GPU run (the H100 fixture: 53 shapes, every case but the decode steps and
+    // the forward pass), its verdicts as they are and as a first run's (NO_BASELINE is the widest verdict).
     expect(width(renderConsoleTable(batchedAndInjected()))).toBeLessThanOrEqual(120);
     const h100 = readResults(join(fixtures, 'h100-results-cb047cf.json'));
     expect(h100.cases.some((c) => c.gatedOn === 'batched')).toBe(true);
     expect(width(renderConsoleTable(h100))).toBeLessThanOrEqual(120);
+    const first = structuredClone(h100);
+    for (const c of first.cases) if (c.gate) c.gate.status = 'NO_BASELINE';
+    expect(width(renderConsoleTable(first))).toBeLessThanOrEqual(120);
     expect(width(renderConsoleTable(mixed, false, true))).toBeGreaterThan(120);
     expect(renderConsoleTable(mixed, false, true)).toContain('fused throughput');
     expect(renderConsoleTable(mixed)).not.toContain('fused throughput');
