@@ -19,8 +19,8 @@
  *   agreement of two runs (ν = 1) barely moves it; an entry with many runs speaks mostly for itself.
  * - σ̃ is an estimate with ν₀ + ν degrees of freedom, so δ is a prediction bound with Student's t for
  *   that many: a bound √2 · t_{ν₀+ν}(0.995) · σ̃ on the log shift, which δ is as a fraction (`asFraction`).
- *   A check and its baseline are two runs on two machines, so their difference has sd √2σ; the t quantile keeps the chance that an unchanged run's shift alone
- *   passes −δ at 0.5% whatever the degrees of freedom, so at most 1% for the speedup and the fused time
+ *   A check and its baseline are two runs on two machines, so their difference has sd √2σ; the t quantile
+ *   keeps the chance that an unchanged run's shift alone passes −δ at 0.5% whatever the degrees of freedom, so at most 1% for the speedup and the fused time
  *   together (the bootstrap interval, which must lie wholly beyond δ, brings it lower). The factor is
  *   3.6 as the degrees of freedom grow, 14 at 2, 5.7 at 5, 4.5 at 10 (`deltaFactor`): few comparable
  *   runs give a wide band, which more runs narrow. Run with the shifts measured between machines

@@ -1,10 +1,11 @@
 /**
  * BENCHMARK_RESULTS.md, summary first: the commit, date and GPUs; one table of every case, shape and
  * precision per GPU (speedup with its interval, the fused kernel's share of its roofline ceiling, verdict);
- * the graph twins' three arms (graph-twin-table.ts); the commands that regenerate the file from a clean clone; the roofline of each GPU and precision (SVG
- * files beside the Markdown: report-files.ts); the history charts when given; then the details, collapsed:
- * each GPU's hardware, fingerprint and method, and each case's tables per shape (case-section.ts). One
- * document for one GPU or several. Every string from a results file is escaped (escape.ts). Pure.
+ * the graph twins' three arms (graph-twin-table.ts); the commands that regenerate the file from a clean
+ * clone; the roofline of each GPU and precision (SVG files beside the Markdown: report-files.ts); the
+ * history charts when given; then the details, collapsed: each GPU's hardware, fingerprint and method, and
+ * each case's tables per shape (case-section.ts). One document for one GPU or several. Every string from a
+ * results file is escaped (escape.ts). Pure.
  */
 
 import { gbs, pct } from '../base/format.ts';
@@ -132,11 +133,7 @@ function verdictCounts(cases: CaseResult[]): string {
 
 /** One GPU's details: hardware and method, then each case and precision, collapsed. */
 function details(results: ResultsFile, several: boolean): string[] {
-  const groups = new Map<string, CaseResult[]>();
-  for (const c of results.cases) {
-    const k = `${c.case}\u0000${c.dtype}`;
-    groups.set(k, [...(groups.get(k) ?? []), c]);
-  }
+  const groups = Map.groupBy(results.cases, (c) => `${c.case}\u0000${c.dtype}`);
   const split = phaseSplitLine(results);
   const about = [
     md`Run as ${codeSpan(perfCommand(results))} (its output folder left out) on ${text(results.createdAt.slice(0, 10), 20)} with fusebench ${results.tool.version}. Backend: **${results.device.backend}** (${note(results.backendReason)}).`

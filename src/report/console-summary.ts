@@ -12,12 +12,12 @@ import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict } from '../results/verdict.ts';
 import { paintVerdict, ruledTable } from './color.ts';
 import { renderConsoleTable, timingCells } from './console-table.ts';
-import { NOTE_CHARS, plain } from './escape.ts';
+import { NOTE_CHARS, plain, shapeName } from './escape.ts';
 import { graphTwinConsoleLines } from './graph-twin-table.ts';
 import { phaseSplitLine } from './phase-split.ts';
 import { wideDeltaSentence, wideDeltaShapes } from './wide-delta.ts';
 
-const who = (c: CaseResult) => logText(`${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`);
+const who = (c: CaseResult) => logText(shapeName(c));
 
 /**
  * The shapes timed both ways (one call a sample, and batches of calls), in the timing their row does not
@@ -41,9 +41,7 @@ function otherTimingLines(results: ResultsFile): string[] {
 
 /** Lines of the form "who, who: text", one per distinct text, in the order the texts first appear. */
 function grouped(items: { who: string; text: string }[]): string[] {
-  const byText = new Map<string, string[]>();
-  for (const { who, text } of items) byText.set(text, [...(byText.get(text) ?? []), who]);
-  return [...byText].map(([text, whos]) => `${whos.join(', ')}: ${text}`);
+  return [...Map.groupBy(items, (i) => i.text)].map(([text, of]) => `${of.map((i) => i.who).join(', ')}: ${text}`);
 }
 
 /**

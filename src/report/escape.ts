@@ -59,6 +59,11 @@ export function plain(s: string, max = NAME_CHARS): string {
   return one.length <= max ? one : `${one.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
 }
 
+/** A shape as the console names it, in plain text: "gelu_scale 1K bf16". */
+export function shapeName(c: { case: string; shape: { label: string }; dtype: string }): string {
+  return `${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)}`;
+}
+
 /**
  * Text for inline Markdown and HTML: one line, cut to `max`, with every character that Markdown or
  * HTML gives a meaning escaped. `&`, `<`, `>` become entities (no tag, comment or entity survives);

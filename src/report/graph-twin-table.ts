@@ -12,11 +12,25 @@ import { logText } from '../base/log-text.ts';
 import { asMeasured, timingOf } from '../gate/judged-timing.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { ruledTable } from './color.ts';
-import { type Inline, join, markdownTable, md, NOTE_CHARS, name, note, ours, plain, trusted } from './escape.ts';
+import {
+  type Inline,
+  join,
+  markdownTable,
+  md,
+  NOTE_CHARS,
+  name,
+  note,
+  ours,
+  plain,
+  shapeName,
+  trusted,
+} from './escape.ts';
 
 /** One shape's three arms on one GPU. */
 interface ArmsRow {
   gpu: string;
+  /** The shape as the console names it (escape.ts `shapeName`). */
+  consoleName: string;
   case: string;
   title: string;
   shape: string;
@@ -26,7 +40,10 @@ interface ArmsRow {
   fused: number;
   fusedVsUnfused: { estimate: number; lo: number; hi: number };
   fusedVsGraph: { estimate: number; lo: number; hi: number };
-  /** Whether the graph's launches went with PDL (its programmatic edges when counted), why not, or unknown (older files). */
+  /**
+   * Whether the graph's launches went with PDL (its programmatic edges when counted), why not, or unknown (a
+   * file from before it was recorded).
+   */
   pdl: { went: true; edges: number | undefined } | { went: false; reason: string } | undefined;
   batched: boolean;
 }
@@ -43,6 +60,7 @@ function armsRows(runs: ResultsFile[]): ArmsRow[] {
       return [
         {
           gpu: r.device.name,
+          consoleName: shapeName(c),
           case: c.case,
           title: c.title,
           shape: c.shape.label,
@@ -71,13 +89,12 @@ function pdlCell(row: ArmsRow): string {
   if (!row.pdl.went) return 'no';
   return row.pdl.edges !== undefined ? `${row.pdl.edges} edges` : 'yes';
 }
-const who = (r: ArmsRow) => `${plain(r.case)} ${plain(r.shape)} ${plain(r.dtype)}`;
 
 /** The rows whose graph went without PDL, by reason, in the order the reasons first appear. */
 function noPdlGroups(rows: ArmsRow[]): [string, ArmsRow[]][] {
-  const groups = new Map<string, ArmsRow[]>();
-  for (const r of rows) if (r.pdl?.went === false) groups.set(r.pdl.reason, [...(groups.get(r.pdl.reason) ?? []), r]);
-  return [...groups];
+  type Without = ArmsRow & { pdl: { went: false; reason: string } };
+  const without = rows.filter((r): r is Without => r.pdl?.went === false);
+  return [...Map.groupBy(without, (r) => r.pdl.reason)];
 }
 
 /**
@@ -103,7 +120,7 @@ export function graphTwinConsoleLines(results: ResultsFile): string[] {
     'graph twin (the unfused launches replayed from a CUDA graph), per call; each speedup from its own pairs; (b): batched',
     ...ruledTable([header, ...cells]),
     ...noPdlGroups(rows).map(([reason, of]) =>
-      logText(`no PDL in ${of.map(who).join(', ')}: ${plain(reason, NOTE_CHARS)}`),
+      logText(`no PDL in ${of.map((r) => r.consoleName).join(', ')}: ${plain(reason, NOTE_CHARS)}`),
     ),
   ];
 }

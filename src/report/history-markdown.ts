@@ -98,9 +98,7 @@ export async function renderHistorySection(
   ];
   const taken = new Set<string>();
   const images: ChartFile[] = [];
-  const groups = new Map<string, HistoryChart[]>();
-  for (const c of charts)
-    groups.set(`${c.case}\u0000${c.dtype}`, [...(groups.get(`${c.case}\u0000${c.dtype}`) ?? []), c]);
+  const groups = Map.groupBy(charts, (c) => `${c.case}\u0000${c.dtype}`);
   for (const group of groups.values()) {
     const first = group[0] as HistoryChart;
     const body: string[] = [];

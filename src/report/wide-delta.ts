@@ -4,7 +4,7 @@
  */
 import { judgedDelta, WIDE_DELTA } from '../gate/gate.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { plain } from './escape.ts';
+import { shapeName } from './escape.ts';
 
 /** The shapes judged with a δ above WIDE_DELTA, widest first, each with its δ ("gelu_scale 1K fp32 ±14.4%"). */
 export function wideDeltaShapes(results: ResultsFile): string[] {
@@ -12,7 +12,7 @@ export function wideDeltaShapes(results: ResultsFile): string[] {
     .map((c) => ({ c, d: judgedDelta(c) }))
     .filter((x): x is { c: CaseResult; d: number } => x.d !== undefined && x.d > WIDE_DELTA)
     .sort((a, b) => b.d - a.d)
-    .map(({ c, d }) => `${plain(c.case)} ${plain(c.shape.label)} ${plain(c.dtype)} ±${(100 * d).toFixed(1)}%`);
+    .map(({ c, d }) => `${shapeName(c)} ±${(100 * d).toFixed(1)}%`);
 }
 
 /** What `count` such shapes mean, in one sentence without its list. */

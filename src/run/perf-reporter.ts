@@ -3,10 +3,10 @@
  * order the tests are declared, and at the end writes the JSON results, BENCHMARK_RESULTS.md and the
  * standard exports (Bencher's BMF, github-action-benchmark's custom format: src/export/), having moved
  * the results file it finds there to `previous/` (previous-run.ts), prints the table (with its notes,
- * verdict counts and, once, the no-baseline hint) and, inside GitHub Actions,
- * annotates, sets outputs and writes the job summary. It only gathers; rendering is done by pure
- * functions in src/report/ and src/export/. A failed write warns, never throws. The results name the
- * commit and branch measured (src/base/source.ts, read from the environment it is given).
+ * verdict counts and, once, the no-baseline hint) and, inside GitHub Actions, annotates, sets outputs and
+ * writes the job summary. It only gathers; rendering is done by pure functions in src/report/ and
+ * src/export/. A failed write warns, never throws. The results name the commit and branch measured
+ * (src/base/source.ts, read from the environment it is given).
  */
 import { join } from 'node:path';
 import * as core from '@actions/core';
