@@ -12,7 +12,19 @@ import { gbs, pct } from '../base/format.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, VERDICT_ORDER, verdictLabel } from '../results/verdict.ts';
 import { renderCaseSection } from './case-section.ts';
-import { codeBlock, codeSpan, htmlText, join, type Markdown, md, name, note, text, trusted } from './escape.ts';
+import {
+  codeBlock,
+  codeSpan,
+  collapsed,
+  htmlText,
+  join,
+  type Markdown,
+  md,
+  name,
+  note,
+  text,
+  trusted,
+} from './escape.ts';
 import { graphTwinSection } from './graph-twin-table.ts';
 import { phaseSplitLine } from './phase-split.ts';
 import { perfCommand, regenerateLines } from './regenerate.ts';
@@ -60,11 +72,6 @@ function method(results: ResultsFile): string {
     'Verdicts compare with the stored baseline of this device (`baselines/<device>.json`), noise-aware: SAME inside ±δ, ' +
     'AMBIGUOUS when the interval straddles the band after one remeasurement.'
   );
-}
-
-/** A collapsed block: `<details>`, its one-line summary (HTML-escaped by the caller), the Markdown body. */
-function collapsed(summary: Markdown, body: string): string {
-  return ['<details>', `<summary>${summary.markdown}</summary>`, '', body.trimEnd(), '', '</details>', ''].join('\n');
 }
 
 /** The first lines: the commit(s), branch, date(s) and GPUs measured. */

@@ -1,7 +1,7 @@
 /**
  * The Markdown builder shared by the PR comment and the Actions job summary: for one GPU, the device,
- * the verdict counts, a table of speedups (base run, this run, Δ, baseline, verdict) and the notes of
- * the rows that need a reviewer's eye. Pure.
+ * the verdict counts, a table of speedups (base run, this run, Δ, baseline, verdict), the notes of
+ * the rows that need a reviewer's eye and, collapsed, the three arms of the shapes with a graph twin. Pure.
  */
 
 import { labelledChange, signedPct, speedup, times } from '../base/format.ts';
@@ -10,6 +10,7 @@ import type { ResultsFile } from '../results/results.ts';
 import { countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
 import { join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
+import { graphTwinDetails } from './graph-twin-table.ts';
 import { wideDeltaSentence, wideDeltaShapes } from './wide-delta.ts';
 
 /** How one GPU's comparison is drawn. */
@@ -24,6 +25,8 @@ export interface ComparisonOptions {
   omitted: number;
   /** The section's title (Markdown, its parts escaped by the caller); default the GPU's name. */
   title?: Markdown;
+  /** Whether to add the three arms of the graph twins (collapsed), or a line that they were left out; default true. */
+  arms?: boolean;
 }
 
 // NO_BASELINE rows are left out: the verdict column says it, and a new device would repeat it on every row.
@@ -126,6 +129,11 @@ export function renderRunComparison(results: ResultsFile, options: ComparisonOpt
   const wide = wideDeltaShapes(results);
   if (wide.length > 0) {
     parts.push(md`> **Wide δ:** ${note(`${wideDeltaSentence(wide.length)}: ${wide.join(', ')}`)}`.markdown, '');
+  }
+  const arms = graphTwinDetails(results);
+  if (options.arms ?? true) parts.push(...arms);
+  else if (arms.length > 0) {
+    parts.push('_The graph twins’ table is left out to stay under the size limit; BENCHMARK_RESULTS.md has it._', '');
   }
   return parts.join('\n');
 }

@@ -180,6 +180,11 @@ export function link(label: Inline, url: string | undefined): Markdown {
   return new Markdown(`[${inline(label)}](${href})`);
 }
 
+/** A collapsed block: `<details>`, its one-line summary (HTML-escaped by the caller), the Markdown body. */
+export function collapsed(summary: Markdown, body: string): string {
+  return ['<details>', `<summary>${summary.markdown}</summary>`, '', body.trimEnd(), '', '</details>', ''].join('\n');
+}
+
 /**
  * A Markdown table from a header and rows; every row gets exactly the header's column count. Every
  * cell goes through `inline` (escape.ts): strings are escaped and cut, numbers printed, `Markdown`

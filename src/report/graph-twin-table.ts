@@ -1,11 +1,12 @@
 /**
  * The three arms of the shapes that declare a graph twin, side by side: the unfused twin as launched, the
  * same launches replayed from a CUDA graph, and the fused kernel. The unfused → graph step is what removing
- * launches buys; graph → fused is what fusion buys beyond it. One table in the console (under the main one)
- * and one section of BENCHMARK_RESULTS.md (under the summary). The unfused and fused medians are those of
- * the timing the graph twin was paired with (batched calls on the launch-bound shapes, as the gate judges
- * them), the graph's median comes from its own pairs against the fused kernel; each speedup is from its own
- * pairs. Pure; every string from the file goes through plain/logText (console) or the Markdown helpers.
+ * launches buys; graph → fused is what fusion buys beyond it. One table in the console (under the main one),
+ * one section of BENCHMARK_RESULTS.md (under the summary), and a collapsed block in the job summary and the PR
+ * comment (under the speedups). The unfused and fused medians are those of the timing the graph twin was
+ * paired with (batched calls on the launch-bound shapes, as the gate judges them), the graph's median comes
+ * from its own pairs against the fused kernel; each speedup is from its own pairs. Pure; every string from
+ * the file goes through plain/logText (console) or the Markdown helpers.
  */
 import { ms, speedup, times } from '../base/format.ts';
 import { logText } from '../base/log-text.ts';
@@ -13,6 +14,7 @@ import { asMeasured, timingOf } from '../gate/judged-timing.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { ruledTable } from './color.ts';
 import {
+  collapsed,
   type Inline,
   join,
   markdownTable,
@@ -125,11 +127,8 @@ export function graphTwinConsoleLines(results: ResultsFile): string[] {
   ];
 }
 
-/** BENCHMARK_RESULTS.md's section of the three arms, or nothing when no run measured a graph twin. */
-export function graphTwinSection(runs: ResultsFile[]): string[] {
-  const rows = armsRows(runs);
-  if (rows.length === 0) return [];
-  const several = runs.length > 1;
+/** The Markdown table of the three arms (a GPU column with several runs); a line per reason a graph had no PDL. */
+function armsMarkdown(rows: ArmsRow[], several: boolean): string[] {
   const header: Inline[] = ours([
     'Case',
     'Shape',
@@ -156,13 +155,6 @@ export function graphTwinSection(runs: ResultsFile[]): string[] {
   ]);
   const shapeOf = (r: ArmsRow) => md`${r.title} ${r.shape} ${trusted(r.dtype)}${several ? md` on ${name(r.gpu)}` : ''}`;
   return [
-    '## Launches or fusion',
-    '',
-    'Shapes that declare a graph twin: their unfused launches recorded once into a CUDA graph and replayed. ' +
-      'Unfused → graph is what removing launches buys, graph → fused what fusion buys beyond it. Times are per call, ' +
-      'in the timing the graph twin was paired with (batched calls on launch-bound shapes); each speedup comes from its own pairs. ' +
-      'Reported, not gated.',
-    '',
     markdownTable(header, body),
     '',
     ...noPdlGroups(rows).flatMap(([reason, of]) => [
@@ -170,4 +162,34 @@ export function graphTwinSection(runs: ResultsFile[]): string[] {
       '',
     ]),
   ];
+}
+
+const ARMS_INTRO =
+  'Unfused → graph is what removing launches buys, graph → fused what fusion buys beyond it. Times are per call, ' +
+  'in the timing the graph twin was paired with (batched calls on launch-bound shapes); each speedup comes from its own pairs. ' +
+  'Reported, not gated.';
+
+/** BENCHMARK_RESULTS.md's section of the three arms, or nothing when no run measured a graph twin. */
+export function graphTwinSection(runs: ResultsFile[]): string[] {
+  const rows = armsRows(runs);
+  if (rows.length === 0) return [];
+  return [
+    '## Launches or fusion',
+    '',
+    `Shapes that declare a graph twin: their unfused launches recorded once into a CUDA graph and replayed. ${ARMS_INTRO}`,
+    '',
+    ...armsMarkdown(rows, runs.length > 1),
+  ];
+}
+
+/**
+ * The three arms of one run, collapsed, for the job summary and the PR comment (under the speedup table), or
+ * nothing when it measured no graph twin.
+ */
+export function graphTwinDetails(results: ResultsFile): string[] {
+  const rows = armsRows([results]);
+  if (rows.length === 0) return [];
+  const shapes = `${rows.length} shape${rows.length === 1 ? '' : 's'}`;
+  const summary = trusted(`Launches or fusion: the unfused twin replayed from a CUDA graph, ${shapes}`);
+  return [collapsed(summary, [ARMS_INTRO, '', ...armsMarkdown(rows, false)].join('\n'))];
 }

@@ -47,12 +47,16 @@ function notice(run: GpuRun): string {
     .markdown;
 }
 
-/** The comment with the rows in `keep`; GPUs not in `whole` get their one-line notice instead of a section. */
+/**
+ * The comment with the rows in `keep`, and the graph twins' tables when `arms`; GPUs not in `whole` get their
+ * one-line notice instead of a section.
+ */
 function render(
   runs: GpuRun[],
   rows: ComparisonRow[][],
   keep: Set<ComparisonRow>,
   whole: boolean[],
+  arms: boolean,
   runUrl?: string,
 ): string {
   const sections = runs.map((run, i) => {
@@ -64,6 +68,7 @@ function render(
       base: run.base,
       rows: shown,
       omitted: all.length - shown.length,
+      arms,
     });
   });
   const gpus = join(
@@ -86,27 +91,30 @@ function render(
 
 /**
  * Renders the comment for one or more GPUs, under `maxChars`. Every field from a results file is
- * already cut (escape.ts), so no single row or name can be large. When even the sections without
- * rows do not fit, the GPU whose section is largest gives way to a one-line notice, then the next,
- * so one GPU's oversized data never empties another GPU's section. Then rows are left out mildest
- * first across all GPUs (worst verdict, then largest loss vs the baseline, kept longest).
+ * already cut (escape.ts), so no single row or name can be large. The graph twins' tables stay only
+ * when every row fits with them. When even the sections without rows do not fit, the GPU whose
+ * section is largest gives way to a one-line notice, then the next, so one GPU's oversized data never
+ * empties another GPU's section. Then rows are left out mildest first across all GPUs (worst verdict,
+ * then largest loss vs the baseline, kept longest).
  */
 export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}): string {
   const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT - 1_536;
   const rows = runs.map((r) => compareRuns(r.results, r.base.results));
   const whole = runs.map(() => true);
+  const everything = render(runs, rows, new Set(rows.flat()), whole, true, options.runUrl);
+  if (everything.length <= maxChars) return everything;
   const none = new Set<ComparisonRow>();
   const sectionSize = (i: number) => {
     const run = runs[i] as GpuRun;
-    return renderRunComparison(run.results, { level: 3, base: run.base, rows: [], omitted: 0 }).length;
+    return renderRunComparison(run.results, { level: 3, base: run.base, rows: [], omitted: 0, arms: false }).length;
   };
-  while (render(runs, rows, none, whole, options.runUrl).length > maxChars && whole.some(Boolean)) {
+  while (render(runs, rows, none, whole, false, options.runUrl).length > maxChars && whole.some(Boolean)) {
     const largest = whole
       .map((w, i) => ({ i, size: w ? sectionSize(i) : -1 }))
       .reduce((a, b) => (b.size > a.size ? b : a));
     whole[largest.i] = false;
   }
-  if (render(runs, rows, none, whole, options.runUrl).length > maxChars) {
+  if (render(runs, rows, none, whole, false, options.runUrl).length > maxChars) {
     return `${PR_COMMENT_MARKER}\n## fusebench: fused-kernel speedups\n\nThe results are too large for a comment; see the workflow run's artifacts.\n`;
   }
   // The rows of the GPUs shown, in one list, worst first, so truncation drops the mildest rows of any GPU.
@@ -118,7 +126,7 @@ export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}):
       a.gpu - b.gpu,
   );
   const withFirst = (n: number) =>
-    render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), whole, options.runUrl);
+    render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), whole, false, options.runUrl);
   // The length grows with the rows kept, so the most rows that fit are found by bisection.
   let lo = 0;
   let hi = ranked.length;

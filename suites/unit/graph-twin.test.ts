@@ -1,8 +1,8 @@
 // The graph twin (the unfused twin replayed from a CUDA graph, timed against the fused variant) on a
 // simulated device: what it measures, with which timing, continued on a second look, why it is missing
 // where no graph can be recorded, and whether its launches went with programmatic dependent launch (PDL);
-// how the console and BENCHMARK_RESULTS.md show it; and that results files from before PDL was recorded
-// still load.
+// how the console, BENCHMARK_RESULTS.md, the job summary and the PR comment show it; and that results files
+// from before PDL was recorded still load.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +10,11 @@ import { describe, expect, test } from 'vitest';
 import type { GraphFacts } from '../../src/addon/native.ts';
 import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
 import { consoleNotes } from '../../src/report/console-summary.ts';
+import { renderJobSummary } from '../../src/report/job-summary.ts';
+import { renderPrComment } from '../../src/report/pr-comment.ts';
 import { type CaseResult, type ResultsFile, readResults } from '../../src/results/results.ts';
 import { type GraphTimed, measureGraphTwin } from '../../src/run/graph-twin.ts';
+import { markdownTables, tableProblems } from '../support/markdown-check.ts';
 import { REALISTIC, SimulatedDevice } from '../support/noise-model.ts';
 
 const variants = { unfused: 'unfused', fused: 'fused' };
@@ -308,6 +311,40 @@ describe('the graph twin in the reports', () => {
     expect(printed).toContain('no PDL in ');
     expect(printed.includes('\u001b') || printed.includes('\r') || printed.includes('##[')).toBe(false);
     expect(printed).not.toMatch(/^::/m);
+  });
+
+  test('the job summary and the PR comment carry the three arms, collapsed under the speedups', () => {
+    const f = withTwin({ pdl: true, kernelNodes: 149, programmaticEdges: 99 });
+    const row =
+      '| GELU + scale | 1K | fp32 | 0.006272 ms | 0.006100 ms | 0.003808 ms | 1.65x [1.61, 1.68] | 1.45x [1.43, 1.47] | 99 edges |';
+    const summary = renderJobSummary(f);
+    const comment = renderPrComment([{ results: f, base: { results: null, why: 'none.' } }]);
+    for (const md of [summary, comment]) {
+      const at = md.indexOf(
+        '<summary>Launches or fusion: the unfused twin replayed from a CUDA graph, 1 shape</summary>',
+      );
+      expect(at).toBeGreaterThan(md.indexOf('| Case | Shape | Precision |')); // under the speedup table
+      expect(md.slice(at)).toContain(row);
+      expect(md.slice(at)).toContain('Reported, not gated.');
+      expect(tableProblems(md)).toEqual([]);
+    }
+    expect(renderJobSummary(r)).not.toContain('Launches or fusion'); // none measured: nothing
+  });
+
+  test('a PR comment too large for every row leaves the arms out first, and says so', () => {
+    const f = withTwin({ pdl: true, kernelNodes: 149, programmaticEdges: 99 });
+    const noBase = { results: null, why: 'none.' } as const;
+    const whole = renderPrComment([{ results: f, base: noBase }]);
+    const arms = whole.slice(whole.indexOf('<details>'), whole.indexOf('</details>') + '</details>'.length);
+    expect(arms.length).toBeGreaterThan(500);
+    // Room for every row but not for the arms: the rows stay, the arms go, with a line saying where they are.
+    const tight = renderPrComment([{ results: f, base: noBase }], { maxChars: whole.length - arms.length + 150 });
+    expect(tight).not.toContain('Launches or fusion');
+    expect(tight).toContain(
+      '_The graph twins’ table is left out to stay under the size limit; BENCHMARK_RESULTS.md has it._',
+    );
+    expect(markdownTables(tight)[0]?.rows).toHaveLength(f.cases.length);
+    expect(tight).not.toContain('left out to stay under the size limit; the mildest');
   });
 
   test('a results file from before PDL was recorded loads; a PDL field of the wrong type is refused by name', () => {
