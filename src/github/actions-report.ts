@@ -102,9 +102,13 @@ export function reportToActions(results: ResultsFile, options: ActionsReportOpti
   };
   try {
     for (const a of collectAnnotations(results)) sink[a.level](a.message, a.properties);
+  } catch (e) {
+    warn('write the annotations', e);
+  }
+  try {
     for (const [name, value] of Object.entries(countVerdicts(results))) sink.setOutput(name, value);
   } catch (e) {
-    warn('write annotations and outputs', e);
+    warn('set the step outputs', e);
   }
   const summaryPath = options.summaryPath ?? env.GITHUB_STEP_SUMMARY;
   if (!summaryPath) {

@@ -149,8 +149,22 @@ describe('reporting to GitHub Actions', () => {
       throw new Error('broken pipe');
     };
     expect(() => reportToActions(mixed, { sink, env: inActions, summaryPath: summary })).not.toThrow();
-    expect(calls.warning[0]?.[0]).toMatch(/could not write annotations and outputs: broken pipe/);
+    expect(calls.warning[0]?.[0]).toMatch(/could not write the annotations: broken pipe/);
+    // The step outputs do not depend on the annotations (GitHub's output file missing is its own warning).
+    expect(calls.outputs.slower).toBe(1);
     expect(readFileSync(summary, 'utf8')).toContain('fusebench on NVIDIA H200');
+  });
+
+  test('step outputs that cannot be set are a warning of their own, after the annotations', () => {
+    const { sink, calls } = fakeSink();
+    sink.setOutput = () => {
+      throw new Error('Missing file at path: /tmp/gh-output');
+    };
+    expect(() => reportToActions(mixed, { sink, env: inActions, summaryPath: join(tmp(), 's.md') })).not.toThrow();
+    expect(calls.error.length).toBeGreaterThan(0);
+    expect(calls.warning.map((w) => w[0])).toEqual([
+      'fusebench: could not set the step outputs: Missing file at path: /tmp/gh-output',
+    ]);
   });
 });
 
