@@ -3,16 +3,11 @@
  * one object holds twice refused. JSON.parse keeps the last of two equal keys without a word, so a merge
  * conflict resolved by hand could drop a baseline entry silently.
  */
-import { readFileSync } from 'node:fs';
+import { readTextFile } from './read-text.ts';
 
 /** The parsed contents of `file`; throws naming the file when it cannot be read, parsed, or has a key twice. */
 export function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
-  }
+  const text = readTextFile(file);
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -7,10 +7,11 @@
  * lock, so two appends at once both land. A record that is not valid is refused before the file is
  * touched, so that no reader skips what a run just wrote.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
+import { readTextFile } from '../base/read-text.ts';
 import { type BaselineLockOptions, withBaselineLock } from '../gate/baseline-lock.ts';
 import { fieldPath } from '../results/results.ts';
 import { type HistoryRecord, historyRecordSchema } from './history-record.ts';
@@ -71,13 +72,7 @@ export function parseHistory(text: string, file: string): HistoryRead {
 /** Reads a history file; a missing file is an empty history, an unreadable one an error naming it. */
 export function readHistory(file: string): HistoryRead {
   if (!existsSync(file)) return { records: [], problems: [] };
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
-  }
-  return parseHistory(text, file);
+  return parseHistory(readTextFile(file), file);
 }
 
 /** `text` with `record` appended as one line; a last line without its newline (a cut write) keeps its own line. */
@@ -105,9 +100,9 @@ export async function appendHistory(
       let text = '';
       if (existsSync(file)) {
         try {
-          text = readFileSync(file, 'utf8');
+          text = readTextFile(file);
         } catch (e) {
-          throw new Error(`Cannot read ${file} to append to it: ${(e as Error).message}`);
+          throw new Error(`${(e as Error).message} (to append to it)`);
         }
       }
       writeFileAtomic(file, appendedText(text, record));

@@ -1,4 +1,6 @@
-// readJson (src/base/json-read.ts): the file named in every error, and a key that one object holds twice refused.
+// readJson (src/base/json-read.ts): the file named in every error, and a key that one object holds twice refused;
+// a path that is no regular file (a device, a named pipe, a folder) refused before it is read (read-text.ts).
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,5 +47,15 @@ describe('readJson', () => {
     for (const name of ['nvidia-h100-80gb-hbm3.json', 'nvidia-h200.json', 'tesla-v100-sxm2-32gb.json']) {
       expect(readJson(join('baselines', name))).toEqual(JSON.parse(readFileSync(join('baselines', name), 'utf8')));
     }
+  });
+
+  test('a device, a named pipe or a folder is refused by name at once, not read until memory or patience runs out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-json-'));
+    const fifo = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readJson('/dev/zero')).toThrow('Cannot read /dev/zero: it is a device, not a file');
+    expect(() => readJson(fifo)).toThrow(`Cannot read ${fifo}: it is a named pipe, not a file`);
+    expect(() => readJson(dir)).toThrow(`Cannot read ${dir}: it is a folder, not a file`);
+    expect(() => readJson(join(dir, 'missing.json'))).toThrow(/^Cannot read .*missing\.json: ENOENT/);
   });
 });
