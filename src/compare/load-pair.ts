@@ -4,9 +4,8 @@
  * measured in both.
  */
 import { readJson } from '../base/json-read.ts';
-import { entryKey } from '../gate/baseline-file.ts';
 import { asMeasured } from '../gate/judged-timing.ts';
-import { type ResultsFile, resultsFileSchema, validateFile } from '../results/results.ts';
+import { entryKey, type ResultsFile, resultsFileSchema, validateFile } from '../results/results.ts';
 
 /** A results file and the path it was read from. */
 export interface NamedRun {

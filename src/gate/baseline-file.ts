@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { isTempFile } from '../base/atomic-write.ts';
 import { fileRecord } from '../base/file-record.ts';
-import { DTYPES, type Dtype } from '../case/types.ts';
-import { readJsonFile, schemaVersionField } from '../results/results.ts';
+import { DTYPES } from '../case/types.ts';
+import { entryKey, readJsonFile, schemaVersionField } from '../results/results.ts';
 import { entryContradictions, MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -191,11 +191,6 @@ export function loadBaselineFile(file: string, knownCases: readonly string[]): L
     );
   }
   return { file, data, warnings };
-}
-
-/** The key of a case, shape and precision: `gelu_scale/16M/fp32`. */
-export function entryKey(caseName: string, shapeLabel: string, dtype: Dtype): string {
-  return `${caseName}/${shapeLabel}/${dtype}`;
 }
 
 /**

@@ -6,7 +6,8 @@
 import type { DeviceDescription } from '../addon/device.ts';
 import { decisionChange, ms, times } from '../base/format.ts';
 import type { CaseResult, Decision, GateResult, Verdict } from '../results/results.ts';
-import { type BaselineEntry, entryKey, type LoadedBaselines } from './baseline-file.ts';
+import { entryKey } from '../results/results.ts';
+import type { BaselineEntry, LoadedBaselines } from './baseline-file.ts';
 import { decide, MIN_DECISION_PAIRS } from './decision.ts';
 import { gatedTiming } from './judged-timing.ts';
 import { type Deltas, deltaOrigin, entryDeltas } from './tolerance.ts';

@@ -8,7 +8,7 @@
 import { ms, times } from '../base/format.ts';
 import { uniform } from '../base/rng.ts';
 import { relativeHalfWidth } from '../base/stats.ts';
-import type { CaseResult, ResultsFile } from '../results/results.ts';
+import { type CaseResult, entryKey, type ResultsFile } from '../results/results.ts';
 import { MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 import {
   BASELINE_SCHEMA_VERSION,
@@ -16,7 +16,6 @@ import {
   type BaselineFile,
   baselineEntrySchema,
   baselineFileSchema,
-  entryKey,
 } from './baseline-file.ts';
 import { gatedTiming } from './judged-timing.ts';
 import {

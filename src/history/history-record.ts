@@ -7,27 +7,15 @@
 import { z } from 'zod';
 import { DTYPES } from '../base/dtype.ts';
 import { fileRecord } from '../base/file-record.ts';
-import { entryKey } from '../gate/baseline-file.ts';
 import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
-import type { ResultsFile } from '../results/results.ts';
+import { entryKey, type ResultsFile, speedupValue } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, VERDICT_ORDER } from '../results/verdict.ts';
 
 /** The version of a history record this fusebench writes and reads. */
 export const HISTORY_RECORD_VERSION = 1;
 
-/**
- * The range a recorded speedup may lie in. Outside it a value is not a measurement (a speedup of 1e308,
- * 0 or a negative one): the line is named and skipped like a broken line, so one such record cannot
- * stop every later chart and merge.
- */
-const SPEEDUP_RANGE = [1e-6, 1e6] as const;
 /** The largest fused time a record may hold, milliseconds (an hour per call is no kernel). */
 const MAX_FUSED_MS = 3_600_000;
-
-const speedupValue = z
-  .number()
-  .min(SPEEDUP_RANGE[0], { error: `expected a speedup of at least ${SPEEDUP_RANGE[0]}` })
-  .max(SPEEDUP_RANGE[1], { error: `expected a speedup of at most ${SPEEDUP_RANGE[1]}` });
 
 const caseRecordSchema = z.object({
   case: z.string(),
@@ -36,7 +24,11 @@ const caseRecordSchema = z.object({
   dtype: z.enum(DTYPES).optional(),
   /** The gate's verdict, or why there is none (NO_BASELINE, SKIPPED, FAILED, ERRORED). */
   verdict: z.enum(VERDICT_ORDER as [RowVerdict, ...RowVerdict[]]),
-  /** Speedup estimate and its 95% interval: [estimate, lo, hi]; absent when not measured. */
+  /**
+   * Speedup estimate and its 95% interval: [estimate, lo, hi]; absent when not measured. A value outside a
+   * results file's range is no measurement: the line is named and skipped like a broken line, so one such
+   * record cannot stop every later chart and merge.
+   */
   speedup: z
     .tuple([speedupValue, speedupValue, speedupValue])
     .refine(([estimate, lo, hi]) => lo <= estimate && estimate <= hi, {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { readJson } from '../base/json-read.ts';
-import { DTYPES } from '../case/types.ts';
+import { DTYPES, type Dtype } from '../case/types.ts';
 import { PHASES } from './phases.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
@@ -38,7 +38,25 @@ export const STOP_REASONS = ['converged', 'budget', 'pair cap'] as const;
 export const RESULTS_JSON = 'fusebench-results.json';
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
 
-const interval = z.object({ estimate: z.number(), lo: z.number(), hi: z.number(), confidence: z.number() });
+/** A confidence level as the statistics use it (0.95, 0.99). */
+const confidence = z.number().min(0.5).lt(1);
+/**
+ * The range a speedup may lie in. Outside it a value is not a measurement (a speedup of 1e308, 0 or a negative
+ * one): it would reach the reports as ±Infinity or NaN, and the gate would judge it.
+ */
+const SPEEDUP_RANGE = [1e-6, 1e6] as const;
+export const speedupValue = z
+  .number()
+  .min(SPEEDUP_RANGE[0], { error: `expected a speedup of at least ${SPEEDUP_RANGE[0]}` })
+  .max(SPEEDUP_RANGE[1], { error: `expected a speedup of at most ${SPEEDUP_RANGE[1]}` });
+/** A speedup with its bootstrap interval, which always holds the estimate (stats.ts pairedBootstrap widens it to). */
+const speedupInterval = z
+  .object({ estimate: speedupValue, lo: speedupValue, hi: speedupValue, confidence })
+  .refine((s) => s.lo <= s.estimate && s.estimate <= s.hi, { error: 'expected lo <= estimate <= hi' });
+/** An interval of a log difference (the gate's D): any sign, lo <= hi. */
+const logInterval = z
+  .object({ estimate: z.number(), lo: z.number(), hi: z.number(), confidence })
+  .refine((d) => d.lo <= d.hi, { error: 'expected lo <= hi' });
 /**
  * A time in ms as a run measures it: positive and under a day. Zero, negative or absurd times would reach the
  * reports as NaN or Infinity, and the statistics (logs of ratios) would judge them.
@@ -104,12 +122,13 @@ export type Verdict = (typeof VERDICTS)[number];
 const decisionSchema = z.object({
   metric: z.enum(['speedup', 'fusedTime']),
   verdict: z.enum(VERDICTS),
-  baseline: z.number(),
-  current: z.number(),
+  /** The speedups, or the fused times in ms, compared. */
+  baseline: z.number().positive().max(86_400_000),
+  current: z.number().positive().max(86_400_000),
   /** D = log(current/baseline) for the speedup; log(baseline/current) for the fused time (so negative is worse). */
-  diff: interval,
-  /** δ as a fraction (0.05 = ±5%); the SAME band for D is [log(1 − δ), −log(1 − δ)]. */
-  delta: z.number(),
+  diff: logInterval,
+  /** δ as a fraction (0.05 = ±5%); the SAME band for D is [log(1 − δ), −log(1 − δ)]. As --delta: 0 < δ < 1. */
+  delta: z.number().gt(0, { error: 'expected δ above 0' }).lt(1, { error: 'expected δ below 1' }),
 });
 export type Decision = z.infer<typeof decisionSchema>;
 
@@ -176,7 +195,7 @@ const caseResultSchema = z.object({
       samples: pairedSamples('unfused', 'fused'),
     })
     .optional(),
-  speedup: interval.optional(),
+  speedup: speedupInterval.optional(),
   efficiency: z.number().optional(),
   fusedGBs: z.number().optional(),
   fusedPctOfCopy: z.number().optional(),
@@ -198,7 +217,7 @@ const caseResultSchema = z.object({
       callsPerSample: z.number().int(),
       unfused: summary,
       fused: summary,
-      speedup: interval,
+      speedup: speedupInterval,
       samples: pairedSamples('unfused', 'fused'),
     })
     .optional(),
@@ -216,7 +235,7 @@ const caseResultSchema = z.object({
         graph: summary,
         fused: summary,
         /** The fused variant's speedup over the graph twin. */
-        speedup: interval,
+        speedup: speedupInterval,
         samples: pairedSamples('graph', 'fused'),
         /**
          * Whether the graph's launches of our kernels went with programmatic dependent launch (PDL: each may
@@ -301,7 +320,31 @@ export const resultsFileSchema = z.object({
     seed: z.number(),
   }),
   device: deviceSchema,
-  cases: z.array(caseResultSchema),
+  /**
+   * Each case's key is its case/shape/precision, once in the file: a key twice (a hand-merged file) made
+   * compare judge one row against another shape's, and history keep one of the two without a word.
+   */
+  cases: z.array(caseResultSchema).superRefine((cases, ctx) => {
+    const first = new Map<string, number>();
+    cases.forEach((c, i) => {
+      const key = entryKey(c.case, c.shape.label, c.dtype);
+      if (c.key !== key) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'key'],
+          message: `expected ${JSON.stringify(key)} (case/shape/precision)`,
+        });
+      }
+      const at = first.get(key);
+      if (at !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [i],
+          message: `${JSON.stringify(key)} appears twice, as cases[${at}] and cases[${i}]`,
+        });
+      } else first.set(key, i);
+    });
+  }),
 });
 
 /** One case at one shape: numerics, samples, speedup and traffic. */
@@ -313,6 +356,11 @@ export type MeasuredCase = CaseResult & {
 };
 /** A whole perf run. */
 export type ResultsFile = z.infer<typeof resultsFileSchema>;
+
+/** The key of a case, shape and precision, in results and baseline files alike: `gelu_scale/16M/fp32`. */
+export function entryKey(caseName: string, shapeLabel: string, dtype: Dtype): string {
+  return `${caseName}/${shapeLabel}/${dtype}`;
+}
 
 /** Formats a zod issue path as `cases[3].timing.fused.median`. */
 export function fieldPath(path: readonly PropertyKey[]): string {

@@ -10,7 +10,7 @@ import { CASE_FOLDERS, loadCases } from '../../cases/registry.ts';
 import { caseBuffers, nativeCases, Workspace } from '../../src/addon/native.ts';
 import { DTYPE_BYTES, type Dtype, roundTo } from '../../src/base/dtype.ts';
 import { buildCaseDefs, CASES_DIR, importDescriptor, registrationsOf } from '../../src/case/load.ts';
-import { entryKey } from '../../src/gate/baseline-file.ts';
+import { entryKey } from '../../src/results/results.ts';
 
 const natives = nativeCases();
 // A half that is missing or disagrees makes loading throw; the first test reports it, naming it.

@@ -78,7 +78,10 @@ describe('the CLIs print a file’s strings through it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fusebench-logtext-'));
     const base = readResults(join(root, 'suites', 'fixtures', 'h200-gate-run.json'));
     base.device.name = hostileName;
-    for (const c of base.cases) c.key = `${c.key}\n::error::key`;
+    for (const c of base.cases) {
+      c.case = `${c.case}\n::error::case`;
+      c.key = `${c.case}/${c.shape.label}/${c.dtype}`; // a key is its case/shape/precision, or the file is refused
+    }
     const a = join(dir, 'a.json');
     const b = join(dir, 'b.json');
     writeFileSync(a, JSON.stringify(base));

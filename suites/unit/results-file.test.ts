@@ -12,9 +12,12 @@ const dir = mkdtempSync(join(tmpdir(), 'fusebench-results-'));
 
 type Path = (string | number)[];
 
-/** Writes a copy of the H200 fixture with the value at `path` replaced (or deleted when undefined); returns its path. */
-function edited(name: string, path: Path, value: unknown): string {
-  const json: unknown = JSON.parse(text);
+/**
+ * Writes a copy of the H200 fixture (or of the results file `source` holds) with the value at `path` replaced (or
+ * deleted when undefined); returns its path.
+ */
+function edited(name: string, path: Path, value: unknown, source = text): string {
+  const json: unknown = JSON.parse(source);
   let node = json as Record<string | number, unknown>;
   for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
   const last = path[path.length - 1] as string | number;
@@ -47,6 +50,11 @@ describe('reading a results file', () => {
     ['a negative sample', ['cases', 2, 'timing', 'samples', 'fused', 0], -1, 'cases[2].timing.samples.fused[0]'],
     ['an absurd sample', ['cases', 2, 'timing', 'samples', 'fused', 0], 1e308, 'cases[2].timing.samples.fused[0]'],
     ['a zero median', ['cases', 2, 'timing', 'fused', 'median'], 0, 'cases[2].timing.fused.median'],
+    // A speedup no run measures: it reached compare and the comment as +Infinity% or −NaN%.
+    ['a zero speedup', ['cases', 2, 'speedup', 'estimate'], 0, 'cases[2].speedup.estimate'],
+    ['a negative speedup', ['cases', 2, 'speedup', 'lo'], -5, 'cases[2].speedup.lo'],
+    ['an interval without its estimate', ['cases', 2, 'speedup', 'hi'], 1.5, 'cases[2].speedup'],
+    ['a confidence of 2', ['cases', 2, 'speedup', 'confidence'], 2, 'cases[2].speedup.confidence'],
     // More pairs than perf takes: every bootstrap of them would take minutes (500,000 pairs: 101 s).
     [
       'too many samples',
@@ -58,6 +66,38 @@ describe('reading a results file', () => {
     const file = edited(`${what.replace(/ /g, '-')}.json`, path, value);
     expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
   });
+
+  test('a case/shape/precision twice (a hand-merged file), or a key that is not its case/shape/precision, is refused by name', () => {
+    // The 16M row relabelled 1K: compare had judged the 1K row against the 16M one (SLOWER, exit 1).
+    const twice = edited('twice.json', ['cases', 3, 'shape', 'label'], '1K');
+    expect(() => readResults(twice)).toThrow(
+      `${twice} is not valid:\n  cases[3].key: expected "gelu_scale/1K/fp32" (case/shape/precision)\n  cases[3]: "gelu_scale/1K/fp32" appears twice, as cases[0] and cases[3]`,
+    );
+    const json = JSON.parse(text);
+    json.cases[3] = { ...json.cases[0] };
+    writeFileSync(twice, JSON.stringify(json));
+    expect(() => readResults(twice)).toThrow(`${twice} is not valid:\n  cases[3]: "gelu_scale/1K/fp32" appears twice`);
+    const renamed = edited('renamed.json', ['cases', 1, 'key'], 'gelu_scale/2M/fp32');
+    expect(() => readResults(renamed)).toThrow(
+      `${renamed} is not valid:\n  cases[1].key: expected "gelu_scale/1M/fp32" (case/shape/precision)`,
+    );
+  });
+
+  // compare takes each case's δ from the head file's gate: δ = −0.5 made a file compared with itself SLOWER in every
+  // case, δ = 2 AMBIGUOUS. It must be what --delta accepts, 0 < δ < 1.
+  const gated = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'h200-gate-run.json'), 'utf8');
+  test.each([
+    ['a negative δ', ['cases', 0, 'gate', 'speedup', 'delta'], -0.5, 'cases[0].gate.speedup.delta'],
+    ['a δ of 2', ['cases', 0, 'gate', 'fusedTime', 'delta'], 2, 'cases[0].gate.fusedTime.delta'],
+    ['a zero baseline', ['cases', 0, 'gate', 'speedup', 'baseline'], 0, 'cases[0].gate.speedup.baseline'],
+    ['a decision interval upside down', ['cases', 0, 'gate', 'speedup', 'diff', 'lo'], 9, 'cases[0].gate.speedup.diff'],
+  ] as [string, Path, unknown, string][])(
+    'in the gate, %s is refused naming the file and the field',
+    (what, path, value, field) => {
+      const file = edited(`${what.replace(/ /g, '-')}.json`, path, value, gated);
+      expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
+    },
+  );
 
   test.each([
     [
