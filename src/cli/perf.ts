@@ -19,6 +19,7 @@ import { colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
 import { PERF_HELP, type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
+import { checkPreviousRunKeepable } from '../run/previous-run.ts';
 import { asksForHelp, EXIT, type ExitCode, renderHelp, runIfEntry } from './command-line.ts';
 
 /** `fusebench perf --help`: the options, examples and exit codes; -h works too (parsePerfArgs knows only --help). */
@@ -35,7 +36,7 @@ function perfHelp(): string {
       regression:
         'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
       usage:
-        'nothing measured: a bad flag, an unknown case or precision, an invalid baseline file or, with --update-baselines, one of another device, a baseline lock held by another update, an --out-dir that cannot be written, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
+        'nothing measured: a bad flag, an unknown case or precision, an invalid baseline file or, with --update-baselines, one of another device, a baseline lock held by another update, an --out-dir that cannot be written or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
     },
   });
 }
@@ -97,6 +98,7 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
 function checkWritable(dir: string): void {
   try {
     checkWritableDir(dir);
+    checkPreviousRunKeepable(dir);
   } catch (e) {
     throw new UsageError(`--out-dir ${dir} cannot hold the results: ${(e as Error).message}`);
   }

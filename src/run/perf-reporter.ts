@@ -138,6 +138,11 @@ export class PerfReporter implements Reporter {
       [out(BENCHER_JSON), () => `${JSON.stringify(renderBencherJson(results), null, 1)}\n`],
       [out(BENCHMARK_ACTION_JSON), () => `${JSON.stringify(renderBenchmarkActionJson(results), null, 1)}\n`],
     ] as const) {
+      if (file === json && kept && 'failure' in kept) {
+        // Never over the run before when it could not be moved aside: that run would be lost.
+        this.writeFailures.push({ file, message: 'left as it was: it holds the run before, which could not be kept' });
+        continue;
+      }
       try {
         writeFileAtomic(file, render());
         written.push(file);

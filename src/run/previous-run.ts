@@ -2,10 +2,12 @@
  * The results a perf run finds in its output folder are kept before it writes its own: moved (one rename,
  * atomic) to `<out-dir>/previous/fusebench-results.json`, over the run kept before them. One run back is
  * what a kernel edit is measured against while it is being made; `fusebench compare` takes the two files.
- * Only the results file is kept: every report is rendered from it (`fusebench merge`).
+ * Only the results file is kept: every report is rendered from it (`fusebench merge`). perf checks before it
+ * measures that the run before can be kept, and never writes over one it could not keep.
  */
 import { lstatSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkWritableFile } from '../base/atomic-write.ts';
 import { logText } from '../base/log-text.ts';
 import { RESULTS_JSON } from '../results/results.ts';
 
@@ -15,14 +17,34 @@ const PREVIOUS_DIR = 'previous';
 /** What keeping the run before did: the file it is now, or why it could not be kept (the run goes on). */
 export type KeptRun = { kept: string } | { failure: string } | undefined;
 
+/** Whether `<outDir>/fusebench-results.json` is a file (a link or a folder is not ours to move). */
+function hasRunBefore(current: string): boolean {
+  try {
+    return lstatSync(current).isFile();
+  } catch {
+    return false; // no run before
+  }
+}
+
+/**
+ * Throws naming the paths when `<outDir>` holds a run that could not be kept (`previous/` or its results file
+ * a folder, or not writable): checked before anything is measured.
+ */
+export function checkPreviousRunKeepable(outDir: string): void {
+  const current = join(outDir, RESULTS_JSON);
+  if (!hasRunBefore(current)) return;
+  const kept = join(outDir, PREVIOUS_DIR, RESULTS_JSON);
+  try {
+    checkWritableFile(kept);
+  } catch (e) {
+    throw new Error(`the run ${current} holds could not be kept as ${kept}: ${(e as Error).message}`);
+  }
+}
+
 /** Moves `<outDir>/fusebench-results.json`, when it is a file, to `<outDir>/previous/`; nothing when there is none. */
 export function keepPreviousRun(outDir: string): KeptRun {
   const current = join(outDir, RESULTS_JSON);
-  try {
-    if (!lstatSync(current).isFile()) return undefined; // a link or a folder: not ours to move
-  } catch {
-    return undefined; // no run before
-  }
+  if (!hasRunBefore(current)) return undefined;
   const kept = join(outDir, PREVIOUS_DIR, RESULTS_JSON);
   try {
     mkdirSync(join(outDir, PREVIOUS_DIR), { recursive: true });

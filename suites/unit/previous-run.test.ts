@@ -10,7 +10,7 @@ import { readResults } from '../../src/results/results.ts';
 import type { PerfMeta } from '../../src/run/perf-meta.ts';
 import { parsePerfArgs } from '../../src/run/perf-options.ts';
 import { PerfReporter } from '../../src/run/perf-reporter.ts';
-import { keepPreviousRun, keptRunLine } from '../../src/run/previous-run.ts';
+import { checkPreviousRunKeepable, keepPreviousRun, keptRunLine } from '../../src/run/previous-run.ts';
 
 // A results file that cannot be written, on demand (a full disk): the other files are written as always.
 const full = vi.hoisted(() => ({ disk: false }));
@@ -71,6 +71,17 @@ test('a link or a folder in the results file’s place is left alone; a blocked 
   expect(readFileSync(join(blocked, 'fusebench-results.json'), 'utf8')).toBe('run'); // still where it was
 });
 
+test('perf checks before it measures that the run before can be kept; no run before, nothing to check', () => {
+  const dir = fresh();
+  checkPreviousRunKeepable(dir);
+  writeFileSync(join(dir, 'fusebench-results.json'), 'run');
+  checkPreviousRunKeepable(dir); // previous/ is made
+  mkdirSync(join(dir, 'previous', 'fusebench-results.json'));
+  expect(() => checkPreviousRunKeepable(dir)).toThrow(
+    `the run ${join(dir, 'fusebench-results.json')} holds could not be kept as ${join(dir, 'previous', 'fusebench-results.json')}: ${join(dir, 'previous', 'fusebench-results.json')} is a folder`,
+  );
+});
+
 test('the compare command quotes a path a shell would split, and a path cannot carry a workflow command', () => {
   const line = keptRunLine({ kept: "/tmp/my runs/it's/previous/fusebench-results.json" }, '/tmp/my runs/x.json', true);
   expect(line).toBe(
@@ -113,4 +124,31 @@ test('the reporter: when this run’s results cannot be written, it still says w
   const kept = join(out, 'previous', 'fusebench-results.json');
   expect(printed).toContain(`the run before is kept as ${kept}; this run's results were not written`);
   expect(readResults(kept).cases).toHaveLength(mixed.cases.length);
+});
+
+test('the reporter never writes over a run before that it could not keep: that file is a write failure', async () => {
+  vi.spyOn(console, 'log').mockImplementation(() => {});
+  vi.spyOn(console, 'warn').mockImplementation(() => {});
+  const mixed = readResults(join(import.meta.dirname, '..', 'fixtures', 'h200-mixed-verdicts.json'));
+  const out = fresh();
+  const before = join(out, 'fusebench-results.json');
+  writeFileSync(before, 'the run before');
+  // previous/ blocked after perf's check (another process, a full disk): the move fails at the end of the run.
+  mkdirSync(join(out, 'previous', 'fusebench-results.json'), { recursive: true });
+  const options = parsePerfArgs(['--out-dir', out], { seed: 1 }) as NonNullable<ReturnType<typeof parsePerfArgs>>;
+  const tests = mixed.cases.map((result) => {
+    const meta: PerfMeta = { result, device: mixed.device, backendReason: mixed.backendReason, budgetMs: 3000 };
+    return { meta: () => ({ fusebench: meta }) };
+  });
+  try {
+    const reporter = new PerfReporter(options, '0.1.0', { sink: SILENT, env: {} });
+    await reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
+    expect(reporter.writeFailures).toEqual([
+      { file: before, message: 'left as it was: it holds the run before, which could not be kept' },
+    ]);
+  } finally {
+    vi.restoreAllMocks();
+  }
+  expect(readFileSync(before, 'utf8')).toBe('the run before');
+  expect(readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8')).toContain('NVIDIA H200'); // the others written
 });
