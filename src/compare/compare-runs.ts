@@ -6,12 +6,13 @@
  * both use this, so they always agree. Without a δ given, each case is judged with the δ its gate used on
  * this GPU (the between-run noise of its baselines, per metric), as two runs differ by that shift too. Pure.
  */
-import { type BaselineEntry, entryKey } from '../gate/baseline-file.ts';
+import type { BaselineEntry } from '../gate/baseline-file.ts';
 import { decide, MIN_DECISION_PAIRS } from '../gate/decision.ts';
 import { judgedVerdict } from '../gate/gate.ts';
 import { asMeasured, gatedOnBatched, type JudgedTiming, type TimingMethod, timingOf } from '../gate/judged-timing.ts';
 import { DEFAULT_DELTA } from '../gate/tolerance.ts';
 import type { CaseResult, Decision, MeasuredCase, ResultsFile, Verdict } from '../results/results.ts';
+import { entryKey } from '../results/results.ts';
 
 /**
  * δ of a comparison for a case whose head run has no δ from a measured baseline: the gate's δ for an entry
@@ -134,10 +135,10 @@ export function compareCase(
   const h = timingOf(head, method);
   const delta = caseDeltas(head, given);
   const entry = baselineEntryOf(base, b, baseRun, delta.speedup);
-  const [speedup, fusedTime] = decide(h.samples, entry, { delta: delta.speedup, fusedTimeDelta: delta.fusedTime }) as [
-    Decision,
-    Decision | undefined,
-  ];
+  // The head's point values from all of its pairs, as the base entry's are (the file keeps only some samples).
+  const point = { speedup: h.speedup.estimate, fusedMs: h.fused.median };
+  const settings = { delta: delta.speedup, fusedTimeDelta: delta.fusedTime, point };
+  const [speedup, fusedTime] = decide(h.samples, entry, settings) as [Decision, Decision | undefined];
   const judged = judgedVerdict(speedup, fusedTime, head.ungatedSpeedup ?? base.ungatedSpeedup);
   return {
     key: keyOf(head),

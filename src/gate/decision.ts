@@ -23,6 +23,12 @@ export interface DecisionSettings {
   confidence?: number;
   resamples?: number;
   seed?: number;
+  /**
+   * The run's own speedup and fused median when the samples given are only those a results file kept (at most
+   * 200 of its pairs): the point values then match the baseline's, which come from all of its pairs, and a
+   * run compared with itself changes by nothing. Default: from the samples.
+   */
+  point?: { speedup: number; fusedMs: number };
 }
 
 /** Paired samples (milliseconds), unfused[i] and fused[i] measured back to back. */
@@ -121,7 +127,11 @@ export function decide(current: PairedSamples, entry: BaselineEntry, settings: D
     const sign = metric === 'speedup' ? 1 : -1; // a longer fused time is worse
     const diffs = cur[metric].map((c, i) => sign * (c - (base[metric][i] as number)));
     const baseline = metric === 'speedup' ? entry.speedup.estimate : (entry.fusedMedianMs as number);
-    const value = metric === 'speedup' ? median(current.unfused) / median(current.fused) : median(current.fused);
+    const point = settings.point;
+    const value =
+      metric === 'speedup'
+        ? (point?.speedup ?? median(current.unfused) / median(current.fused))
+        : (point?.fusedMs ?? median(current.fused));
     const lo = quantile(diffs, alpha);
     const hi = quantile(diffs, 1 - alpha);
     return {

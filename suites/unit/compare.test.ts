@@ -116,6 +116,19 @@ describe('compareResults', () => {
     expect(n.SAME).toBeGreaterThan(0);
   });
 
+  test('a run against itself changes by nothing, even where its file kept only some of its pairs', () => {
+    // The fixture's 1K shape kept 40 of its 16,946 pairs: their ratio of medians (1.59x) is not the run's (1.65x),
+    // and the head's point had come from them while the base's came from the run: −3.3% of a file against itself.
+    const thinned = readResults(join(fixtures, 'h200-results.json'));
+    const { compared } = compareResults(thinned, thinned);
+    for (const r of compared) {
+      expect(Math.abs(r.speedup.diff.estimate)).toBe(0);
+      expect(r.speedup.current).toBe(r.speedup.baseline);
+      expect(Math.abs(r.fusedTime?.diff.estimate ?? Number.NaN)).toBe(0);
+    }
+    expect(compared.map((r) => r.shape)).toContain('1K');
+  });
+
   test('δ widens the SAME band: a 5% slowdown is SLOWER at ±2% and SAME at ±10%', () => {
     const head = slower(run, '1M', 1.05);
     const at = (delta: number) => compareResults(run, head, delta).compared.find((c) => c.shape === '1M')?.verdict;
