@@ -149,6 +149,8 @@ export function writeFileAtomic(path: string, content: string): void {
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
+    // The error names the file the user asked for, not the hidden temporary one beside it.
+    if (e instanceof Error) e.message = e.message.replaceAll(tmp, file);
     throw e;
   } finally {
     forget();

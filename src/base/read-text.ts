@@ -7,7 +7,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 
 /** Larger than any results, baseline or history file fusebench writes (a results file is a few MB). */
-export const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
+const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
 
 function kind(s: Stats): string {
   if (s.isDirectory()) return 'a folder';

@@ -70,11 +70,20 @@ const HELP = [
 
 async function main(argv: string[]): Promise<ExitCode> {
   const [name, ...rest] = argv;
+  const commandOf = (n: string) => (Object.hasOwn(COMMANDS, n) ? COMMANDS[n] : undefined);
+  const unknown = (n: string): ExitCode => {
+    console.error(`fusebench: unknown command '${logText(n)}'; valid commands: ${NAMES.join(', ')}`);
+    console.error('Run `fusebench --help` for what each does.');
+    return EXIT.usage;
+  };
   if (name === '-h' || name === '--help' || name === 'help') {
-    const about = name === 'help' && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
-    if (about) return (await about.load()).main(['--help']);
-    console.log(HELP);
-    return EXIT.ok;
+    const asked = name === 'help' ? rest[0] : undefined;
+    if (asked === undefined) {
+      console.log(HELP);
+      return EXIT.ok;
+    }
+    const about = commandOf(asked);
+    return about ? (await about.load()).main(['--help']) : unknown(asked);
   }
   if (name === '--version' || name === '-V') {
     console.log(VERSION);
@@ -84,13 +93,8 @@ async function main(argv: string[]): Promise<ExitCode> {
     console.error(HELP);
     return EXIT.usage;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!command) {
-    console.error(`fusebench: unknown command '${logText(name)}'; valid commands: ${NAMES.join(', ')}`);
-    console.error('Run `fusebench --help` for what each does.');
-    return EXIT.usage;
-  }
-  return (await command.load()).main(rest);
+  const command = commandOf(name);
+  return command ? (await command.load()).main(rest) : unknown(name);
 }
 
 runCommand(main, process.argv.slice(2));

@@ -20,7 +20,7 @@ ${RESULTS_JSON_SCHEMA_FILE}.
   exits: {
     ok: 'the schema file was written, or with --check is current',
     regression: `with --check: ${RESULTS_JSON_SCHEMA_FILE} differs from the schema of the code (or is missing)`,
-    usage: 'a bad flag or argument, or the file cannot be written',
+    usage: 'a bad flag or argument, or the file cannot be written (with --check: read)',
   },
 });
 
@@ -38,8 +38,9 @@ export async function main(argv: string[]): Promise<ExitCode> {
   let committed = '';
   try {
     committed = readFileSync(file, 'utf8');
-  } catch {
-    // Missing: not current.
+  } catch (e) {
+    // Missing: not current (exit 1). Unreadable: nothing was checked (exit 2, naming why).
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
   }
   if (committed === content) {
     console.log(`${RESULTS_JSON_SCHEMA_FILE} is current`);

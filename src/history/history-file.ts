@@ -69,10 +69,30 @@ export function parseHistory(text: string, file: string): HistoryRead {
   return { records, problems };
 }
 
-/** Reads a history file; a missing file is an empty history, an unreadable one an error naming it. */
+/** Whether `text` is one JSON document with a results file's fields (given where a history was expected). */
+function isResultsDocument(text: string): boolean {
+  try {
+    const data = JSON.parse(text) as unknown;
+    return typeof data === 'object' && data !== null && 'schemaVersion' in data && 'cases' in data;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads a history file; a missing file is an empty history, an unreadable one an error naming it, and so is
+ * a results file given in its place (which would otherwise be a warning for every one of its lines).
+ */
 export function readHistory(file: string): HistoryRead {
   if (!existsSync(file)) return { records: [], problems: [] };
-  return parseHistory(readTextFile(file), file);
+  const text = readTextFile(file);
+  const read = parseHistory(text, file);
+  if (read.records.length === 0 && read.problems.length > 0 && isResultsDocument(text)) {
+    throw new Error(
+      `${file} is a results file, not a history (JSON Lines, one record a line): add it to one with \`fusebench history append --dir <dir> ${file}\``,
+    );
+  }
+  return read;
 }
 
 /** `text` with `record` appended as one line; a last line without its newline (a cut write) keeps its own line. */

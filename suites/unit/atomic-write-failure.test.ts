@@ -50,4 +50,16 @@ describe('writeFileAtomic when the write fails', () => {
     expect(readFileSync(file, 'utf8')).toBe('new');
     expect(readdirSync(dir)).toEqual(['baseline.json']);
   });
+
+  test('an error names the file asked for, not the hidden temporary file beside it', () => {
+    // /proc refuses new files: the open of the temporary file fails (ENOENT), and the message named it.
+    let message = '';
+    try {
+      writeFileAtomic('/proc/fusebench-comment.md', 'x');
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain("'/proc/fusebench-comment.md'");
+    expect(message).not.toContain('.tmp');
+  });
 });

@@ -36,11 +36,16 @@ describe('fusebench', () => {
     expect(r.stderr).toContain('Usage: fusebench <command>');
   });
 
-  test('an unknown command is exit 2, naming the valid ones', () => {
-    const r = fusebench(['bench']);
-    expect(r.code).toBe(EXIT.usage);
-    expect(r.stderr).toContain(`unknown command 'bench'; valid commands: ${COMMANDS.join(', ')}`);
-  });
+  test.each([[['bench']], [['toString']], [['help', 'bench']], [['help', 'constructor']]])(
+    'an unknown command is exit 2, naming the valid ones: %j',
+    (args) => {
+      // `help constructor` had read Object's own constructor as a command and failed with "about.load is not a function".
+      const r = fusebench(args);
+      expect(r.code).toBe(EXIT.usage);
+      const name = args.at(-1) as string;
+      expect(r.stderr).toContain(`unknown command '${name}'; valid commands: ${COMMANDS.join(', ')}`);
+    },
+  );
 
   test('--version prints package.json version', () => {
     const r = fusebench(['--version']);

@@ -105,6 +105,15 @@ describe('the record boundary', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${missing}: no such history file`);
   });
+
+  test('a results file given as the history is one error saying what to do, not a warning for each of its lines', () => {
+    const results = join(root, 'suites', 'fixtures', 'h200-results.json');
+    const r = cli(['src/cli/history.ts', results]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `fusebench: ${results} is a results file, not a history (JSON Lines, one record a line): add it to one with \`fusebench history append --dir <dir> ${results}\``,
+    ]);
+  });
 });
 
 describe('the chart of any record that is read', () => {
