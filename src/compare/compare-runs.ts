@@ -135,7 +135,7 @@ export function compareCase(
   const h = timingOf(head, method);
   const delta = caseDeltas(head, given);
   const entry = baselineEntryOf(base, b, baseRun, delta.speedup);
-  // The head's point values from all of its pairs, as the base entry's are (the file keeps only some samples).
+  // The head's recorded point values, as the base entry's are (its samples need not give them back).
   const point = { speedup: h.speedup.estimate, fusedMs: h.fused.median };
   const settings = { delta: delta.speedup, fusedTimeDelta: delta.fusedTime, point };
   const [speedup, fusedTime] = decide(h.samples, entry, settings) as [Decision, Decision | undefined];

@@ -24,9 +24,9 @@ export interface DecisionSettings {
   resamples?: number;
   seed?: number;
   /**
-   * The run's own speedup and fused median when the samples given are only those a results file kept (at most
-   * 200 of its pairs): the point values then match the baseline's, which come from all of its pairs, and a
-   * run compared with itself changes by nothing. Default: from the samples.
+   * The run's recorded speedup and fused median, where the samples given (a results file's) need not give them
+   * back: the point values then match the baseline's, which are recorded ones too, and a run compared with
+   * itself changes by nothing. Default: from the samples.
    */
   point?: { speedup: number; fusedMs: number };
 }
