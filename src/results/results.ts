@@ -96,7 +96,8 @@ function pairedSamples<A extends string, B extends string>(a: A, b: B) {
       },
     });
 }
-const traffic = z.object({ bytes: z.number().nonnegative(), launches: z.number().int().nonnegative() });
+/** A variant's modelled traffic: bytes moved (every kernel moves some: a share of zero bytes is NaN) and launches. */
+const traffic = z.object({ bytes: z.number().positive(), launches: z.number().int().nonnegative() });
 const numericsReport = z.object({
   elements: z.number(),
   maxAbsError: z.number(),
@@ -157,121 +158,125 @@ const gateSchema = z.object({
 });
 export type GateResult = z.infer<typeof gateSchema>;
 
-const caseResultSchema = z.object({
-  key: z.string(),
-  case: z.string(),
-  title: z.string(),
-  shape: z.object({ label: z.string(), dims: z.array(z.number()), description: z.string() }),
-  dtype: z.enum(DTYPES),
-  sources: z.array(z.string()),
-  status: z.enum(['measured', 'skipped', 'failed', 'errored']),
-  reason: z.string().optional(),
-  traffic: z.object({ unfused: traffic, fused: traffic, theoreticalSpeedup: z.number() }),
-  /**
-   * Useful flops of one call at this shape, from the case's flop model: both variants are credited the
-   * same work. Absent for cases without a flop model and in files written before it was recorded.
-   */
-  flops: z.number().positive().optional(),
-  numerics: z
-    .object({
-      seed: z.number(),
-      tolerance: z.object({ atol: z.number(), rtol: z.number() }),
-      unfused: numericsReport,
-      fused: numericsReport,
-      extra: z.record(z.string(), z.number()),
-    })
-    .optional(),
-  /** The kernel the fused variant launched, where it picks one at run time (e.g. flash attention by GPU and shape). */
-  fusedKernel: z.string().optional(),
-  timing: z
-    .object({
-      unfused: summary,
-      fused: summary,
-      pairsTaken: z.number().int(),
-      droppedThrottled: z.number().int(),
-      stopReason: z.enum(STOP_REASONS),
-      wallMs: z.number(),
-      budgetMs: z.number(),
-      samples: pairedSamples('unfused', 'fused'),
-    })
-    .optional(),
-  speedup: speedupInterval.optional(),
-  efficiency: z.number().optional(),
-  fusedGBs: z.number().optional(),
-  fusedPctOfCopy: z.number().optional(),
-  /** Achieved TFLOP/s of each variant's median time, on the case's useful flops (compute-bound cases). */
-  tflops: z.object({ unfused: z.number(), fused: z.number() }).optional(),
-  /** The fused variant's TFLOP/s as a percentage of the device's measured matrix peak in the case's precision. */
-  fusedPctOfMatrixPeak: z.number().optional(),
-  clocks: z
-    .object({ smMHz: range, memMHz: range, throttledPairs: z.number().int(), reasonsSeen: z.number() })
-    .nullable()
-    .optional(),
-  gate: gateSchema.optional(),
-  /**
-   * Launch-bound shapes only: the same pairs measured in batches of back-to-back calls between two
-   * events (the caches flushed before each batch, warm within it), per call. Reported beside `timing`.
-   */
-  batched: z
-    .object({
-      callsPerSample: z.number().int(),
-      unfused: summary,
-      fused: summary,
-      speedup: speedupInterval,
-      samples: pairedSamples('unfused', 'fused'),
-    })
-    .optional(),
-  /**
-   * Shapes that declare a graph twin: the unfused twin's launches recorded once into a CUDA graph and
-   * replayed (the host's launch gaps gone), timed in pairs against the fused variant, per call, by the
-   * gate's timing method (`callsPerSample` > 1: batched). Reported, not gated: it separates what removing
-   * launches buys from what fusion buys. `unavailable`: why it was not measured (the CPU has no graphs).
-   */
-  graphTwin: z
-    .discriminatedUnion('status', [
-      z.object({
-        status: z.literal('measured'),
-        callsPerSample: z.number().int().positive(),
-        graph: summary,
+const caseResultSchema = z
+  .object({
+    key: z.string(),
+    case: z.string(),
+    title: z.string(),
+    shape: z.object({ label: z.string(), dims: z.array(z.number()), description: z.string() }),
+    dtype: z.enum(DTYPES),
+    sources: z.array(z.string()),
+    status: z.enum(['measured', 'skipped', 'failed', 'errored']),
+    reason: z.string().optional(),
+    traffic: z.object({ unfused: traffic, fused: traffic, theoreticalSpeedup: z.number().positive() }),
+    /**
+     * Useful flops of one call at this shape, from the case's flop model: both variants are credited the
+     * same work. Absent for cases without a flop model and in files written before it was recorded.
+     */
+    flops: z.number().positive().optional(),
+    numerics: z
+      .object({
+        seed: z.number(),
+        tolerance: z.object({ atol: z.number(), rtol: z.number() }),
+        unfused: numericsReport,
+        fused: numericsReport,
+        extra: z.record(z.string(), z.number()),
+      })
+      .optional(),
+    /** The kernel the fused variant launched, where it picks one at run time (e.g. flash attention by GPU and shape). */
+    fusedKernel: z.string().optional(),
+    timing: z
+      .object({
+        unfused: summary,
         fused: summary,
-        /** The fused variant's speedup over the graph twin. */
+        pairsTaken: z.number().int(),
+        droppedThrottled: z.number().int(),
+        stopReason: z.enum(STOP_REASONS),
+        wallMs: z.number(),
+        budgetMs: z.number(),
+        samples: pairedSamples('unfused', 'fused'),
+      })
+      .optional(),
+    speedup: speedupInterval.optional(),
+    efficiency: z.number().nonnegative().optional(),
+    fusedGBs: z.number().nonnegative().optional(),
+    fusedPctOfCopy: z.number().nonnegative().optional(),
+    /** Achieved TFLOP/s of each variant's median time, on the case's useful flops (compute-bound cases). */
+    tflops: z.object({ unfused: z.number().nonnegative(), fused: z.number().nonnegative() }).optional(),
+    /** The fused variant's TFLOP/s as a percentage of the device's measured matrix peak in the case's precision. */
+    fusedPctOfMatrixPeak: z.number().nonnegative().optional(),
+    clocks: z
+      .object({ smMHz: range, memMHz: range, throttledPairs: z.number().int(), reasonsSeen: z.number() })
+      .nullable()
+      .optional(),
+    gate: gateSchema.optional(),
+    /**
+     * Launch-bound shapes only: the same pairs measured in batches of back-to-back calls between two
+     * events (the caches flushed before each batch, warm within it), per call. Reported beside `timing`.
+     */
+    batched: z
+      .object({
+        callsPerSample: z.number().int(),
+        unfused: summary,
+        fused: summary,
         speedup: speedupInterval,
-        samples: pairedSamples('graph', 'fused'),
-        /**
-         * Whether the graph's launches of our kernels went with programmatic dependent launch (PDL: each may
-         * start while the kernel ahead of it finishes, then waits for it on the device) and the recorded
-         * graph has programmatic edges. Our launches of cuBLAS/cuBLASLt are never PDL (the library may link
-         * its own kernels with programmatic edges, which the count below includes). Absent in files written
-         * before it was recorded.
-         */
-        pdl: z.boolean().optional(),
-        /** Why the graph went without PDL (the device, the toolkit, the driver or the kernels' build). */
-        noPdlReason: z.string().optional(),
-        /** The recorded graph's kernel nodes, by the CUDA runtime's count. */
-        kernelNodes: z.number().int().nonnegative().optional(),
-        /** Its edges of the programmatic type (CUDA 12.3+ lists edge types): one per PDL launch after a kernel. */
-        programmaticEdges: z.number().int().nonnegative().optional(),
-      }),
-      z.object({ status: z.literal('unavailable'), reason: z.string() }),
-    ])
-    .optional(),
-  /** Which measurement the gate judged: one call per sample (`timing`, the default) or `batched`. */
-  gatedOn: z.enum(['per-call', 'batched']).optional(),
-  /**
-   * Why the gate judged this shape's fused time alone (the case says its speedup moves with the machine,
-   * not the commit: an unfused twin bound by the host's launches). The speedup is still decided and reported.
-   */
-  ungatedSpeedup: z.string().optional(),
-  /** Wall time of each phase of this shape (inputs, runs, download, reference, comparison, sampling, rest), ms. */
-  phases: phases.optional(),
-  /** The regression injected with --inject: read passes, or a slowdown asked as a percentage and what calibration measured. */
-  injection: z
-    .discriminatedUnion('kind', [
-      z.object({ kind: z.literal('passes'), passes: z.number().int() }),
-      z.object({ kind: z.literal('percent'), askedPct: z.number(), measuredPct: z.number() }),
-    ])
-    .optional(),
-});
+        samples: pairedSamples('unfused', 'fused'),
+      })
+      .optional(),
+    /**
+     * Shapes that declare a graph twin: the unfused twin's launches recorded once into a CUDA graph and
+     * replayed (the host's launch gaps gone), timed in pairs against the fused variant, per call, by the
+     * gate's timing method (`callsPerSample` > 1: batched). Reported, not gated: it separates what removing
+     * launches buys from what fusion buys. `unavailable`: why it was not measured (the CPU has no graphs).
+     */
+    graphTwin: z
+      .discriminatedUnion('status', [
+        z.object({
+          status: z.literal('measured'),
+          callsPerSample: z.number().int().positive(),
+          graph: summary,
+          fused: summary,
+          /** The fused variant's speedup over the graph twin. */
+          speedup: speedupInterval,
+          samples: pairedSamples('graph', 'fused'),
+          /**
+           * Whether the graph's launches of our kernels went with programmatic dependent launch (PDL: each may
+           * start while the kernel ahead of it finishes, then waits for it on the device) and the recorded
+           * graph has programmatic edges. Our launches of cuBLAS/cuBLASLt are never PDL (the library may link
+           * its own kernels with programmatic edges, which the count below includes). Absent in files written
+           * before it was recorded.
+           */
+          pdl: z.boolean().optional(),
+          /** Why the graph went without PDL (the device, the toolkit, the driver or the kernels' build). */
+          noPdlReason: z.string().optional(),
+          /** The recorded graph's kernel nodes, by the CUDA runtime's count. */
+          kernelNodes: z.number().int().nonnegative().optional(),
+          /** Its edges of the programmatic type (CUDA 12.3+ lists edge types): one per PDL launch after a kernel. */
+          programmaticEdges: z.number().int().nonnegative().optional(),
+        }),
+        z.object({ status: z.literal('unavailable'), reason: z.string() }),
+      ])
+      .optional(),
+    /** Which measurement the gate judged: one call per sample (`timing`, the default) or `batched`. */
+    gatedOn: z.enum(['per-call', 'batched']).optional(),
+    /**
+     * Why the gate judged this shape's fused time alone (the case says its speedup moves with the machine,
+     * not the commit: an unfused twin bound by the host's launches). The speedup is still decided and reported.
+     */
+    ungatedSpeedup: z.string().optional(),
+    /** Wall time of each phase of this shape (inputs, runs, download, reference, comparison, sampling, rest), ms. */
+    phases: phases.optional(),
+    /** The regression injected with --inject: read passes, or a slowdown asked as a percentage and what calibration measured. */
+    injection: z
+      .discriminatedUnion('kind', [
+        z.object({ kind: z.literal('passes'), passes: z.number().int() }),
+        z.object({ kind: z.literal('percent'), askedPct: z.number(), measuredPct: z.number() }),
+      ])
+      .optional(),
+  })
+  .refine((c) => c.status !== 'measured' || (c.timing !== undefined && c.speedup !== undefined), {
+    error: 'expected timing and speedup in a measured case',
+  });
 
 const deviceSchema = z.object({
   backend: z.enum(['cpu', 'cuda']),

@@ -55,6 +55,11 @@ describe('reading a results file', () => {
     ['a negative speedup', ['cases', 2, 'speedup', 'lo'], -5, 'cases[2].speedup.lo'],
     ['an interval without its estimate', ['cases', 2, 'speedup', 'hi'], 1.5, 'cases[2].speedup'],
     ['a confidence of 2', ['cases', 2, 'speedup', 'confidence'], 2, 'cases[2].speedup.confidence'],
+    // Shares and rates no model or run gives: they printed "NaN% saved" and "-Infinity%".
+    ['a variant of zero bytes', ['cases', 2, 'traffic', 'unfused', 'bytes'], 0, 'cases[2].traffic.unfused.bytes'],
+    ['a negative bandwidth', ['cases', 2, 'fusedGBs'], -3, 'cases[2].fusedGBs'],
+    // A measured case without its timing was listed as "not measured in both (base measured, head measured)".
+    ['a measured case without its timing', ['cases', 2, 'timing'], undefined, 'cases[2]'],
     // More pairs than perf takes: every bootstrap of them would take minutes (500,000 pairs: 101 s).
     [
       'too many samples',
