@@ -7,6 +7,7 @@
  * does not judge them: exit 0 once written; 2 on a bad input, after writing what the good inputs give (a
  * results file that fails its schema is named and left out, a broken history line named and skipped).
  */
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../base/atomic-write.ts';
 import { UsageError } from '../base/cli-args.ts';
@@ -105,7 +106,19 @@ async function historySections(
 ): Promise<Map<string, string>> {
   const bySlug = new Map<string, { records: HistoryRecord[]; problems: string[]; files: string[] }>();
   for (const f of files) {
-    const { records, problems } = readHistory(f);
+    // A history that cannot be read is left out with a warning, as an unusable --base is: the reports still go out.
+    if (!existsSync(f)) {
+      console.warn(`fusebench: ${logText(`${f}: no such history file; left out`)}`);
+      continue;
+    }
+    let read: ReturnType<typeof readHistory>;
+    try {
+      read = readHistory(f);
+    } catch (e) {
+      console.warn(`fusebench: ${logLines(`${(e as Error).message}; left out`)}`);
+      continue;
+    }
+    const { records, problems } = read;
     for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
     // Records go to their own device; a file without a readable record is named after its device (<slug>.jsonl).
     const slugs = new Set(records.map((r) => r.record.device.slug));

@@ -99,6 +99,32 @@ describe('the record boundary', () => {
     expect(existsSync(join(merged, 'benchmark-history', 'nvidia-h200', 'gelu_scale-1M-fp32.svg'))).toBe(true);
   });
 
+  test('npm run merge leaves out, with a warning each, a --history that is missing, a folder or a results file', () => {
+    const dir = tmp();
+    const results = join(root, 'suites', 'fixtures', 'h200-gate-run.json');
+    const none = join(dir, 'nvidia-h200.jsonl');
+    const out = join(dir, 'merged');
+    const m = cli([
+      'src/cli/merge.ts',
+      '--out-dir',
+      out,
+      '--history',
+      dir,
+      '--history',
+      none,
+      '--history',
+      results,
+      results,
+    ]);
+    expect(m.code, m.stderr).toBe(0);
+    // It had aborted the merge with nothing written (a folder), or said "no results of that device here" (missing).
+    expect(m.stderr).toContain(`Cannot read ${dir}: it is a folder, not a file; left out`);
+    expect(m.stderr).toContain(`${none}: no such history file; left out`);
+    expect(m.stderr).toContain(`${results} is a results file, not a history`);
+    expect(m.stderr).not.toContain('no results of that device here');
+    expect(existsSync(join(out, 'BENCHMARK_RESULTS.md'))).toBe(true);
+  });
+
   test('a missing history file is an input error, exit 2, naming it', () => {
     const missing = join(tmp(), 'nope.jsonl');
     const r = cli(['src/cli/history.ts', missing]);
