@@ -4,6 +4,7 @@
  * precision, and each case's speedup and fused time over commits. A history line, results file or baseline
  * file that fails its schema is named on the page and on stderr and left out; the rest is rendered.
  */
+import { existsSync, statSync } from 'node:fs';
 import { positiveArg, UsageError } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { buildSite, SITE_PAGE } from '../site/build-site.ts';
@@ -48,6 +49,7 @@ const OPTIONS = {
   last: { type: 'string' },
 } as const;
 
+const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 export async function main(argv: string[]): Promise<ExitCode> {
@@ -58,8 +60,15 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const resultsFiles = [...(values.results ?? []), ...positionals];
   if (!values.history || !values.out) throw new UsageError(`Expected --history and --out\n\n${HELP}`);
   const repoUrl = values['repo-url'];
-  if (repoUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(repoUrl))
-    throw new UsageError(`Expected an http(s) URL for --repo-url but received '${logText(repoUrl)}'`);
+  // A quote, bracket or space would be dropped from the page's links without a word: refused here instead.
+  if (repoUrl !== undefined && !/^https?:\/\/[^\s/"'<>`\\]+(\/[^\s"'<>`\\]*)?$/.test(repoUrl))
+    throw new UsageError(
+      `Expected an http(s) URL without spaces, quotes or angle brackets for --repo-url but received '${logText(repoUrl)}'`,
+    );
+  if (values.baselines !== undefined && !isFolder(values.baselines))
+    throw new UsageError(
+      `Expected a folder of baseline files for --baselines but ${logText(values.baselines)} is none`,
+    );
   const last = positiveArg('last', values.last, true, MAX_LAST) ?? SITE_COMMITS;
   const built = buildSite(
     {

@@ -150,6 +150,22 @@ describe('exit codes', () => {
     }
   });
 
+  test('site: --baselines that is no folder, and a --repo-url its links would drop, are exit 2 naming them', () => {
+    const out = tmp();
+    const history = join(fixtures, 'site', 'history');
+    const site = (...more: string[]) => fusebench(['site', '--history', history, '--out', join(out, 'site'), ...more]);
+    const missing = join(out, 'no-baselines');
+    const b = site('--baselines', missing);
+    expect(b.code).toBe(EXIT.usage);
+    expect(b.stderr).toContain(`Expected a folder of baseline files for --baselines but ${missing} is none`);
+    for (const url of ['https://github.com/o/r"x', 'https://github.com/o r', 'https://github.com/<o>/r']) {
+      const r = site('--repo-url', url);
+      expect(r.code, url).toBe(EXIT.usage);
+      expect(r.stderr).toContain('Expected an http(s) URL without spaces, quotes or angle brackets for --repo-url');
+    }
+    expect(site('--repo-url', 'https://github.com/o/r').code).toBe(EXIT.ok);
+  });
+
   test('perf: an unknown case is exit 2 before anything is measured', () => {
     const r = fusebench(['perf', '--backend', 'cpu', '--case', 'no_such_case', '--out-dir', tmp()]);
     expect(r.code).toBe(EXIT.usage);
