@@ -37,3 +37,21 @@ export function positiveArg(
   }
   return v;
 }
+
+/**
+ * Throws naming the first option of one value (a string option without `multiple`) given more than once:
+ * parseArgs keeps the last without a word, so `--results a.json --results b.json` would read only b.json.
+ */
+export function refuseRepeated(
+  tokens: readonly { kind: string; name?: string }[],
+  options: Record<string, { type: string; multiple?: boolean }>,
+): void {
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name === undefined) continue;
+    const o = Object.hasOwn(options, t.name) ? options[t.name] : undefined;
+    if (o?.type !== 'string' || o.multiple) continue;
+    if (seen.has(t.name)) throw new Error(`Option '--${t.name}' given twice; it takes one value`);
+    seen.add(t.name);
+  }
+}

@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { UsageError } from '../base/cli-args.ts';
+import { refuseRepeated, UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 
 /**
@@ -84,12 +84,15 @@ export function parseCommandLine<const O extends Options>(argv: string[], option
 }
 
 function parseWith<const O extends Options>(argv: string[], options: O) {
-  return parseArgs({
+  const parsed = parseArgs({
     args: argv,
     strict: true,
     allowPositionals: true,
+    tokens: true,
     options: { ...options, help: { type: 'boolean', short: 'h' } } as O & { help: { type: 'boolean' } },
   });
+  refuseRepeated(parsed.tokens, options);
+  return parsed;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
-import { decimalArg, digitsArg, positiveArg, UsageError } from '../base/cli-args.ts';
+import { decimalArg, digitsArg, positiveArg, refuseRepeated, UsageError } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
 import { freshSeed } from '../base/rng.ts';
 import { MIN_DECISION_PAIRS } from '../gate/decision.ts';
@@ -252,18 +252,22 @@ export function defaultPerfOptions(): PerfOptions {
 /** Parses perf arguments; returns null when --help was asked for (after printing it). */
 export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfOptions | null {
   let values: Raw['values'];
+  const config = Object.fromEntries(
+    Object.values(PERF_FLAGS).map((f: Flag<unknown>) => [
+      f.flag,
+      { type: f.value ? ('string' as const) : ('boolean' as const), ...(f.multiple ? { multiple: true } : {}) },
+    ]),
+  );
   try {
-    values = parseArgs({
+    const parsed = parseArgs({
       args: joinNegativeValues(argv),
       strict: true,
       allowPositionals: false,
-      options: Object.fromEntries(
-        Object.values(PERF_FLAGS).map((f: Flag<unknown>) => [
-          f.flag,
-          { type: f.value ? ('string' as const) : ('boolean' as const), ...(f.multiple ? { multiple: true } : {}) },
-        ]),
-      ),
-    }).values as Raw['values'];
+      tokens: true,
+      options: config,
+    });
+    refuseRepeated(parsed.tokens, config);
+    values = parsed.values as Raw['values'];
   } catch (e) {
     throw new UsageError(`${(e as Error).message}\n\n${PERF_HELP}`);
   }

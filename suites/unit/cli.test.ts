@@ -150,6 +150,20 @@ describe('exit codes', () => {
     }
   });
 
+  test('an option of one value given twice is exit 2 naming it, in every command', () => {
+    const run = join(fixtures, 'h200-gate-run.json');
+    const out = tmp();
+    for (const args of [
+      ['compare', run, run, '--delta', '0.05', '--delta', '0.5'],
+      ['comment', '--results', run, '--results', run, '--out', join(out, 'c.md')],
+      ['history', join(fixtures, 'site', 'history', 'nvidia-h200.jsonl'), '--last', '5', '--last', '9'],
+    ]) {
+      const r = fusebench(args);
+      expect(r.code, args.join(' ')).toBe(EXIT.usage);
+      expect(r.stderr).toMatch(/Option '--(delta|results|last)' given twice; it takes one value/);
+    }
+  });
+
   test('site: --baselines that is no folder, and a --repo-url its links would drop, are exit 2 naming them', () => {
     const out = tmp();
     const history = join(fixtures, 'site', 'history');

@@ -71,6 +71,15 @@ describe('perf options', () => {
     expect(() => parse(['--frobnicate'])).toThrow(UsageError);
   });
 
+  test('a flag of one value given twice is a usage error naming it (the last had won without a word)', () => {
+    expect(() => parse(['--budget-ms', '500', '--out-dir', 'a', '--budget-ms', '5000'])).toThrow(
+      /^Option '--budget-ms' given twice; it takes one value/,
+    );
+    expect(() => parse(['--out-dir', 'a', '--out-dir=b'])).toThrow(/^Option '--out-dir' given twice/);
+    // Flags that take several (--case, --dtype) and switches repeat freely.
+    expect(parse(['--case', 'ffn', '--case', 'gemm', '--wide', '--wide'])?.cases).toEqual(['ffn', 'gemm']);
+  });
+
   test('the command that reproduces the run is recorded', () => {
     expect(parse(['--backend', 'cpu'])?.command).toBe('npm run perf -- --backend cpu');
   });
