@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { writeFileAtomic } from '../base/atomic-write.ts';
+import { checkWritableDir, writeFileAtomic } from '../base/atomic-write.ts';
 import { UsageError } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
@@ -74,6 +74,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const { runs, unreadable } = readGpuResults(positionals);
   for (const u of unreadable) console.error(`fusebench: leaving out ${logText(u.file)}: ${logLines(u.why)}`);
   if (runs.length === 0) throw new Error('none of the results files could be read; nothing to merge');
+  // Before anything is rendered: a folder that cannot be written would otherwise fail part-way.
+  try {
+    checkWritableDir(outDir);
+  } catch (e) {
+    throw new UsageError(`--out-dir ${outDir} cannot hold the merged reports: ${(e as Error).message}`);
+  }
   const bases = (values.base ?? []).map(loadBaseRun);
   for (const b of bases) if (!b.results) console.warn(`fusebench: ignoring a base run: ${logText(b.why)}`);
   const md = join(outDir, MERGED_MARKDOWN);
@@ -82,12 +88,13 @@ export async function main(argv: string[]): Promise<ExitCode> {
     baselineDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
     repositoryUrl: values['repo-url'] ?? repositoryUrlFromEnv(process.env),
   });
-  writeFileAtomic(md, renderBenchmarkMarkdown(runs, { history, unreadable }));
+  // The charts and the comment first, BENCHMARK_RESULTS.md (which shows the charts) last.
   const charts = await renderRooflineFiles(runs);
   for (const chart of charts) writeFileAtomic(join(outDir, chart.path), chart.svg);
   writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl: values['run-url'] }));
+  writeFileAtomic(md, renderBenchmarkMarkdown(runs, { history, unreadable }));
   console.log(
-    `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => logText(r.device.name)).join(', ')}): wrote ${md}, ${charts.length} roofline chart${charts.length === 1 ? '' : 's'} and ${comment}`,
+    `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => logText(r.device.name)).join(', ')}): wrote ${logText(md)}, ${charts.length} roofline chart${charts.length === 1 ? '' : 's'} and ${logText(comment)}`,
   );
   // The rest was written; a results file left out is still a bad input.
   return unreadable.length > 0 ? EXIT.usage : EXIT.ok;

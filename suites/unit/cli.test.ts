@@ -164,6 +164,15 @@ describe('exit codes', () => {
     }
   });
 
+  test('merge: an --out-dir that cannot be written is exit 2 before anything is rendered or written', () => {
+    const file = join(tmp(), 'a-file');
+    writeFileSync(file, '');
+    const r = fusebench(['merge', '--out-dir', join(file, 'merged'), join(fixtures, 'h200-results.json')]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toContain(`--out-dir ${join(file, 'merged')} cannot hold the merged reports: ENOTDIR`);
+    expect(r.stdout).toBe('');
+  });
+
   test('site: --baselines that is no folder, and a --repo-url its links would drop, are exit 2 naming them', () => {
     const out = tmp();
     const history = join(fixtures, 'site', 'history');
