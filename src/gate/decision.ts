@@ -23,12 +23,6 @@ export interface DecisionSettings {
   confidence?: number;
   resamples?: number;
   seed?: number;
-  /**
-   * The run's recorded speedup and fused median, where the samples given (a results file's) need not give them
-   * back: the point values then match the baseline's, which are recorded ones too, and a run compared with
-   * itself changes by nothing. Default: from the samples.
-   */
-  point?: { speedup: number; fusedMs: number };
 }
 
 /** Paired samples (milliseconds), unfused[i] and fused[i] measured back to back. */
@@ -127,11 +121,7 @@ export function decide(current: PairedSamples, entry: BaselineEntry, settings: D
     const sign = metric === 'speedup' ? 1 : -1; // a longer fused time is worse
     const diffs = cur[metric].map((c, i) => sign * (c - (base[metric][i] as number)));
     const baseline = metric === 'speedup' ? entry.speedup.estimate : (entry.fusedMedianMs as number);
-    const point = settings.point;
-    const value =
-      metric === 'speedup'
-        ? (point?.speedup ?? median(current.unfused) / median(current.fused))
-        : (point?.fusedMs ?? median(current.fused));
+    const value = metric === 'speedup' ? median(current.unfused) / median(current.fused) : median(current.fused);
     const lo = quantile(diffs, alpha);
     const hi = quantile(diffs, 1 - alpha);
     return {

@@ -117,8 +117,8 @@ describe('compareResults', () => {
   });
 
   test('a run against itself changes by nothing, even where its file kept only some of its pairs', () => {
-    // The fixture's 1K shape kept 40 of its 16,946 pairs: their ratio of medians (1.59x) is not the run's (1.65x),
-    // and the head's point had come from them while the base's came from the run: −3.3% of a file against itself.
+    // The fixture's 1K shape holds 40 samples whose ratio of medians (1.59x) is not its recorded 1.65x; the head's
+    // point had come from the samples and the base's from the record: −3.3% of a file against itself.
     const thinned = readResults(join(fixtures, 'h200-results.json'));
     const { compared } = compareResults(thinned, thinned);
     for (const r of compared) {
