@@ -78,7 +78,7 @@ async function main(argv: string[]): Promise<ExitCode> {
   };
   if (name === '-h' || name === '--help' || name === 'help') {
     const asked = name === 'help' ? rest[0] : undefined;
-    if (asked === undefined) {
+    if (asked === undefined || asked === '-h' || asked === '--help') {
       console.log(HELP);
       return EXIT.ok;
     }

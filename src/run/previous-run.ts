@@ -5,9 +5,9 @@
  * Only the results file is kept: every report is rendered from it (`fusebench merge`). perf checks before it
  * measures that the run before can be kept, and never writes over one it could not keep.
  */
-import { lstatSync, mkdirSync, renameSync } from 'node:fs';
+import { lstatSync, mkdirSync, renameSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { checkWritableFile } from '../base/atomic-write.ts';
+import { checkWritableDir } from '../base/atomic-write.ts';
 import { logText } from '../base/log-text.ts';
 import { RESULTS_JSON } from '../results/results.ts';
 
@@ -17,13 +17,13 @@ const PREVIOUS_DIR = 'previous';
 /** What keeping the run before did: the file it is now, or why it could not be kept (the run goes on). */
 export type KeptRun = { kept: string } | { failure: string } | undefined;
 
-/** Whether `<outDir>/fusebench-results.json` is a file (a link or a folder is not ours to move). */
+/**
+ * Whether `<outDir>/fusebench-results.json` holds a run to keep: a file, or a link (moved as a link, so its
+ * target is never written over by this run); a folder is not ours to move.
+ */
 function hasRunBefore(current: string): boolean {
-  try {
-    return lstatSync(current).isFile();
-  } catch {
-    return false; // no run before
-  }
+  const s = lstatIfAny(current);
+  return s !== undefined && !s.isDirectory();
 }
 
 /**
@@ -34,10 +34,21 @@ export function checkPreviousRunKeepable(outDir: string): void {
   const current = join(outDir, RESULTS_JSON);
   if (!hasRunBefore(current)) return;
   const kept = join(outDir, PREVIOUS_DIR, RESULTS_JSON);
+  // What the rename needs, and no more: previous/ a folder files can be made in, and no folder at `kept` (a link
+  // there is replaced, never followed).
   try {
-    checkWritableFile(kept);
+    if (lstatIfAny(kept)?.isDirectory()) throw new Error(`${kept} is a folder`);
+    checkWritableDir(join(outDir, PREVIOUS_DIR));
   } catch (e) {
     throw new Error(`the run ${current} holds could not be kept as ${kept}: ${(e as Error).message}`);
+  }
+}
+
+function lstatIfAny(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
   }
 }
 

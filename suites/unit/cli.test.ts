@@ -23,12 +23,15 @@ function fusebench(args: string[]) {
 }
 
 describe('fusebench', () => {
-  test.each([['-h'], ['--help'], ['help']])('%s lists every command and the exit codes, exit 0', (flag) => {
-    const r = fusebench([flag]);
-    expect(r.code, r.stderr).toBe(EXIT.ok);
-    for (const c of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
-    expect(r.stdout).toContain('Exit codes');
-  });
+  test.each([['-h'], ['--help'], ['help'], ['help', '-h'], ['help', '--help']])(
+    '%s lists every command and the exit codes, exit 0',
+    (...flags) => {
+      const r = fusebench(flags);
+      expect(r.code, r.stderr).toBe(EXIT.ok);
+      for (const c of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+      expect(r.stdout).toContain('Exit codes');
+    },
+  );
 
   test('with no command lists the commands on stderr, exit 2', () => {
     const r = fusebench([]);

@@ -1,6 +1,15 @@
 // A perf run keeps the results file it finds in its output folder as previous/fusebench-results.json, so
 // that the run before an edit can be compared with the run after it; what it says, and when it cannot.
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, vi } from 'vitest';
@@ -50,11 +59,14 @@ test('the results file found is moved to previous/, over the one kept before; no
   );
 });
 
-test('a link or a folder in the results file’s place is left alone; a blocked previous/ is a warning, not a crash', () => {
+test('a link in the results file’s place is kept as a link, a folder left alone; a blocked previous/ is a warning', () => {
+  // Left in place, the link had been written through: this run's results over the file it points to.
   const linked = fresh();
   writeFileSync(join(linked, 'elsewhere.json'), '{}');
   symlinkSync(join(linked, 'elsewhere.json'), join(linked, 'fusebench-results.json'));
-  expect(keepPreviousRun(linked)).toBeUndefined();
+  expect(keepPreviousRun(linked)).toEqual({ kept: join(linked, 'previous', 'fusebench-results.json') });
+  expect(readlinkSync(join(linked, 'previous', 'fusebench-results.json'))).toBe(join(linked, 'elsewhere.json'));
+  expect(readFileSync(join(linked, 'elsewhere.json'), 'utf8')).toBe('{}');
   const folder = fresh();
   mkdirSync(join(folder, 'fusebench-results.json'));
   expect(keepPreviousRun(folder)).toBeUndefined();
@@ -76,6 +88,12 @@ test('perf checks before it measures that the run before can be kept; no run bef
   checkPreviousRunKeepable(dir);
   writeFileSync(join(dir, 'fusebench-results.json'), 'run');
   checkPreviousRunKeepable(dir); // previous/ is made
+  // A link there is replaced by the move, not followed: the check makes nothing where it points.
+  const away = join(fresh(), 'not', 'made', 'f.json');
+  symlinkSync(away, join(dir, 'previous', 'fusebench-results.json'));
+  checkPreviousRunKeepable(dir);
+  expect(existsSync(join(away, '..'))).toBe(false);
+  rmSync(join(dir, 'previous', 'fusebench-results.json'));
   mkdirSync(join(dir, 'previous', 'fusebench-results.json'));
   expect(() => checkPreviousRunKeepable(dir)).toThrow(
     `the run ${join(dir, 'fusebench-results.json')} holds could not be kept as ${join(dir, 'previous', 'fusebench-results.json')}: ${join(dir, 'previous', 'fusebench-results.json')} is a folder`,
