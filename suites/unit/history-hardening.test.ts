@@ -39,6 +39,10 @@ function cli(args: string[]) {
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** `npm run merge` of one results file with the history files given. */
+const merge = (outDir: string, histories: string[], results: string) =>
+  cli(['src/cli/merge.ts', '--out-dir', outDir, ...histories.flatMap((h) => ['--history', h]), results]);
+
 describe('the record boundary', () => {
   test.each([
     ['1.5e308 with a zero low end (the issue’s record)', [1.5e308, 0, 1.5e308]],
@@ -86,14 +90,7 @@ describe('the record boundary', () => {
     expect(readFileSync(out, 'utf8')).toContain('gelu\\_scale');
     expect(readdirSync(join(dir, 'h-charts'))).toEqual(['gelu_scale-1M-fp32.svg']);
     const merged = join(dir, 'merged');
-    const m = cli([
-      'src/cli/merge.ts',
-      '--out-dir',
-      merged,
-      '--history',
-      file,
-      join(root, 'suites', 'fixtures', 'h200-gate-run.json'),
-    ]);
+    const m = merge(merged, [file], join(root, 'suites', 'fixtures', 'h200-gate-run.json'));
     expect(m.code, m.stderr).toBe(0);
     expect(m.stderr).toContain(`${file}:2: not a history record`);
     expect(existsSync(join(merged, 'benchmark-history', 'nvidia-h200', 'gelu_scale-1M-fp32.svg'))).toBe(true);
@@ -104,18 +101,7 @@ describe('the record boundary', () => {
     const results = join(root, 'suites', 'fixtures', 'h200-gate-run.json');
     const none = join(dir, 'nvidia-h200.jsonl');
     const out = join(dir, 'merged');
-    const m = cli([
-      'src/cli/merge.ts',
-      '--out-dir',
-      out,
-      '--history',
-      dir,
-      '--history',
-      none,
-      '--history',
-      results,
-      results,
-    ]);
+    const m = merge(out, [dir, none, results], results);
     expect(m.code, m.stderr).toBe(0);
     // It had aborted the merge with nothing written (a folder), or said "no results of that device here" (missing).
     expect(m.stderr).toContain(`Cannot read ${dir}: it is a folder, not a file; left out`);
