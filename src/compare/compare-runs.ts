@@ -12,8 +12,14 @@ import { decide, MIN_DECISION_PAIRS } from '../gate/decision.ts';
 import { judgedVerdict } from '../gate/gate.ts';
 import { asMeasured, gatedOnBatched, type JudgedTiming, type TimingMethod, timingOf } from '../gate/judged-timing.ts';
 import { DEFAULT_DELTA } from '../gate/tolerance.ts';
-import type { CaseResult, Decision, MeasuredCase, ResultsFile, Verdict } from '../results/results.ts';
-import { entryKey } from '../results/results.ts';
+import {
+  type CaseResult,
+  type Decision,
+  entryKey,
+  type MeasuredCase,
+  type ResultsFile,
+  type Verdict,
+} from '../results/results.ts';
 
 /**
  * δ of a comparison for a case whose head run has no δ from a measured baseline: the gate's δ for an entry
@@ -143,8 +149,10 @@ export function compareCase(
   const h = timingOf(head, method);
   const delta = caseDeltas(head, given);
   const entry = baselineEntryOf(base, b, baseRun, delta.speedup);
-  const settings = { delta: delta.speedup, fusedTimeDelta: delta.fusedTime };
-  const [speedup, fusedTime] = decide(h.samples, entry, settings) as [Decision, Decision | undefined];
+  const [speedup, fusedTime] = decide(h.samples, entry, { delta: delta.speedup, fusedTimeDelta: delta.fusedTime }) as [
+    Decision,
+    Decision | undefined,
+  ];
   const judged = judgedVerdict(speedup, fusedTime, head.ungatedSpeedup ?? base.ungatedSpeedup);
   return {
     key: keyOf(head),

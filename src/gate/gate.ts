@@ -5,8 +5,7 @@
  */
 import type { DeviceDescription } from '../addon/device.ts';
 import { decisionChange, ms, times } from '../base/format.ts';
-import type { CaseResult, Decision, GateResult, Verdict } from '../results/results.ts';
-import { entryKey } from '../results/results.ts';
+import { type CaseResult, type Decision, entryKey, type GateResult, type Verdict } from '../results/results.ts';
 import type { BaselineEntry, LoadedBaselines } from './baseline-file.ts';
 import { decide, MIN_DECISION_PAIRS } from './decision.ts';
 import { gatedTiming } from './judged-timing.ts';

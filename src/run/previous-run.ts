@@ -52,7 +52,10 @@ function lstatIfAny(path: string): Stats | undefined {
   }
 }
 
-/** Moves `<outDir>/fusebench-results.json`, when it is a file, to `<outDir>/previous/`; nothing when there is none. */
+/**
+ * Moves `<outDir>/fusebench-results.json`, a file or a link (hasRunBefore), to `<outDir>/previous/`; nothing when
+ * there is none.
+ */
 export function keepPreviousRun(outDir: string): KeptRun {
   const current = join(outDir, RESULTS_JSON);
   if (!hasRunBefore(current)) return undefined;

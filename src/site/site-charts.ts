@@ -3,7 +3,6 @@
  * (src/report/charts/): the roofline per precision of its latest run, and per case and precision one
  * history chart per shape (speedup and fused time over commits, over the baseline's SAME band).
  */
-
 import { type HistoryChartOptions, historyCharts, historySpec } from '../report/charts/history-chart.ts';
 import { rooflinePanels, rooflineSpec } from '../report/charts/roofline.ts';
 import { entryKey } from '../results/results.ts';
