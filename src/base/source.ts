@@ -53,6 +53,9 @@ export function checkSourceEnv(env: NodeJS.ProcessEnv = process.env): void {
   fromEnv(env, BRANCH_ENV);
 }
 
+/** The commit of a run measured with no git and no commit given (and of results that name none). */
+export const UNKNOWN_COMMIT = 'unknown';
+
 /**
  * The commit being measured: FUSEBENCH_COMMIT or GITHUB_SHA when set (a copied or shallow checkout),
  * else git's HEAD (with +dirty when tracked files changed), else "unknown". Throws a UsageError for a
@@ -67,7 +70,7 @@ export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = proc
     const sha = git(['rev-parse', '--short=12', 'HEAD']);
     return git(['status', '--porcelain', '--untracked-files=no']) ? `${sha}+dirty` : sha;
   } catch {
-    return 'unknown';
+    return UNKNOWN_COMMIT;
   }
 }
 

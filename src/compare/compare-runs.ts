@@ -6,6 +6,7 @@
  * both use this, so they always agree. Without a δ given, each case is judged with the δ its gate used on
  * this GPU (the between-run noise of its baselines, per metric), as two runs differ by that shift too. Pure.
  */
+import { UNKNOWN_COMMIT } from '../base/source.ts';
 import { median } from '../base/stats.ts';
 import type { BaselineEntry } from '../gate/baseline-file.ts';
 import { decide, MIN_DECISION_PAIRS } from '../gate/decision.ts';
@@ -110,7 +111,7 @@ function baselineEntryOf(c: MeasuredCase, t: JudgedTiming, run: ResultsFile, del
     samples: { unfused: [...t.samples.unfused], fused: [...t.samples.fused] },
     tolerance: delta,
     gating: true,
-    provenance: { kind: 'measured', date: run.createdAt, commit: run.source?.commit ?? 'unknown' },
+    provenance: { kind: 'measured', date: run.createdAt, commit: run.source?.commit ?? UNKNOWN_COMMIT },
   };
 }
 

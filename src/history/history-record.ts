@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { DTYPES } from '../base/dtype.ts';
 import { fileRecord } from '../base/file-record.ts';
+import { UNKNOWN_COMMIT } from '../base/source.ts';
 import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
 import { entryKey, type ResultsFile, speedupValue } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, VERDICT_ORDER } from '../results/verdict.ts';
@@ -67,7 +68,7 @@ export type HistoryCase = z.infer<typeof caseRecordSchema>;
 /** Five significant digits: the records stay short, and the charts need no more. */
 const round = (x: number) => Number(x.toPrecision(5));
 
-/** The history record of a run: the commit and branch from its `source` ("unknown" when it has none). */
+/** The history record of a run: the commit and branch from its `source` (UNKNOWN_COMMIT when it has none). */
 export function historyRecord(results: ResultsFile): HistoryRecord {
   const cases: Record<string, HistoryCase> = Object.create(null);
   for (const c of results.cases) {
@@ -90,7 +91,7 @@ export function historyRecord(results: ResultsFile): HistoryRecord {
   return {
     v: HISTORY_RECORD_VERSION,
     date: results.createdAt,
-    commit: results.source?.commit ?? 'unknown',
+    commit: results.source?.commit ?? UNKNOWN_COMMIT,
     ...(results.source?.branch ? { branch: results.source.branch } : {}),
     device: { name: results.device.name, slug: results.device.slug },
     cases,

@@ -1,9 +1,10 @@
 /**
  * What a history chart shows: for each case, the last N commits in run order (a commit measured twice
- * counts once, with its latest run) and one series per shape, with a point only where that shape was
- * measured at that commit. Pure.
+ * counts once, with its latest run; runs whose commit is unknown count once each) and one series per
+ * shape, with a point only where that shape was measured at that commit. Pure.
  */
 import type { Dtype } from '../base/dtype.ts';
+import { UNKNOWN_COMMIT } from '../base/source.ts';
 import type { RowVerdict } from '../results/verdict.ts';
 import type { HistoryCase, HistoryRecord } from './history-record.ts';
 
@@ -49,13 +50,17 @@ export function shortCommit(commit: string): string {
   return `${sha.slice(0, 7)}${dirty ? '+' : ''}`;
 }
 
-/** The runs to chart: the last run of each commit, in the order of those runs, the last `last` of them. */
+/**
+ * The runs to chart: the last run of each commit, in the order of those runs, the last `last` of them.
+ * Runs whose commit is unknown (no git, no FUSEBENCH_COMMIT) are not one commit: each keeps its own point.
+ */
 export function lastCommits(records: HistoryRecord[], last = DEFAULT_HISTORY_COMMITS): HistoryRecord[] {
-  const latest = new Map<string, number>();
+  const key = (r: HistoryRecord, i: number) => (r.commit === UNKNOWN_COMMIT ? i : r.commit);
+  const latest = new Map<string | number, number>();
   records.forEach((r, i) => {
-    latest.set(r.commit, i);
+    latest.set(key(r, i), i);
   });
-  const kept = records.filter((r, i) => latest.get(r.commit) === i);
+  const kept = records.filter((r, i) => latest.get(key(r, i)) === i);
   return kept.slice(Math.max(0, kept.length - last));
 }
 

@@ -40,10 +40,10 @@ export function perfCommand(results: ResultsFile, outDir?: string): string {
   return `npm run perf${options ? ` -- ${options}` : ''}${note}`;
 }
 
-/** The commit a run measured, for `git checkout`, or undefined when unknown. */
+/** The commit a run measured, for `git checkout`, or undefined when it is not a commit id ("unknown"). */
 function checkoutOf(results: ResultsFile): string | undefined {
   const commit = results.source?.commit;
-  if (!commit || commit === 'unknown') return undefined;
+  if (!commit) return undefined;
   const sha = commit.endsWith('+dirty') ? commit.slice(0, -'+dirty'.length) : commit;
   return /^[0-9a-f]{4,40}$/i.test(sha) ? sha : undefined;
 }

@@ -123,6 +123,15 @@ describe('the charted series', () => {
     expect(oneK?.points[1]?.estimate).toBeCloseTo(2 * 1.6723, 3);
   });
 
+  test('runs whose commit is unknown are not one commit: each keeps its point', () => {
+    const records = [at('unknown'), at('c1'), at('unknown', 2), at('c1', 3), at('unknown', 4)];
+    expect(lastCommits(records).map((r) => r.commit)).toEqual(['unknown', 'unknown', 'c1', 'unknown']);
+    const oneK = caseHistories(records)
+      .find((h) => h.case === 'gelu_scale')
+      ?.series.find((s) => s.shape === '1K');
+    expect(oneK?.points.map((p) => p.estimate / 1.6723).map((f) => Number(f.toFixed(3)))).toEqual([1, 2, 3, 4]);
+  });
+
   test('a shape not measured at a commit has no point there', () => {
     const records = [at('c1'), at('c2', 1, ['1M']), at('c3')];
     const gelu = caseHistories(records).find((h) => h.case === 'gelu_scale');
