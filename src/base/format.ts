@@ -13,9 +13,9 @@ export function times(v: number): string {
   return `${v.toFixed(2)}x`;
 }
 
-/** A speedup with its interval: "1.91x [1.90, 1.92]". */
-export function speedup(iv: { estimate: number; lo: number; hi: number }): string {
-  return `${times(iv.estimate)} [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]`;
+/** A speedup with its interval: "1.91x [1.90, 1.92]", "(batched)" after it when of batched timing. */
+export function speedup(iv: { estimate: number; lo: number; hi: number }, batched = false): string {
+  return `${times(iv.estimate)} [${iv.lo.toFixed(2)}, ${iv.hi.toFixed(2)}]${batched ? ' (batched)' : ''}`;
 }
 
 /** A fraction as a percentage: "96%". */

@@ -7,6 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import type { AnnotationProperties } from '@actions/core';
 import { signedPct, speedup, times } from '../base/format.ts';
+import { gatedTiming } from '../gate/judged-timing.ts';
 import { NAME_CHARS, NOTE_CHARS, plain } from '../report/escape.ts';
 import { renderJobSummary } from '../report/job-summary.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
@@ -42,7 +43,9 @@ const TITLE_CHARS = 2 * NAME_CHARS;
 // line and cut (escape.ts `plain`), so a hostile field can neither add lines nor flood the log.
 function describe(c: CaseResult): string {
   const sp = c.gate?.speedup;
-  const now = c.speedup ? speedup(c.speedup) : 'not measured';
+  // The timing the gate judged (batched on launch-bound shapes gated that way), as the report shows it.
+  const t = gatedTiming(c);
+  const now = t ? speedup(t.speedup, t.method === 'batched') : 'not measured';
   const vs = sp ? ` vs baseline ${times(sp.baseline)} (${signedPct(sp.current / sp.baseline)})` : '';
   return `${plain(c.key)}: speedup ${now}${vs}.${c.gate?.message ? ` ${plain(c.gate.message, NOTE_CHARS)}` : ''}`;
 }

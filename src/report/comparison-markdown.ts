@@ -79,7 +79,7 @@ function comparisonTable(rows: ComparisonRow[], withBase: boolean): string {
       ]
     : ['Case', 'Shape', 'Precision', 'Speedup [95% CI]', 'Baseline', 'Verdict vs baseline'];
   const body = rows.map((r) => {
-    const current = r.current ? speedup(r.current) : '—';
+    const current = r.current ? speedup(r.current, r.current.batched) : '—';
     const baseline = r.baseline === undefined ? '—' : times(r.baseline);
     // Title and shape come from the results file (escaped by the table); the rest is our own formatting.
     if (!withBase) return [r.title, r.shape, r.dtype, ...ours([current, baseline, verdictCell(r)])];

@@ -5,7 +5,7 @@
  * two point estimates. Pure; the PR comment and the Actions job summary both render these rows.
  */
 import { type CaseComparison, compareCase } from '../compare/compare-runs.ts';
-import { asMeasured } from '../gate/judged-timing.ts';
+import { asMeasured, gatedTiming } from '../gate/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, verdictRank } from '../results/verdict.ts';
 
@@ -19,15 +19,18 @@ export interface ComparisonRow {
   shape: string;
   dtype: string;
   verdict: RowVerdict;
-  /** This run's speedup and interval; undefined when the case was not measured. */
-  current: { estimate: number; lo: number; hi: number } | undefined;
-  /** The base run's speedup: a number, 'absent' (a new case), or null (in the base but not measured there). */
+  /**
+   * This run's speedup and interval, of the timing the gate judged (batched on the launch-bound shapes gated
+   * that way, as BENCHMARK_RESULTS.md shows it); undefined when the case was not measured.
+   */
+  current: { estimate: number; lo: number; hi: number; batched: boolean } | undefined;
+  /** The base run's speedup (its judged timing): a number, 'absent' (a new case), or null (not measured there). */
   base: number | 'absent' | null;
   /** The decision of this run against the base run, when the case was measured in both. */
   vsBase: CaseComparison | undefined;
   /** The stored baseline's speedup, from the gate. */
   baseline: number | undefined;
-  /** current / baseline, when both are known. */
+  /** The gate's speedup against the baseline's, as its message gives it (its point from the samples). */
   vsBaseline: number | undefined;
   /** What a reviewer reads next to the verdict: the gate's message or the reason the case did not run. */
   note: string | undefined;
@@ -36,7 +39,7 @@ export interface ComparisonRow {
 function baseSpeedup(c: CaseResult, base: ResultsFile | null): ComparisonRow['base'] {
   const b = base?.cases.find((x) => x.key === c.key);
   if (!b) return 'absent';
-  return b.status === 'measured' && b.speedup ? b.speedup.estimate : null;
+  return gatedTiming(b)?.speedup.estimate ?? null;
 }
 
 function versusBase(c: CaseResult, base: ResultsFile | null): CaseComparison | undefined {
@@ -54,19 +57,24 @@ function noteOf(c: CaseResult): string | undefined {
 /** One comparison row per case of `results`, sorted worst verdict first, then largest loss vs the baseline. */
 export function compareRuns(results: ResultsFile, base: ResultsFile | null): ComparisonRow[] {
   const rows = results.cases.map((c, index) => {
-    const current = c.status === 'measured' ? c.speedup : undefined;
-    const baseline = c.gate?.speedup?.baseline;
+    const timed = gatedTiming(c);
+    const decision = c.gate?.speedup;
     const row: ComparisonRow = {
       key: c.key,
       title: c.title,
       shape: c.shape.label,
       dtype: c.dtype,
       verdict: caseVerdict(c),
-      current: current && { estimate: current.estimate, lo: current.lo, hi: current.hi },
+      current: timed && {
+        estimate: timed.speedup.estimate,
+        lo: timed.speedup.lo,
+        hi: timed.speedup.hi,
+        batched: timed.method === 'batched',
+      },
       base: baseSpeedup(c, base),
       vsBase: versusBase(c, base),
-      baseline,
-      vsBaseline: current && baseline ? current.estimate / baseline : undefined,
+      baseline: decision?.baseline,
+      vsBaseline: decision && timed ? decision.current / decision.baseline : undefined,
       note: noteOf(c),
     };
     return { row, index };

@@ -53,7 +53,7 @@ function consoleRows(results: ResultsFile, wide: boolean): string[][] {
     const err = Math.max(c.numerics?.unfused.maxAbsError ?? 0, c.numerics?.fused.maxAbsError ?? 0);
     return [
       ...timingCells(m, t),
-      `${speedup(t.speedup)}${t.method === 'batched' ? ' (batched)' : ''}`,
+      speedup(t.speedup, t.method === 'batched'),
       `${pct(t.speedup.estimate / m.traffic.theoreticalSpeedup)} of ${times(m.traffic.theoreticalSpeedup)}`,
       throughput(rates(m, t)),
       sci(err),

@@ -149,7 +149,7 @@ function armsMarkdown(rows: ArmsRow[], several: boolean): string[] {
     trusted(ms(r.unfused)),
     trusted(ms(r.graph)),
     trusted(ms(r.fused)),
-    trusted(`${speedup(r.fusedVsUnfused)}${r.batched ? ' (batched)' : ''}`),
+    trusted(speedup(r.fusedVsUnfused, r.batched)),
     trusted(speedup(r.fusedVsGraph)),
     trusted(pdlCell(r)),
   ]);

@@ -17,7 +17,7 @@ function gpuCells(c: CaseResult | undefined, run: ResultsFile): Inline[] {
   if (!c) return ['—', '—', trusted('not run')];
   const t = gatedTiming(c);
   return [
-    trusted(t ? `${speedup(t.speedup)}${t.method === 'batched' ? ' (batched)' : ''}` : '—'),
+    trusted(t ? speedup(t.speedup, t.method === 'batched') : '—'),
     trusted(shareLabel(fusedShare(c, run.device), c.dtype)),
     trusted(verdictLabel(caseVerdict(c))),
   ];

@@ -6,9 +6,12 @@ import type { AnnotationProperties } from '@actions/core';
 import { describe, expect, test, vi } from 'vitest';
 import type { TestModule } from 'vitest/node';
 import { type ActionsSink, collectAnnotations, reportToActions } from '../../src/github/actions-report.ts';
+import { signedPct, speedup, times } from '../../src/base/format.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
+import { renderPrComment } from '../../src/report/pr-comment.ts';
 import { readResults } from '../../src/results/results.ts';
 import type { PerfMeta } from '../../src/run/perf-meta.ts';
+import { markdownTables } from '../support/markdown-check.ts';
 import { parsePerfArgs } from '../../src/run/perf-options.ts';
 import { PerfReporter } from '../../src/run/perf-reporter.ts';
 import { hostileResults, injections, TAIL } from '../support/hostile-results.ts';
@@ -255,5 +258,34 @@ describe('the perf reporter', () => {
     expect(printed.join('\n')).not.toMatch(/^::/m); // the out-dir's newline and "::error::" were neutralised
     expect(printed.find((l) => l.startsWith('\nwrote '))).toContain('fusebench-results.json');
     vi.restoreAllMocks();
+  });
+});
+
+describe('on shapes gated on batched timing, every output shows what the gate judged', () => {
+  // gelu_scale 1K fp32 in this H100 run: one call per sample 1.69x, batched 1.87x, gated on batched.
+  const run = readResults(join(import.meta.dirname, '..', 'fixtures', 'h100-results-cb047cf.json'));
+  const key = 'gelu_scale/1K/fp32';
+  const c = run.cases.find((x) => x.key === key);
+  const batched = c?.batched?.speedup;
+  const decision = c?.gate?.speedup;
+  if (!c || !batched || !decision || c.gatedOn !== 'batched') throw new Error(`${key} is not gated on batched timing`);
+  const shown = `${speedup(batched, true)}`;
+  const change = signedPct(decision.current / decision.baseline);
+
+  test('the job summary and the PR comment: the batched speedup and the gate’s own change', () => {
+    for (const md of [renderJobSummary(run), renderPrComment([{ results: run, base: { results: run } }])]) {
+      const row = markdownTables(md)[0]?.rows.find((r) => r[0] === c.title && r[1] === '1K' && r[2] === 'fp32');
+      expect(row?.join(' | ')).toContain(shown);
+      expect(row?.join(' | ')).toContain(`(${change})`);
+      expect(row?.join(' | ')).not.toContain(times(c.speedup?.estimate ?? 0));
+    }
+  });
+
+  test('a SLOWER annotation: the batched speedup beside the gate’s numbers', () => {
+    const slower = structuredClone(run);
+    const s = slower.cases.find((x) => x.key === key);
+    if (s?.gate) s.gate.status = 'SLOWER';
+    const note = collectAnnotations(slower).find((a) => a.level === 'error');
+    expect(note?.message).toContain(`speedup ${shown} vs baseline ${times(decision.baseline)} (${change})`);
   });
 });
