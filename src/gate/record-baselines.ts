@@ -4,9 +4,11 @@
  * atomically. Nothing is lost: entries of other runs stay, unknown fields stay, and an invalid or
  * foreign existing file, or a merged file the loader would refuse, stops the update with the file unchanged.
  */
+
 import { existsSync, rmSync } from 'node:fs';
 import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
 import { formatJson } from '../base/json-format.ts';
+import { logText } from '../base/log-text.ts';
 import { type ResultsFile, readJsonFile, validateFile } from '../results/results.ts';
 import { baselineFileSchema } from './baseline-file.ts';
 import { type BaselineLockOptions, withBaselineLock } from './baseline-lock.ts';
@@ -63,17 +65,22 @@ export async function recordBaselines(
 
 /** The lines `npm run perf -- --update-baselines` prints about an update. */
 export function outcomeLines(o: RecordOutcome): string[] {
+  // Keys, field names and paths come from the baseline file and the command line: each through logText.
+  const line = (indent: string, s: string) => `${indent}${logText(s)}`;
   return [
-    `\nfusebench: ${o.created ? 'created' : 'updated'} ${o.file} (${o.changes.length} entries changed)`,
-    ...o.changes.map((c) => `  ${c}`),
+    `\nfusebench: ${o.created ? 'created' : 'updated'} ${logText(o.file)} (${o.changes.length} entries changed)`,
+    ...o.changes.map((c) => line('  ', c)),
     ...(o.keptUnknown.length > 0
-      ? ['  kept fields this fusebench does not know:', ...o.keptUnknown.map((k) => `    ${k}`)]
+      ? ['  kept fields this fusebench does not know:', ...o.keptUnknown.map((k) => line('    ', k))]
       : []),
     ...(o.droppedUnknown.length > 0
-      ? ['  not carried over (unknown fields of a replaced measurement):', ...o.droppedUnknown.map((k) => `    ${k}`)]
+      ? [
+          '  not carried over (unknown fields of a replaced measurement):',
+          ...o.droppedUnknown.map((k) => line('    ', k)),
+        ]
       : []),
     ...(o.removedTemp.length > 0
-      ? [`  removed ${o.removedTemp.length} temporary file(s) of interrupted writes: ${o.removedTemp.join(', ')}`]
+      ? [line(`  removed ${o.removedTemp.length} temporary file(s) of interrupted writes: `, o.removedTemp.join(', '))]
       : []),
   ];
 }

@@ -149,6 +149,25 @@ describe('fields this fusebench does not know', () => {
   });
 });
 
+describe('what an update prints from the baseline file', () => {
+  test('field names and keys pass through logText: no workflow command, no escape sequence, one line each', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-hostile-fields-'));
+    const file = join(dir, 'tesla-v100-sxm2-32gb.json');
+    const data = JSON.parse(readFileSync('baselines/tesla-v100-sxm2-32gb.json', 'utf8'));
+    data['\n::error title=pwned::file field\u001b[31m'] = 1;
+    Object.assign(data.entries['gelu_scale/1K/fp32'], { '\n##[error]entry field': 2 });
+    writeFileSync(file, JSON.stringify(data));
+    const printed = outcomeLines(await recordBaselines(file, results, 'abc123'));
+    expect(printed.length).toBeGreaterThan(2);
+    for (const line of printed.flatMap((l) => l.split('\n'))) {
+      expect(line.trimStart()).not.toMatch(/^::/);
+      expect(line).not.toContain('##[');
+      expect(line).not.toContain('\u001b');
+    }
+    expect(printed.join('\n')).toContain(':\\:error title=pwned:\\:file field\\x1b[31m');
+  });
+});
+
 describe('temporary files of atomic writes', () => {
   test('are named .<name>.<pid>.<random>.tmp and recognized as such', () => {
     expect(isTempFile('.nvidia-h200.json.4242.9f8e7d6c.tmp')).toBe(true);
