@@ -4,6 +4,7 @@
  * --update-baselines rewrites this device's baseline file. Its exit codes: perfHelp.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
 import { checkWritableDir } from '../base/atomic-write.ts';
@@ -13,13 +14,13 @@ import { freshSeed } from '../base/rng.ts';
 import { checkSourceEnv, currentCommit } from '../base/source.ts';
 import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
-import { heldLockMessage } from '../gate/baseline-lock.ts';
+import { heldLockMessage, holdRunLock } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
 import { colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
 import { PERF_HELP, type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
-import { checkPreviousRunKeepable } from '../run/previous-run.ts';
+import { checkPreviousRunKeepable, OUT_DIR_LOCK } from '../run/previous-run.ts';
 import { asksForHelp, EXIT, type ExitCode, renderHelp, runIfEntry } from './command-line.ts';
 
 /** `fusebench perf --help`: the options, examples and exit codes; -h works too (parsePerfArgs knows only --help). */
@@ -95,10 +96,9 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
 }
 
 /** Throws naming the folder unless the results can be written into it (created when missing). */
-function checkWritable(dir: string): void {
+function checkWritable(dir: string, check: (dir: string) => void = checkWritableDir): void {
   try {
-    checkWritableDir(dir);
-    checkPreviousRunKeepable(dir);
+    check(dir);
   } catch (e) {
     throw new UsageError(`--out-dir ${dir} cannot hold the results: ${(e as Error).message}`);
   }
@@ -128,6 +128,24 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const parsed = parsePerfArgs(argv, { seed: freshSeed() });
   if (!parsed) return EXIT.ok;
   const options = cpuDefaultDtypes(parsed, await checkInputs(parsed));
+  // Two runs into one folder would each keep "the run before" and lose the first one's: one at a time.
+  let release: () => void;
+  try {
+    release = holdRunLock(join(options.outDir, OUT_DIR_LOCK), `--out-dir ${options.outDir}`, {
+      command: options.command,
+    });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}. Nothing was measured.`);
+  }
+  try {
+    checkWritable(options.outDir, checkPreviousRunKeepable);
+    return await measure(options);
+  } finally {
+    release();
+  }
+}
+
+async function measure(options: PerfOptions): Promise<ExitCode> {
   // The progress line is drawn in place only on an interactive terminal, never piped or in CI.
   const terminal = process.stderr.isTTY && !process.env.CI ? { terminalColumns: process.stderr.columns || 120 } : {};
   const reporter = new PerfReporter(options, VERSION);

@@ -239,6 +239,48 @@ export async function withBaselineLock<T>(path: string, fn: () => T, options: Ba
   }
 }
 
+/**
+ * Takes `lock` for a whole run (perf's --out-dir) without waiting: a lock a live process holds (or one on
+ * another host, or one too young to judge) throws naming its holder; a stale one is taken over with a
+ * warning. Returns the release, which removes the lock if it is still this process's.
+ */
+export function holdRunLock(
+  lock: string,
+  what: string,
+  options: Pick<BaselineLockOptions, 'command' | 'warn'> = {},
+): () => void {
+  const warn = options.warn ?? ((m: string) => console.warn(m));
+  const me: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started: new Date().toISOString(),
+    command: options.command ?? process.argv.join(' '),
+  };
+  // A few tries: the holder may leave, or a stale lock be taken over by another, between two looks.
+  for (let tries = 0; tries < 5; tries++) {
+    const forget = tryCreate(lock, me);
+    if (forget) {
+      return () => {
+        release(lock, me, warn);
+        forget();
+      };
+    }
+    const found = readHolder(lock);
+    if ('gone' in found) continue;
+    const stale =
+      'holder' in found ? found.holder.host === me.host && !alive(found.holder.pid) : found.ageMs > UNREADABLE_GRACE_MS;
+    if (stale && takeOver(lock, found, warn)) continue;
+    if (!stale) {
+      throw new Error(
+        'holder' in found
+          ? `${what} is in use by another fusebench run: ${describeHolder(found.holder)}. If no fusebench is running there, delete ${lock} and run again`
+          : `${what} is in use by another fusebench run (${lock} names no holder yet)`,
+      );
+    }
+  }
+  throw new Error(`could not take ${lock}: it kept changing hands`);
+}
+
 /** Removes the lock if it is still ours (someone may have deleted it by hand and another run taken it). */
 function release(lock: string, me: LockHolder, warn: (m: string) => void): void {
   const found = existsSync(lock) ? readHolder(lock) : { gone: true as const };

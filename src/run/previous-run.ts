@@ -27,6 +27,12 @@ function hasRunBefore(current: string): boolean {
 }
 
 /**
+ * The lock a perf run holds in its --out-dir while it runs, so that a second run into the same folder is refused
+ * instead of moving the first one's "run before" aside and losing it.
+ */
+export const OUT_DIR_LOCK = '.fusebench-perf.lock';
+
+/**
  * Throws naming the paths when `<outDir>` holds a run that could not be kept (`previous/` or its results file
  * a folder, or not writable): checked before anything is measured.
  */

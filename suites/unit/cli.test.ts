@@ -1,8 +1,8 @@
 // The `fusebench` command (bin/fusebench.mjs) as a user runs it: the command list, each command's help,
 // and the one exit-code scheme (0 nothing regressed, 1 a regression or failed check, 2 usage or input).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EXIT } from '../../src/cli/command-line.ts';
@@ -196,6 +196,48 @@ describe('exit codes', () => {
     const r = fusebench(['perf', '--backend', 'cpu', '--case', 'no_such_case', '--out-dir', tmp()]);
     expect(r.code).toBe(EXIT.usage);
     expect(r.stderr).toContain('no_such_case');
+  });
+
+  test('perf: an --out-dir another live run holds is exit 2 naming it, before anything is measured; a stale lock is taken over', () => {
+    const dir = tmp();
+    const lock = join(dir, '.fusebench-perf.lock');
+    // This test's own process: alive, on this host.
+    const holder = { pid: process.pid, host: hostname(), started: '2026-11-28T19:00:00.000Z', command: 'npm run perf' };
+    writeFileSync(lock, JSON.stringify(holder));
+    writeFileSync(join(dir, 'fusebench-results.json'), 'the run before');
+    const held = fusebench([
+      'perf',
+      '--backend',
+      'cpu',
+      '--case',
+      'gelu_scale',
+      '--max-elements',
+      '2000',
+      '--out-dir',
+      dir,
+    ]);
+    expect(held.code).toBe(EXIT.usage);
+    expect(held.stderr).toContain(`--out-dir ${dir} is in use by another fusebench run: pid ${process.pid}`);
+    expect(held.stderr).toContain('Nothing was measured.');
+    expect(readFileSync(join(dir, 'fusebench-results.json'), 'utf8')).toBe('the run before');
+    expect(existsSync(join(dir, 'previous'))).toBe(false);
+    // A holder that is no longer running: taken over with a warning, the run goes on, the lock is gone after.
+    writeFileSync(lock, JSON.stringify({ ...holder, pid: 2 ** 22 + 1 }));
+    const stale = fusebench([
+      'perf',
+      '--backend',
+      'cpu',
+      '--case',
+      'gelu_scale',
+      '--max-elements',
+      '2000',
+      '--out-dir',
+      dir,
+    ]);
+    expect(stale.stderr).toContain(`took over the stale lock ${lock}`);
+    expect(stale.code, stale.stderr).toBe(EXIT.ok);
+    expect(existsSync(lock)).toBe(false);
+    expect(readFileSync(join(dir, 'previous', 'fusebench-results.json'), 'utf8')).toBe('the run before');
   });
 
   test('a folder where a file is to be written, or a file where a folder is to be read, is exit 2 naming it', () => {
