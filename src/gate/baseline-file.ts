@@ -97,11 +97,12 @@ export const baselineEntrySchema = z
         }),
       )
       .optional(),
+    /** Derived from `runs` when it is there (tolerance.ts runNoise): spreads are never negative. */
     noise: z
       .object({
-        withinRun: z.number(),
-        betweenRuns: z.object({ speedup: z.number(), fusedTime: z.number() }).nullable(),
-        runs: z.number().int(),
+        withinRun: z.number().nonnegative(),
+        betweenRuns: z.object({ speedup: z.number().nonnegative(), fusedTime: z.number().nonnegative() }).nullable(),
+        runs: z.number().int().positive(),
       })
       .optional(),
     /** δ of the fused-time decision when it differs from `tolerance` (the speedup's): derived from the noise. */
@@ -112,6 +113,13 @@ export const baselineEntrySchema = z
   })
   .superRefine((entry, ctx) => {
     for (const c of entryContradictions(entry)) ctx.addIssue({ code: 'custom', path: c.path, message: c.message });
+    if (entry.noise && entry.runs && entry.noise.runs !== entry.runs.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['noise', 'runs'],
+        message: `${entry.noise.runs} runs, but the entry lists ${entry.runs.length} in runs: the noise is of those runs`,
+      });
+    }
   });
 
 export const baselineFileSchema = z.looseObject({

@@ -349,7 +349,8 @@ function comparablePrior(
 
 /**
  * The δ an entry gates with, from its own runs and those of the comparable entries in `entries` (its
- * baseline file): the rule at the top of this file. A δ set by hand is kept.
+ * baseline file): the rule at the top of this file. A δ set by hand is kept, and a reported entry's with
+ * nothing to derive one from; a measured entry's stored δ is never read (the update writes what this derives).
  */
 export function entryDeltas(
   entry: BaselineEntry,
@@ -363,8 +364,9 @@ export function entryDeltas(
   if (!prior) {
     if (own)
       return deltaFromNoise(entry.noise ?? runNoise(entry.runs ?? []), fusedTimeFloorOf(entry.fusedMedianMs, rule));
-    // Nothing measured twice: the stored δ (the default, or a reported entry's own), unless it was derived from entries since removed.
-    if (entry.toleranceSource === 'comparable')
+    // Nothing measured twice: the default. Only a reported entry (a claim, not a run) keeps its stored δ; a
+    // measured one's is derived, so an edited number in the file cannot widen the gate unless marked 'hand'.
+    if (entry.provenance.kind === 'measured' || entry.toleranceSource === 'comparable')
       return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
     return { speedup: entry.tolerance, fusedTime: entry.fusedTimeTolerance ?? entry.tolerance, source: 'default' };
   }

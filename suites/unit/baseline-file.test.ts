@@ -113,6 +113,29 @@ describe('baseline files', () => {
     );
   });
 
+  test('a noise that no runs could give is refused, naming the field: a negative spread, a count beside other runs', () => {
+    const run = {
+      date: '2026-11-21T22:27:45Z',
+      commit: 'abc123',
+      speedup: 1.94,
+      fusedMedianMs: 0.0395,
+      halfWidth: 0.01,
+    };
+    const noise = { withinRun: 0.01, betweenRuns: { speedup: 0.02, fusedTime: 0.03 }, runs: 2 };
+    const cases: [string, unknown, RegExp][] = [
+      ['neg-between', { ...noise, betweenRuns: { speedup: -5, fusedTime: 0.03 } }, /noise\.betweenRuns\.speedup/],
+      ['neg-within', { ...noise, withinRun: -1 }, /noise\.withinRun/],
+      ['neg-runs', { ...noise, runs: -3 }, /noise\.runs/],
+      ['count', { ...noise, runs: 3 }, /noise\.runs: 3 runs, but the entry lists 2 in runs/],
+    ];
+    for (const [name, n, field] of cases) {
+      const p = write(`${name}.json`, file({ 'gelu_scale/16M/fp32': { ...entry, runs: [run, run], noise: n } }));
+      expect(() => loadBaselineFile(p, known), name).toThrow(field);
+    }
+    const ok = write('noise-ok.json', file({ 'gelu_scale/16M/fp32': { ...entry, runs: [run, run], noise } }));
+    expect(() => loadBaselineFile(ok, known)).not.toThrow();
+  });
+
   test('an entry for an unknown case is a warning, not a crash', () => {
     const p = write('unknown.json', file({ 'warp_drive/16M/fp32': { ...entry, case: 'warp_drive' } }));
     expect(loadBaselineFile(p, known).warnings).toEqual([

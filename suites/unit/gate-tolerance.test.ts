@@ -149,7 +149,7 @@ describe('pooling an entry’s own runs with comparable entries', () => {
     expect(d.basis).toMatchObject({ scope: 'shape', comparable: ['a/1K/fp32'], priorDf: 3 });
   });
 
-  test('only entries of the same timing method are comparable; with none, one run keeps its stored δ', () => {
+  test('only entries of the same timing method are comparable; with none, one measured run gates at the default', () => {
     const perCall = [1, 2, 3].map((i) => entry(`p${i}`, '16M', 'fp32', [2, 2.001], 'per-call'));
     const one = entry('d', '1K', 'bf16', [1.9]);
     expect(entryDeltas(one, file(one, ...perCall))).toEqual({
@@ -157,6 +157,22 @@ describe('pooling an entry’s own runs with comparable entries', () => {
       fusedTime: DEFAULT_DELTA,
       source: 'default',
     });
+  });
+
+  test('a measured entry’s stored δ is not read: edited to ±90% without "hand", it still gates at the default', () => {
+    const edited = { ...entry('d', '1K', 'bf16', [1.9]), tolerance: 0.9, fusedTimeTolerance: 0.9 };
+    for (const source of [undefined, 'default', 'noise', 'comparable'] as const) {
+      const e = source ? { ...edited, toleranceSource: source } : edited;
+      expect(entryDeltas(e, file(e))).toEqual({ speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' });
+    }
+    // A reported entry (a claim with no run behind it) keeps the δ it states.
+    const reported = {
+      ...edited,
+      runs: undefined,
+      noise: undefined,
+      provenance: { kind: 'reported' as const, source: 'the tutorial', approximate: true },
+    };
+    expect(entryDeltas(reported, file(reported)).speedup).toBe(0.9);
   });
 
   test('a δ set by hand is kept', () => {
