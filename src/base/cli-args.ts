@@ -1,4 +1,8 @@
-/** What every command line of fusebench shares: the error a bad argument raises, and strict number arguments. */
+/**
+ * What every command line of fusebench shares: the error a bad argument raises, strict number arguments and
+ * link arguments.
+ */
+import { logText } from './log-text.ts';
 
 /** Thrown for a bad command line or input; the message says what was expected. Every command exits 2 on it. */
 export class UsageError extends Error {}
@@ -36,6 +40,18 @@ export function positiveArg(
     );
   }
   return v;
+}
+
+// http(s), a host, and no space, quote, angle bracket, backtick or backslash anywhere: a link that Markdown and
+// HTML carry as given. Anything else would be dropped from the reports' links without a word.
+const HTTP_URL = /^https?:\/\/[^\s/"'<>`\\]+(\/[^\s"'<>`\\]*)?$/;
+
+/** The URL given for `--flag` (undefined when absent); throws naming the flag unless it is such a link. */
+export function urlArg(flag: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || HTTP_URL.test(raw)) return raw;
+  throw new UsageError(
+    `Expected an http(s) URL without spaces, quotes or angle brackets for --${flag} but received '${logText(raw)}'`,
+  );
 }
 
 /**

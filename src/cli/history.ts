@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { writeFileAtomic } from '../base/atomic-write.ts';
-import { digitsArg, UsageError } from '../base/cli-args.ts';
+import { digitsArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
 import { appendHistory, assertHistoryRecord, historyFileFor, readHistory } from '../history/history-file.ts';
@@ -157,10 +157,11 @@ export async function main(argv: string[]): Promise<ExitCode> {
   // Reading: a missing file is a mistake (a typo, the wrong folder), not an empty history.
   if (!existsSync(file)) throw new Error(`${file}: no such history file`);
   const last = positiveInteger('last', values.last, DEFAULT_HISTORY_COMMITS);
+  const repoUrl = urlArg('repo-url', values['repo-url']);
   if (values.out) {
     await writeMarkdown(file, last, values.out, {
       baselinesDir: values['baselines-dir'] ?? 'baselines',
-      repositoryUrl: values['repo-url'] ?? repositoryUrlFromEnv(process.env),
+      repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),
     });
   } else printText(file, last);
   return EXIT.ok;

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkWritableDir, writeFileAtomic } from '../base/atomic-write.ts';
-import { UsageError } from '../base/cli-args.ts';
+import { UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
 import { isPlainSlug, readHistory } from '../history/history-file.ts';
@@ -71,6 +71,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
   if (!outDir || positionals.length === 0) {
     throw new UsageError(`Expected --out-dir and at least one results file\n\n${HELP}`);
   }
+  const repoUrl = urlArg('repo-url', values['repo-url']);
+  const runUrl = urlArg('run-url', values['run-url']);
   const { runs, unreadable } = readGpuResults(positionals);
   for (const u of unreadable) console.error(`fusebench: leaving out ${logText(u.file)}: ${logLines(u.why)}`);
   if (runs.length === 0) throw new Error('none of the results files could be read; nothing to merge');
@@ -86,12 +88,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const comment = join(outDir, MERGED_COMMENT);
   const history = await historySections(runs, values.history ?? [], outDir, {
     baselineDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
-    repositoryUrl: values['repo-url'] ?? repositoryUrlFromEnv(process.env),
+    repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),
   });
   // The charts and the comment first, BENCHMARK_RESULTS.md (which shows the charts) last.
   const charts = await renderRooflineFiles(runs);
   for (const chart of charts) writeFileAtomic(join(outDir, chart.path), chart.svg);
-  writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl: values['run-url'] }));
+  writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl }));
   writeFileAtomic(md, renderBenchmarkMarkdown(runs, { history, unreadable }));
   console.log(
     `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => logText(r.device.name)).join(', ')}): wrote ${logText(md)}, ${charts.length} roofline chart${charts.length === 1 ? '' : 's'} and ${logText(comment)}`,

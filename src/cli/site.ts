@@ -5,7 +5,7 @@
  * file that fails its schema is named on the page and on stderr and left out; the rest is rendered.
  */
 import { existsSync, statSync } from 'node:fs';
-import { positiveArg, UsageError } from '../base/cli-args.ts';
+import { positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { buildSite, SITE_PAGE } from '../site/build-site.ts';
 import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
@@ -59,12 +59,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   // `--results a.json b.json`: the files after the first are positionals.
   const resultsFiles = [...(values.results ?? []), ...positionals];
   if (!values.history || !values.out) throw new UsageError(`Expected --history and --out\n\n${HELP}`);
-  const repoUrl = values['repo-url'];
-  // A quote, bracket or space would be dropped from the page's links without a word: refused here instead.
-  if (repoUrl !== undefined && !/^https?:\/\/[^\s/"'<>`\\]+(\/[^\s"'<>`\\]*)?$/.test(repoUrl))
-    throw new UsageError(
-      `Expected an http(s) URL without spaces, quotes or angle brackets for --repo-url but received '${logText(repoUrl)}'`,
-    );
+  const repoUrl = urlArg('repo-url', values['repo-url']);
   if (values.baselines !== undefined && !isFolder(values.baselines))
     throw new UsageError(
       `Expected a folder of baseline files for --baselines but ${logText(values.baselines)} is none`,

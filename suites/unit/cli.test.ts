@@ -1,7 +1,7 @@
 // The `fusebench` command (bin/fusebench.mjs) as a user runs it: the command list, each command's help,
 // and the one exit-code scheme (0 nothing regressed, 1 a regression or failed check, 2 usage or input).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -190,6 +190,36 @@ describe('exit codes', () => {
       expect(r.stderr).toContain('Expected an http(s) URL without spaces, quotes or angle brackets for --repo-url');
     }
     expect(site('--repo-url', 'https://github.com/o/r').code).toBe(EXIT.ok);
+  });
+
+  test('comment, merge and history: a link their reports would drop is exit 2 naming the flag, nothing written', () => {
+    const out = tmp();
+    const run = join(fixtures, 'h200-gate-run.json');
+    const history = join(fixtures, 'site', 'history', 'nvidia-h200.jsonl');
+    const calls: [string, string[]][] = [
+      ['run-url', ['comment', '--results', run, '--out', join(out, 'c.md')]],
+      ['run-url', ['merge', '--out-dir', join(out, 'm'), run]],
+      ['repo-url', ['merge', '--out-dir', join(out, 'm'), run]],
+      ['repo-url', ['history', history, '--out', join(out, 'h.md')]],
+    ];
+    for (const [flag, args] of calls) {
+      for (const url of ['javascript:alert(1)', 'https://github.com/o/r"x']) {
+        const r = fusebench([...args, `--${flag}`, url]);
+        expect(r.code, `${args[0]} --${flag} ${url}`).toBe(EXIT.usage);
+        expect(r.stderr).toContain(`Expected an http(s) URL without spaces, quotes or angle brackets for --${flag}`);
+      }
+    }
+    expect(readdirSync(out)).toEqual([]);
+    const ok = fusebench([
+      'comment',
+      '--results',
+      run,
+      '--out',
+      join(out, 'c.md'),
+      '--run-url',
+      'https://github.com/o/r/actions/runs/1',
+    ]);
+    expect(ok.code, ok.stderr).toBe(EXIT.ok);
   });
 
   test('perf: an unknown case is exit 2 before anything is measured', () => {
