@@ -12,11 +12,9 @@ work="$(mktemp -d)"
 mkdir -p "$out"
 # shellcheck disable=SC1091 # made by bundle.sh
 source .device/setup.sh
-# The commit measured: FUSEBENCH_COMMIT as given (perf refuses one that is not a commit id), else git's
-# HEAD; with neither, perf names the commit "unknown" itself.
-if [[ -z ${FUSEBENCH_COMMIT:-} ]] && head=$(git rev-parse --short=12 HEAD 2>/dev/null); then
-  export FUSEBENCH_COMMIT="$head"
-fi
+# The commit measured: FUSEBENCH_COMMIT as given (perf refuses one that is not a commit id), else perf asks
+# git itself, which adds +dirty when the tracked files differ from HEAD (a copied tree whose .git is older
+# than its files is labelled so, not as that older commit); with neither, perf names the commit "unknown".
 nvidia-smi --query-gpu=name,uuid,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$work/gpu.txt"
 t0=$(date +%s)
 if ! FUSEBENCH_CUDA_ARCHS="${FUSEBENCH_CUDA_ARCHS:-90}" npm run build >"$work/build.log" 2>&1; then
