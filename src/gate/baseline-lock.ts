@@ -95,6 +95,11 @@ function describeHolder(h: LockHolder): string {
   return `pid ${h.pid} on ${logText(h.host, 200)} since ${logText(h.started, 100)} (${h.command ? `\`${logText(h.command, 500)}\`` : 'no command recorded'})`;
 }
 
+/** This process as a lock's holder, from now. */
+function thisProcess(command = process.argv.join(' ')): LockHolder {
+  return { pid: process.pid, host: hostname(), started: new Date().toISOString(), command };
+}
+
 /** Creates the lock with O_EXCL; when this process now holds it, the function that ends its signal cleanup. */
 function tryCreate(lock: string, me: LockHolder): (() => void) | null {
   // Registered before the file exists, so a signal during the locked work removes it (signal-cleanup.ts).
@@ -201,12 +206,7 @@ export async function withBaselineLock<T>(path: string, fn: () => T, options: Ba
   const waitMs = options.waitMs ?? 120_000;
   const pollMs = options.pollMs ?? 200;
   const warn = options.warn ?? ((m: string) => console.warn(m));
-  const me: LockHolder = {
-    pid: process.pid,
-    host: hostname(),
-    started: new Date().toISOString(),
-    command: options.command ?? process.argv.join(' '),
-  };
+  const me = thisProcess(options.command);
   // The first baseline of a device may be the first file of its folder.
   makeDirs(dirname(file));
   const start = Date.now();
@@ -250,12 +250,7 @@ export function holdRunLock(
   options: Pick<BaselineLockOptions, 'command' | 'warn'> = {},
 ): () => void {
   const warn = options.warn ?? ((m: string) => console.warn(m));
-  const me: LockHolder = {
-    pid: process.pid,
-    host: hostname(),
-    started: new Date().toISOString(),
-    command: options.command ?? process.argv.join(' '),
-  };
+  const me = thisProcess(options.command);
   // A few tries: the holder may leave, or a stale lock be taken over by another, between two looks.
   for (let tries = 0; tries < 5; tries++) {
     const forget = tryCreate(lock, me);

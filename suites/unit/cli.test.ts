@@ -233,19 +233,11 @@ describe('exit codes', () => {
     const lock = join(dir, '.fusebench-perf.lock');
     // This test's own process: alive, on this host.
     const holder = { pid: process.pid, host: hostname(), started: '2026-11-28T19:00:00.000Z', command: 'npm run perf' };
+    const perf = () =>
+      fusebench(['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000', '--out-dir', dir]);
     writeFileSync(lock, JSON.stringify(holder));
     writeFileSync(join(dir, 'fusebench-results.json'), 'the run before');
-    const held = fusebench([
-      'perf',
-      '--backend',
-      'cpu',
-      '--case',
-      'gelu_scale',
-      '--max-elements',
-      '2000',
-      '--out-dir',
-      dir,
-    ]);
+    const held = perf();
     expect(held.code).toBe(EXIT.usage);
     expect(held.stderr).toContain(`--out-dir ${dir} is in use by another fusebench run: pid ${process.pid}`);
     expect(held.stderr).toContain('Nothing was measured.');
@@ -253,17 +245,7 @@ describe('exit codes', () => {
     expect(existsSync(join(dir, 'previous'))).toBe(false);
     // A holder that is no longer running: taken over with a warning, the run goes on, the lock is gone after.
     writeFileSync(lock, JSON.stringify({ ...holder, pid: 2 ** 22 + 1 }));
-    const stale = fusebench([
-      'perf',
-      '--backend',
-      'cpu',
-      '--case',
-      'gelu_scale',
-      '--max-elements',
-      '2000',
-      '--out-dir',
-      dir,
-    ]);
+    const stale = perf();
     expect(stale.stderr).toContain(`took over the stale lock ${lock}`);
     expect(stale.code, stale.stderr).toBe(EXIT.ok);
     expect(existsSync(lock)).toBe(false);
