@@ -37,7 +37,7 @@ function perfHelp(): string {
       regression:
         'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
       usage:
-        'nothing measured: a bad flag, an unknown case or precision, an invalid baseline file or, with --update-baselines, one of another device, a baseline lock held by another update, an --out-dir that cannot be written or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
+        'nothing measured: a bad flag, an unknown case or precision, an invalid baseline file or, with --update-baselines, one of another device, a baseline lock held by another update, an --out-dir that cannot be written, is in use by another perf run, or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
     },
   });
 }

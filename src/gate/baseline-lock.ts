@@ -262,8 +262,11 @@ export function holdRunLock(
     }
     const found = readHolder(lock);
     if ('gone' in found) continue;
+    // This process's own pid on this host is a killed run's (pid 1 in a container is every run's): stale too.
     const stale =
-      'holder' in found ? found.holder.host === me.host && !alive(found.holder.pid) : found.ageMs > UNREADABLE_GRACE_MS;
+      'holder' in found
+        ? found.holder.host === me.host && (found.holder.pid === me.pid || !alive(found.holder.pid))
+        : found.ageMs > UNREADABLE_GRACE_MS;
     if (stale && takeOver(lock, found, warn)) continue;
     if (!stale) {
       throw new Error(

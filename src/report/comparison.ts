@@ -5,7 +5,7 @@
  * two point estimates. Pure; the PR comment and the Actions job summary both render these rows.
  */
 import { type CaseComparison, compareCase } from '../compare/compare-runs.ts';
-import { asMeasured, gatedTiming } from '../gate/judged-timing.ts';
+import { asMeasured, gatedTiming, type JudgedTiming, timingOf } from '../gate/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, verdictRank } from '../results/verdict.ts';
 
@@ -21,10 +21,11 @@ export interface ComparisonRow {
   verdict: RowVerdict;
   /**
    * This run's speedup and interval, of the timing the gate judged (batched on the launch-bound shapes gated
-   * that way, as BENCHMARK_RESULTS.md shows it); undefined when the case was not measured.
+   * that way, as BENCHMARK_RESULTS.md shows it), or of the one the decision against the base run used when
+   * there is one (per call when only one of the two runs has batched samples); undefined when not measured.
    */
   current: { estimate: number; lo: number; hi: number; batched: boolean } | undefined;
-  /** The base run's speedup (its judged timing): a number, 'absent' (a new case), or null (not measured there). */
+  /** The base run's speedup (the same timing as `current`): a number, 'absent' (a new case), or null (not measured there). */
   base: number | 'absent' | null;
   /** The decision of this run against the base run, when the case was measured in both. */
   vsBase: CaseComparison | undefined;
@@ -36,10 +37,25 @@ export interface ComparisonRow {
   note: string | undefined;
 }
 
-function baseSpeedup(c: CaseResult, base: ResultsFile | null): ComparisonRow['base'] {
+/**
+ * The base run's speedup: of the timing the decision against it used when there is one (so the two columns and
+ * the change between them are of one timing), else of the timing its gate judged.
+ */
+function baseSpeedup(
+  c: CaseResult,
+  base: ResultsFile | null,
+  vsBase: CaseComparison | undefined,
+): ComparisonRow['base'] {
   const b = base?.cases.find((x) => x.key === c.key);
   if (!b) return 'absent';
-  return gatedTiming(b)?.speedup.estimate ?? null;
+  const m = asMeasured(b);
+  return (m && vsBase ? timingOf(m, vsBase.method) : gatedTiming(b))?.speedup.estimate ?? null;
+}
+
+/** This run's timing shown: the one the decision against the base run used, else the one its gate judged. */
+function shownTiming(c: CaseResult, vsBase: CaseComparison | undefined): JudgedTiming | undefined {
+  const m = asMeasured(c);
+  return m && vsBase ? timingOf(m, vsBase.method) : gatedTiming(c);
 }
 
 function versusBase(c: CaseResult, base: ResultsFile | null): CaseComparison | undefined {
@@ -57,7 +73,8 @@ function noteOf(c: CaseResult): string | undefined {
 /** One comparison row per case of `results`, sorted worst verdict first, then largest loss vs the baseline. */
 export function compareRuns(results: ResultsFile, base: ResultsFile | null): ComparisonRow[] {
   const rows = results.cases.map((c, index) => {
-    const timed = gatedTiming(c);
+    const vsBase = versusBase(c, base);
+    const timed = shownTiming(c, vsBase);
     const decision = c.gate?.speedup;
     const row: ComparisonRow = {
       key: c.key,
@@ -71,8 +88,8 @@ export function compareRuns(results: ResultsFile, base: ResultsFile | null): Com
         hi: timed.speedup.hi,
         batched: timed.method === 'batched',
       },
-      base: baseSpeedup(c, base),
-      vsBase: versusBase(c, base),
+      base: baseSpeedup(c, base, vsBase),
+      vsBase,
       baseline: decision?.baseline,
       vsBaseline: decision && timed ? decision.current / decision.baseline : undefined,
       note: noteOf(c),

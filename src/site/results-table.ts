@@ -21,7 +21,7 @@ function row(c: CaseResult, device: ResultsFile['device']): Html {
 <td><span class="case-title">${name(c.title)}</span> <code>${name(c.case)}</code></td>
 <td class="shape">${name(c.shape.label)}</td>
 <td>${c.dtype}</td>
-<td class="num">${t ? speedup(t.speedup) : '—'}</td>
+<td class="num">${t ? speedup(t.speedup, t.method === 'batched') : '—'}</td>
 <td class="num">${g ? speedup(g.speedup) : '—'}</td>
 <td class="num">${t ? ms(t.fused.median) : '—'}</td>
 <td class="num">${shareLabel(fusedShare(c, device), c.dtype)}</td>

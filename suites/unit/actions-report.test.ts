@@ -288,3 +288,21 @@ describe('on shapes gated on batched timing, every output shows what the gate ju
     expect(note?.message).toContain(`speedup ${shown} vs baseline ${times(decision.baseline)} (${change})`);
   });
 });
+
+test('against a base run without batched samples, the PR comment shows both speedups of the timing the change was decided on', () => {
+  const run = readResults(join(import.meta.dirname, '..', 'fixtures', 'h100-results-cb047cf.json'));
+  const base = structuredClone(run);
+  for (const c of base.cases) {
+    delete c.batched;
+    delete c.gatedOn;
+  }
+  const c = run.cases.find((x) => x.key === 'gelu_scale/1K/fp32');
+  if (!c?.speedup || !c.batched) throw new Error('gelu_scale/1K/fp32 has no batched timing');
+  const md = renderPrComment([{ results: run, base: { results: base } }]);
+  const row = markdownTables(md)[0]?.rows.find((r) => r[0] === c.title && r[1] === '1K' && r[2] === 'fp32');
+  // Base and PR columns per call, as the ±0.0% decision beside them; never the batched 1.87x.
+  expect(row?.[3]).toBe(times(c.speedup.estimate));
+  expect(row?.[4]).toBe(speedup(c.speedup));
+  expect(row?.[5]).toMatch(/±0\.0%/);
+  expect(row?.join(' | ')).not.toContain(times(c.batched.speedup.estimate));
+});

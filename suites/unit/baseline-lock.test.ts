@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { lockPath } from '../../src/gate/baseline-lock.ts';
+import { holdRunLock, lockPath } from '../../src/gate/baseline-lock.ts';
 import { recordBaselines } from '../../src/gate/record-baselines.ts';
 import { oneShapeResults } from '../support/measured-case.ts';
 
@@ -207,4 +207,16 @@ describe('files registered for removal on a signal', () => {
     expect(await exit).toBe('SIGTERM');
     expect(existsSync(victim)).toBe(false);
   });
+});
+
+test("a run lock naming this process's own pid on this host is a killed run's (pid 1 in a container): taken over", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fusebench-run-lock-'));
+  const lock = join(dir, '.fusebench-perf.lock');
+  writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), started: 'x', command: 'killed' }));
+  const warnings: string[] = [];
+  const release = holdRunLock(lock, `--out-dir ${dir}`, { warn: (m) => warnings.push(m) });
+  expect(warnings.join('\n')).toContain(`took over the stale lock ${lock}`);
+  expect(JSON.parse(readFileSync(lock, 'utf8')).command).not.toBe('killed');
+  release();
+  expect(existsSync(lock)).toBe(false);
 });
