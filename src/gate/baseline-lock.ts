@@ -90,6 +90,17 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether a lock found is left over: its holder no longer runs on this host, or is this very process's pid
+ * there (no live holder can be: this process holds none while it asks, so it is a killed run's, as in a
+ * container where every run is pid 1); a lock naming no holder, once it is too old to be still being written.
+ */
+function isStale(found: Present): boolean {
+  if (!('holder' in found)) return found.ageMs > UNREADABLE_GRACE_MS;
+  const h = found.holder;
+  return h.host === hostname() && (h.pid === process.pid || !alive(h.pid));
+}
+
 function describeHolder(h: LockHolder): string {
   // Host, time and command come from the lock file: one escaped line each (log-text.ts).
   return `pid ${h.pid} on ${logText(h.host, 200)} since ${logText(h.started, 100)} (${h.command ? `\`${logText(h.command, 500)}\`` : 'no command recorded'})`;
@@ -184,12 +195,10 @@ export function heldLockMessage(path: string): string | null {
   if (!existsSync(lock)) return null;
   const found = readHolder(lock);
   if ('gone' in found) return null;
+  if (isStale(found)) return null;
   if ('holder' in found) {
-    const h = found.holder;
-    if (h.host === hostname() && !alive(h.pid)) return null;
-    return `${file} is locked by another baseline update: ${describeHolder(h)}. If no fusebench is updating it, delete ${lock} and run again`;
+    return `${file} is locked by another baseline update: ${describeHolder(found.holder)}. If no fusebench is updating it, delete ${lock} and run again`;
   }
-  if (found.ageMs > UNREADABLE_GRACE_MS) return null;
   return `${file} is locked (${lock} names no holder yet)`;
 }
 
@@ -217,8 +226,7 @@ export async function withBaselineLock<T>(path: string, fn: () => T, options: Ba
     if (forget) break;
     const found = readHolder(lock);
     if ('gone' in found) continue;
-    const stale =
-      'holder' in found ? found.holder.host === me.host && !alive(found.holder.pid) : found.ageMs > UNREADABLE_GRACE_MS;
+    const stale = isStale(found);
     if (stale && takeOver(lock, found, warn)) continue;
     const waited = Date.now() - start;
     if (waited >= waitMs) throw new Error(timeoutMessage(file, lock, found, waited));
@@ -262,11 +270,7 @@ export function holdRunLock(
     }
     const found = readHolder(lock);
     if ('gone' in found) continue;
-    // This process's own pid on this host is a killed run's (pid 1 in a container is every run's): stale too.
-    const stale =
-      'holder' in found
-        ? found.holder.host === me.host && (found.holder.pid === me.pid || !alive(found.holder.pid))
-        : found.ageMs > UNREADABLE_GRACE_MS;
+    const stale = isStale(found);
     if (stale && takeOver(lock, found, warn)) continue;
     if (!stale) {
       throw new Error(

@@ -48,11 +48,10 @@ function baseSpeedup(
 ): ComparisonRow['base'] {
   const b = base?.cases.find((x) => x.key === c.key);
   if (!b) return 'absent';
-  const m = asMeasured(b);
-  return (m && vsBase ? timingOf(m, vsBase.method) : gatedTiming(b))?.speedup.estimate ?? null;
+  return shownTiming(b, vsBase)?.speedup.estimate ?? null;
 }
 
-/** This run's timing shown: the one the decision against the base run used, else the one its gate judged. */
+/** A run's timing shown: the one the decision against the base run used, else the one its gate judged. */
 function shownTiming(c: CaseResult, vsBase: CaseComparison | undefined): JudgedTiming | undefined {
   const m = asMeasured(c);
   return m && vsBase ? timingOf(m, vsBase.method) : gatedTiming(c);

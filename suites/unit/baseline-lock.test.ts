@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { holdRunLock, lockPath } from '../../src/gate/baseline-lock.ts';
+import { heldLockMessage, holdRunLock, lockPath, withBaselineLock } from '../../src/gate/baseline-lock.ts';
 import { recordBaselines } from '../../src/gate/record-baselines.ts';
 import { oneShapeResults } from '../support/measured-case.ts';
 
@@ -99,7 +99,7 @@ describe('a lock held by a live process', () => {
     const dir = tmp();
     const file = join(dir, 'test-cpu.json');
     const holder = {
-      pid: process.pid,
+      pid: process.ppid, // alive: this process's own pid would be a killed run's (isStale)
       host,
       started: '2026-11-23T01:02:03.000Z',
       command: 'npm run perf -- --update-baselines',
@@ -111,8 +111,8 @@ describe('a lock held by a live process', () => {
   test('fails after its wait, naming the holder, since when, its command and how to clear a stale lock', async () => {
     const { dir, file } = held(hostname());
     await expect(recordBaselines(file, results('x'), 'c', { waitMs: 50, pollMs: 10, warn: () => {} })).rejects.toThrow(
-      `${file} is locked by another baseline update: pid ${process.pid} on ${hostname()} since 2026-11-23T01:02:03.000Z ` +
-        `(\`npm run perf -- --update-baselines\`). Waited 0 s. If pid ${process.pid} is not a fusebench run (its number may ` +
+      `${file} is locked by another baseline update: pid ${process.ppid} on ${hostname()} since 2026-11-23T01:02:03.000Z ` +
+        `(\`npm run perf -- --update-baselines\`). Waited 0 s. If pid ${process.ppid} is not a fusebench run (its number may ` +
         `have been reused), delete ${lockPath(file)} and run again.`,
     );
     expect(readdirSync(dir)).toEqual(['test-cpu.json.lock']);
@@ -218,5 +218,18 @@ test("a run lock naming this process's own pid on this host is a killed run's (p
   expect(warnings.join('\n')).toContain(`took over the stale lock ${lock}`);
   expect(JSON.parse(readFileSync(lock, 'utf8')).command).not.toBe('killed');
   release();
+  expect(existsSync(lock)).toBe(false);
+});
+
+test("a baseline lock naming this process's own pid on this host is stale too: no wait, no refusal before the run", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fusebench-own-pid-'));
+  const file = join(dir, 'nvidia-h200.json');
+  const lock = lockPath(file);
+  writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), started: 'x', command: 'killed' }));
+  expect(heldLockMessage(file)).toBeNull();
+  const warnings: string[] = [];
+  const ran = await withBaselineLock(file, () => 'ran', { waitMs: 0, warn: (m) => warnings.push(m) });
+  expect(ran).toBe('ran');
+  expect(warnings.join('\n')).toContain(`took over the stale lock ${lock}`);
   expect(existsSync(lock)).toBe(false);
 });
