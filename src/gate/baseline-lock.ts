@@ -247,6 +247,15 @@ export async function withBaselineLock<T>(path: string, fn: () => T, options: Ba
   }
 }
 
+/** How often, and how long apart, a run looks again while another takes a stale run lock over. */
+const TAKEOVER_TRIES = 40;
+const TAKEOVER_PAUSE_MS = 25;
+
+/** Blocks this thread for `ms` (holdRunLock is synchronous, and its waits are a few milliseconds). */
+function pauseSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Takes `lock` for a whole run (perf's --out-dir) without waiting: a lock a live process holds (or one on
  * another host, or one too young to judge) throws naming its holder; a stale one is taken over with a
@@ -259,8 +268,9 @@ export function holdRunLock(
 ): () => void {
   const warn = options.warn ?? ((m: string) => console.warn(m));
   const me = thisProcess(options.command);
-  // A few tries: the holder may leave, or a stale lock be taken over by another, between two looks.
-  for (let tries = 0; tries < 5; tries++) {
+  let stale: Present | null = null;
+  // The holder may leave, or another run take a stale lock over, between two looks: look again, a while.
+  for (let tries = 0; tries < TAKEOVER_TRIES; tries++) {
     const forget = tryCreate(lock, me);
     if (forget) {
       return () => {
@@ -270,17 +280,23 @@ export function holdRunLock(
     }
     const found = readHolder(lock);
     if ('gone' in found) continue;
-    const stale = isStale(found);
-    if (stale && takeOver(lock, found, warn)) continue;
-    if (!stale) {
+    if (!isStale(found)) {
       throw new Error(
         'holder' in found
           ? `${what} is in use by another fusebench run: ${describeHolder(found.holder)}. If no fusebench is running there, delete ${lock} and run again`
           : `${what} is in use by another fusebench run (${lock} names no holder yet)`,
       );
     }
+    stale = found;
+    if (takeOver(lock, found, warn)) continue;
+    // Another run is taking this stale lock over: its next look finds the lock taken, or gone.
+    pauseSync(TAKEOVER_PAUSE_MS);
   }
-  throw new Error(`could not take ${lock}: it kept changing hands`);
+  if (!stale) throw new Error(`${what}: could not take ${lock}: other runs kept taking and leaving it; run again`);
+  const was = 'holder' in stale ? `${describeHolder(stale.holder)}, no longer running` : 'it names no holder';
+  throw new Error(
+    `${what}: could not take ${lock}: it is stale (${was}), and another run's takeover of it (${lock}.takeover) has not finished in ${(TAKEOVER_TRIES * TAKEOVER_PAUSE_MS) / 1000} s. If no fusebench is running, delete both files and run again`,
+  );
 }
 
 /** Removes the lock if it is still ours (someone may have deleted it by hand and another run taken it). */

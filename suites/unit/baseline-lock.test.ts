@@ -2,7 +2,16 @@
 // lock fails with its holder named, a dead holder's lock is taken over, and a write interrupted by
 // SIGTERM or SIGKILL leaves the old file or the new one and no temporary file behind.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -232,4 +241,20 @@ test("a baseline lock naming this process's own pid on this host is stale too: n
   expect(ran).toBe('ran');
   expect(warnings.join('\n')).toContain(`took over the stale lock ${lock}`);
   expect(existsSync(lock)).toBe(false);
+});
+
+test("a stale run lock that another run is taking over: refused after a second, naming the lock, its holder and the takeover's file", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fusebench-run-lock-'));
+  const lock = join(dir, '.fusebench-perf.lock');
+  // Stale (this process's own pid on this host: a killed run's), with a takeover under way (a fresh guard file).
+  writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), started: 'then', command: 'killed' }));
+  writeFileSync(`${lock}.takeover`, '');
+  expect(() => holdRunLock(lock, `--out-dir ${dir}`, { warn: () => {} })).toThrow(
+    `--out-dir ${dir}: could not take ${lock}: it is stale (pid ${process.pid} on ${hostname()} since then (\`killed\`), no longer running), and another run's takeover of it (${lock}.takeover) has not finished in 1 s. If no fusebench is running, delete both files and run again`,
+  );
+  // Once the other run's takeover is over (its guard gone), the lock is taken over as usual.
+  rmSync(`${lock}.takeover`);
+  const warnings: string[] = [];
+  holdRunLock(lock, `--out-dir ${dir}`, { warn: (m) => warnings.push(m) })();
+  expect(warnings.join('\n')).toContain(`took over the stale lock ${lock}`);
 });
