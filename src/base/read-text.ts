@@ -24,7 +24,9 @@ export function readTextFile(file: string): string {
     // Non-blocking, so that opening a named pipe with no writer returns at once (and is then refused).
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
+    // The errno code stays on the error (ENOENT: the caller may treat a missing file as its own case).
+    const code = (e as NodeJS.ErrnoException).code;
+    throw Object.assign(new Error(`Cannot read ${file}: ${(e as Error).message}`), code ? { code } : {});
   }
   try {
     const s = fstatSync(fd);

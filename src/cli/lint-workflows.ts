@@ -3,9 +3,10 @@
  * and shellcheck over .github/workflows (see workflow-lint.ts). Prints `file:line:col: message [kind]` per
  * problem; exits 1 when there is one, 2 when it cannot check.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { logText } from '../base/log-text.ts';
+import { readTextFile } from '../base/read-text.ts';
 import {
   actionlint,
   configuredLabels,
@@ -49,14 +50,14 @@ export async function main(argv: string[]): Promise<ExitCode> {
           .filter((f) => /\.ya?ml$/.test(f))
           .sort()
           .map((f) => join(WORKFLOWS, f));
-  const labels = existsSync(CONFIG) ? configuredLabels(readFileSync(CONFIG, 'utf8')) : [];
+  const labels = existsSync(CONFIG) ? configuredLabels(readTextFile(CONFIG)) : [];
   const withShellcheck = hasShellcheck();
   if (!withShellcheck && values['require-shellcheck']) {
     throw new Error('shellcheck is not on PATH (Debian: apt-get install shellcheck)');
   }
   const findings: Finding[] = [];
   for (const file of files) {
-    const text = readFileSync(file, 'utf8');
+    const text = readTextFile(file);
     findings.push(...dropConfiguredLabels(await actionlint(text, file), labels));
     if (withShellcheck) findings.push(...shellcheck(runScripts(text, file)));
   }

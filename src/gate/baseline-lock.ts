@@ -5,12 +5,13 @@
  * writer polls until the lock is free or its wait runs out, then fails naming the holder and how to
  * clear a stale lock. A lock whose process is dead on this host is taken over with a warning.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { makeDirs, resolveLinks } from '../base/atomic-write.ts';
 import { logText } from '../base/log-text.ts';
+import { readTextFile } from '../base/read-text.ts';
 import { removeOnSignal } from '../base/signal-cleanup.ts';
 
 /** Who holds a lock. */
@@ -51,13 +52,15 @@ function readHolder(lock: string): Found {
   let ageMs: number;
   try {
     ageMs = Date.now() - statSync(lock).mtimeMs;
-    text = readFileSync(lock, 'utf8');
+    // Only a regular file of sane size: a named pipe would block this process for good, /dev/zero fill memory.
+    text = readTextFile(lock);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { gone: true };
-    const folder = (e as NodeJS.ErrnoException).code === 'EISDIR';
-    throw new Error(
-      `cannot read the lock ${lock} (${(e as Error).message})${folder ? '; it must be a file, or absent' : ''}`,
-    );
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      // Gone since it was found, unless it is a link to nothing, which would never go (nor be created anew).
+      if (!lstatSync(lock, { throwIfNoEntry: false })?.isSymbolicLink()) return { gone: true };
+      throw new Error(`the lock ${lock} is a link to a missing file; a lock must be a file, or absent: delete it`);
+    }
+    throw new Error(`${(e as Error).message}; a lock must be a file, or absent: delete it if no fusebench is running`);
   }
   try {
     const h = JSON.parse(text) as Partial<LockHolder>;

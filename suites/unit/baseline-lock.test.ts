@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -148,15 +149,6 @@ describe('a lock that names no process', () => {
     expect(entries(file)).toEqual([key('x')]);
     expect(warned.join('\n')).toMatch(/took over the lock .*: it names no holder/);
   });
-
-  test('a lock path that is a folder is refused, naming it and what it must be', async () => {
-    const dir = tmp();
-    const file = join(dir, 'test-cpu.json');
-    mkdirSync(lockPath(file));
-    await expect(recordBaselines(file, results('x'), 'c', { waitMs: 50, pollMs: 10, warn: () => {} })).rejects.toThrow(
-      `cannot read the lock ${lockPath(file)} (EISDIR: illegal operation on a directory, read); it must be a file, or absent`,
-    );
-  });
 });
 
 describe.skipIf(!linux)('a writer killed in the middle of its write', () => {
@@ -257,4 +249,26 @@ test("a stale run lock that another run is taking over: refused after a second, 
   const warnings: string[] = [];
   holdRunLock(lock, `--out-dir ${dir}`, { warn: (m) => warnings.push(m) })();
   expect(warnings.join('\n')).toContain(`took over the stale lock ${lock}`);
+});
+
+describe.skipIf(!linux)('a lock path that is not a file fusebench wrote', () => {
+  // But for the folder, each would hang the process (a named pipe blocks its reader), fill memory (/dev/zero)
+  // or spin for good (a link to nothing: never readable, never creatable); each is refused, naming the lock.
+  const cases: [string, (lock: string) => void, string][] = [
+    ['a folder', (lock) => mkdirSync(lock), 'it is a folder, not a file'],
+    ['a named pipe', (lock) => spawnSync('mkfifo', [lock]), 'it is a named pipe, not a file'],
+    ['a link to /dev/zero', (lock) => symlinkSync('/dev/zero', lock), 'it is a device, not a file'],
+    ['a link to a missing file', (lock) => symlinkSync('/nonexistent/fusebench', lock), 'is a link to a missing file'],
+  ];
+  test.each(cases)('%s: the run lock and the baseline lock refuse it', async (_, make, why) => {
+    const dir = tmp();
+    const runLock = join(dir, '.fusebench-perf.lock');
+    make(runLock);
+    expect(() => holdRunLock(runLock, `--out-dir ${dir}`, { warn: () => {} })).toThrow(why);
+    const file = join(dir, 'test-cpu.json');
+    make(lockPath(file));
+    await expect(withBaselineLock(file, () => 'ran', { waitMs: 1_000, warn: () => {} })).rejects.toThrow(
+      new RegExp(`${lockPath(file).replaceAll('.', '\\.')}.*(${why}).*a lock must be a file, or absent`),
+    );
+  });
 });
