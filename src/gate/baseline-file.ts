@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { isTempFile } from '../base/atomic-write.ts';
 import { fileRecord } from '../base/file-record.ts';
 import { DTYPES } from '../case/types.ts';
-import { entryKey, readJsonFile, schemaVersionField } from '../results/results.ts';
+import { entryKey, readJsonFile, schemaVersionField, speedupValue, timeMs } from '../results/results.ts';
 import { entryContradictions, MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -48,18 +48,18 @@ export const baselineEntrySchema = z
     case: z.string(),
     shape: z.looseObject({ label: z.string(), dims: z.array(z.number().int().positive()) }),
     dtype: z.enum(DTYPES),
-    unfusedMedianMs: z.number().positive().optional(),
-    fusedMedianMs: z.number().positive().optional(),
+    unfusedMedianMs: timeMs.optional(),
+    fusedMedianMs: timeMs.optional(),
     speedup: z.looseObject({
-      estimate: z.number().positive(),
-      lo: z.number().positive().optional(),
-      hi: z.number().positive().optional(),
+      estimate: speedupValue,
+      lo: speedupValue.optional(),
+      hi: speedupValue.optional(),
       confidence: z.number().min(0.5).lt(1).optional(),
     }),
     /** Interleaved pairs the entry was measured with (a thinned copy may be kept in `samples`). */
     sampleCount: z.number().int().nonnegative(),
     samples: z
-      .object({ unfused: z.array(z.number().positive()), fused: z.array(z.number().positive()) })
+      .object({ unfused: z.array(timeMs), fused: z.array(timeMs) })
       .refine(
         (s) => s.unfused.length === s.fused.length && s.unfused.length >= 5 && s.unfused.length <= MAX_BASELINE_PAIRS,
         {
@@ -90,8 +90,8 @@ export const baselineEntrySchema = z
         z.object({
           date: z.string(),
           commit: z.string(),
-          speedup: z.number().positive(),
-          fusedMedianMs: z.number().positive(),
+          speedup: speedupValue,
+          fusedMedianMs: timeMs,
           halfWidth: z.number().nonnegative(),
           deviceUuid: z.string().optional(),
         }),

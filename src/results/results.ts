@@ -58,10 +58,15 @@ const logInterval = z
   .object({ estimate: z.number(), lo: z.number(), hi: z.number(), confidence })
   .refine((d) => d.lo <= d.hi, { error: 'expected lo <= hi' });
 /**
- * A time in ms as a run measures it: positive and under a day. Zero, negative or absurd times would reach the
- * reports as NaN or Infinity, and the statistics (logs of ratios) would judge them.
+ * A time in ms as a run measures it: from a femtosecond to a day. Zero, negative, subnormal or absurd times
+ * would reach the reports as NaN or Infinity, and the statistics (logs of ratios) would judge them.
  */
-const ms = z.number().positive().max(86_400_000);
+const TIME_RANGE_MS = [1e-12, 86_400_000] as const;
+export const timeMs = z
+  .number()
+  .min(TIME_RANGE_MS[0], { error: `expected a time of at least ${TIME_RANGE_MS[0]} ms` })
+  .max(TIME_RANGE_MS[1], { error: `expected a time of at most ${TIME_RANGE_MS[1]} ms (a day)` });
+const ms = timeMs;
 const summary = z.object({
   n: z.number().int().positive(),
   median: ms,
@@ -94,6 +99,19 @@ function pairedSamples<A extends string, B extends string>(a: A, b: B) {
         const s = issue.input as Record<A | B, unknown[]>;
         return `${a} and ${b} hold ${s[a].length} and ${s[b].length} samples; paired samples come in pairs`;
       },
+    })
+    .superRefine((s, ctx) => {
+      // A pair's ratio is a speedup: one outside the speedups a file may hold is no measurement.
+      const [x, y] = [(s as Record<A | B, number[]>)[a], (s as Record<A | B, number[]>)[b]];
+      const inRange = (r: number) => r >= SPEEDUP_RANGE[0] && r <= SPEEDUP_RANGE[1];
+      const i = x.findIndex((t, k) => !inRange(t / (y[k] ?? Number.NaN)));
+      if (i >= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [a, i],
+          message: `pair ${i}: ${a} ${x[i]} ms against ${b} ${y[i]} ms, a ratio outside [${SPEEDUP_RANGE[0]}, ${SPEEDUP_RANGE[1]}]`,
+        });
+      }
     });
 }
 /** A variant's modelled traffic: bytes moved (every kernel moves some: a share of zero bytes is NaN) and launches. */

@@ -136,6 +136,20 @@ describe('baseline files', () => {
     expect(() => loadBaselineFile(ok, known)).not.toThrow();
   });
 
+  // Numbers no run records: perf gated against them (SLOWER, "+5.0e+299%") and wrote a results file that
+  // compare, merge and history then refused.
+  test.each([
+    ['speedup.estimate', { speedup: { estimate: 1e300 } }],
+    ['speedup.lo', { speedup: { ...entry.speedup, lo: 1e-9 } }],
+    ['fusedMedianMs', { fusedMedianMs: 1e-300 }],
+    ['unfusedMedianMs', { unfusedMedianMs: 1e9 }],
+    ['samples.fused[0]', { samples: { unfused: [1, 1, 1, 1, 1], fused: [5e-324, 1, 1, 1, 1] } }],
+    ['runs[0].speedup', { runs: [{ date: 'd', commit: 'c', speedup: 1e7, fusedMedianMs: 0.04, halfWidth: 0 }] }],
+  ])('%s out of the range a results file holds is refused, naming the field', (field, change) => {
+    const p = write(`range-${field}.json`, file({ 'gelu_scale/16M/fp32': { ...entry, ...change } }));
+    expect(() => loadBaselineFile(p, known)).toThrow(`entries.gelu_scale/16M/fp32.${field}: expected a`);
+  });
+
   test('an entry for an unknown case is a warning, not a crash', () => {
     const p = write('unknown.json', file({ 'warp_drive/16M/fp32': { ...entry, case: 'warp_drive' } }));
     expect(loadBaselineFile(p, known).warnings).toEqual([

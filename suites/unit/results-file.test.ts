@@ -50,6 +50,20 @@ describe('reading a results file', () => {
     ['a negative sample', ['cases', 2, 'timing', 'samples', 'fused', 0], -1, 'cases[2].timing.samples.fused[0]'],
     ['an absurd sample', ['cases', 2, 'timing', 'samples', 'fused', 0], 1e308, 'cases[2].timing.samples.fused[0]'],
     ['a zero median', ['cases', 2, 'timing', 'fused', 'median'], 0, 'cases[2].timing.fused.median'],
+    // Each time in range, but a subnormal one: compare said "0.00x (not a speedup), −100.0% [−NaN%, −NaN%]".
+    [
+      'a subnormal sample',
+      ['cases', 2, 'timing', 'samples', 'unfused', 0],
+      5e-324,
+      'cases[2].timing.samples.unfused[0]',
+    ],
+    // A pair whose ratio is no speedup a file may hold (a day against a microsecond).
+    [
+      'a pair a day apart',
+      ['cases', 2, 'timing', 'samples', 'fused', 1],
+      86_400_000,
+      'cases[2].timing.samples.unfused[1]',
+    ],
     // A speedup no run measures: it reached compare and the comment as +Infinity% or −NaN%.
     ['a zero speedup', ['cases', 2, 'speedup', 'estimate'], 0, 'cases[2].speedup.estimate'],
     ['a negative speedup', ['cases', 2, 'speedup', 'lo'], -5, 'cases[2].speedup.lo'],
