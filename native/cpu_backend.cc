@@ -51,7 +51,7 @@ class CpuBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::Cpu; }
   size_t memory_bytes() const override { return memory_; }
   const char* memory_name() const override {
-    return capped_ ? "the CPU backend's memory (FUSEBENCH_CPU_MEMORY_BYTES)" : "the CPU backend's memory (MemTotal)";
+    return capped_ ? "the CPU backend's memory (FUSEBENCH_CPU_MEMORY_BYTES)" : "the CPU backend's memory (MemAvailable, or the cgroup's room)";
   }
   float* alloc(size_t count) override {
     auto* p = new (std::nothrow) float[count > 0 ? count : 1];
@@ -92,11 +92,13 @@ class CpuBackend final : public Backend {
   float* sink() override { return &sink_; }
 
  private:
-  // /proc/meminfo's MemTotal (2^40 where it cannot be read, which still refuses sizes no host has),
-  // or less where FUSEBENCH_CPU_MEMORY_BYTES says so (the fuzz test keeps every workspace small with it).
+  // The memory this process may still take when the backend starts (cpu_info.h: MemAvailable or the cgroup's
+  // room; MemTotal, then 2^40, where those cannot be read, which still refuses sizes no host has), or less
+  // where FUSEBENCH_CPU_MEMORY_BYTES says so (the fuzz test keeps every workspace small with it).
   size_t memory_limit() {
-    const size_t total = read_cpu_info().memory_bytes;
-    size_t limit = total > 0 ? total : size_t{1} << 40;
+    const CpuInfo cpu = read_cpu_info();
+    const size_t room = cpu.available_bytes > 0 ? cpu.available_bytes : cpu.memory_bytes;
+    size_t limit = room > 0 ? room : size_t{1} << 40;
     if (const char* env = std::getenv("FUSEBENCH_CPU_MEMORY_BYTES")) {
       char* end = nullptr;
       const unsigned long long v = std::strtoull(env, &end, 10);

@@ -10,6 +10,9 @@ struct CpuInfo {
   unsigned logical_cores = 0;
   size_t last_level_cache_bytes = 0;
   size_t memory_bytes = 0;
+  // What a process may still take: MemAvailable, or less where its cgroup's limit leaves less (in a container
+  // /proc/meminfo shows the host's memory); 0 where neither can be read.
+  size_t available_bytes = 0;
 };
 
 CpuInfo read_cpu_info();

@@ -10,6 +10,16 @@ std::string string_arg(const Napi::CallbackInfo& info, size_t i, const char* wha
   return info[i].As<Napi::String>().Utf8Value();
 }
 
+std::string received(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i) return "nothing";
+  const Napi::Value v = info[i];
+  if (v.IsString()) return "'" + v.As<Napi::String>().Utf8Value() + "'";
+  // Objects' own toString is not called (it is user code, and may throw): their kind is enough here.
+  if (v.IsObject()) return v.IsArray() ? "an array" : v.IsTypedArray() ? "a typed array" : "an object";
+  if (v.IsSymbol()) return "a symbol";
+  return v.ToString().Utf8Value();
+}
+
 std::vector<double> numbers_arg(const Napi::CallbackInfo& info, size_t i, const char* what) {
   const Napi::Env env = info.Env();
   if (info.Length() <= i || !info[i].IsArray())

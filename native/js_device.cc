@@ -54,6 +54,7 @@ Napi::Value cpu_info(const Napi::CallbackInfo& info) {
   out.Set("logicalCores", cpu.logical_cores);
   out.Set("lastLevelCacheBytes", static_cast<double>(cpu.last_level_cache_bytes));
   out.Set("memoryBytes", static_cast<double>(cpu.memory_bytes));
+  out.Set("availableMemoryBytes", static_cast<double>(cpu.available_bytes));
   return out;
 }
 

@@ -27,12 +27,15 @@ Elem float_elem_arg(const Napi::CallbackInfo& info, size_t i) {
 }  // namespace
 
 Napi::Value fill_normal(const Napi::CallbackInfo& info) {
-  auto out = float32_arg(info, 0, "out");
+  // The array's data and length are taken last: reading `args` can run JS (getters), which may detach it.
   const std::vector<double> args = numbers_arg(info, 1, "[seed, sd, mean]");
   if (args.size() != 3 || args[0] < 0 || args[0] > 4294967295.0 || args[0] != static_cast<double>(static_cast<uint32_t>(args[0])))
-    throw Napi::TypeError::New(info.Env(), "Expected [seed (a 32-bit unsigned integer), sd, mean]");
-  fusebench::fill_normal(out.Data(), out.ElementLength(), static_cast<uint32_t>(args[0]), args[1], args[2],
-                         float_elem_arg(info, 2));
+    throw Napi::TypeError::New(info.Env(), "Expected [seed (a 32-bit unsigned integer), sd, mean] but received " +
+                                               std::to_string(args.size()) + " numbers, the first " +
+                                               (args.empty() ? "none" : std::to_string(args[0])));
+  const Elem elem = float_elem_arg(info, 2);
+  auto out = float32_arg(info, 0, "out");
+  fusebench::fill_normal(out.Data(), out.ElementLength(), static_cast<uint32_t>(args[0]), args[1], args[2], elem);
   return info.Env().Undefined();
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "js_api.h"
+#include "js_args.h"
 #include "parallel.h"
 
 namespace fusebench::js {
@@ -51,7 +52,7 @@ Napi::Value linear_row(const Napi::CallbackInfo& info) {
     if (b.ElementLength() < n) throw Napi::RangeError::New(env, "Expected b to hold at least n values");
     bias = b.Data();
   }
-  auto y = Napi::Float64Array::New(env, n);
+  auto y = new_typed_array<double>(env, n, "linearRow");
   for (size_t j = 0; j < n; ++j) y[j] = dot(a.Data(), w.Data() + j * k, k) + (bias ? bias[j] : 0.0);
   return y;
 }

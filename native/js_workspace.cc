@@ -65,12 +65,16 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     return *ws_;
   }
   static std::string name_arg(const Napi::CallbackInfo& info) {
-    if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(info.Env(), "Expected a buffer name");
+    if (info.Length() < 1 || !info[0].IsString())
+      throw Napi::TypeError::New(info.Env(), "Expected a buffer name (a string) but received " + received(info, 0));
     return info[0].As<Napi::String>().Utf8Value();
   }
   static int variant_arg(const Napi::CallbackInfo& info) {
-    if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "Expected a variant index");
-    return info[0].As<Napi::Number>().Int32Value();
+    const double v = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;
+    // Checked here, not coerced: Int32Value made 2^32, NaN and 1.5 variant 0 (the workspace checks the count).
+    if (!(v >= 0 && v < 1 << 30) || v != std::floor(v))
+      throw Napi::TypeError::New(info.Env(), "Expected a variant index (an integer from 0) but received " + received(info, 0));
+    return static_cast<int>(v);
   }
 
   Napi::Value Buffers(const Napi::CallbackInfo& info) { return buffer_list(info.Env(), ws(info.Env()).buffers()); }
@@ -89,7 +93,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     size_t count = 0;
     for (const auto& b : w.buffers())
       if (b.name == name) count = b.count;
-    auto out = Napi::Float32Array::New(info.Env(), count);
+    auto out = new_typed_array<float>(info.Env(), count, "download of buffer '" + name + "'");
     w.download(name, out.Data(), count);
     return out;
   }
@@ -122,16 +126,16 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     return out;
   }
   static int calls_arg(const Napi::CallbackInfo& info) {
-    if (info.Length() < 2 || !info[1].IsNumber()) throw Napi::TypeError::New(info.Env(), "Expected a call count");
-    const double calls = info[1].As<Napi::Number>().DoubleValue();
+    const double calls = info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().DoubleValue() : -1;
     if (!(calls >= 1 && calls <= 1 << 20) || calls != std::floor(calls))
-      throw Napi::TypeError::New(info.Env(), "Expected an integer from 1 to 1048576 for `calls`");
+      throw Napi::TypeError::New(info.Env(),
+                                 "Expected an integer from 1 to 1048576 for `calls` but received " + received(info, 1));
     return static_cast<int>(calls);
   }
   Napi::Value SetSpin(const Napi::CallbackInfo& info) {
     const double spin = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;
     if (!(spin >= 0 && spin <= static_cast<double>(kMaxSpin)) || spin != std::floor(spin))
-      throw Napi::TypeError::New(info.Env(), "Expected an integer from 0 to 2^40 for `spin`");
+      throw Napi::TypeError::New(info.Env(), "Expected an integer from 0 to 2^40 for `spin` but received " + received(info, 0));
     ws(info.Env()).set_spin(static_cast<uint64_t>(spin));
     return info.Env().Undefined();
   }

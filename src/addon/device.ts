@@ -196,7 +196,7 @@ export function openDevice(backend: BackendName): DeviceContext {
         },
         fingerprint: {},
         copyBandwidthGBs: copy.best,
-        freeMemoryBytes: cpu.memoryBytes,
+        freeMemoryBytes: cpu.availableMemoryBytes > 0 ? cpu.availableMemoryBytes : cpu.memoryBytes,
       },
       sampleClocks: () => null,
     };

@@ -25,7 +25,14 @@ interface RawWorkspace {
 interface RawAddon {
   buildInfo(): { cuda: boolean; cudaCompileVersion?: number; cudaArchitectures?: string; cublas: boolean };
   cudaProbe(): { deviceCount: number; error: string };
-  cpuInfo(): { model: string; logicalCores: number; lastLevelCacheBytes: number; memoryBytes: number };
+  cpuInfo(): {
+    model: string;
+    logicalCores: number;
+    lastLevelCacheBytes: number;
+    memoryBytes: number;
+    /** What the process may still take: MemAvailable, or its cgroup's room; 0 where neither can be read. */
+    availableMemoryBytes: number;
+  };
   cudaDeviceInfo(): RawCudaDeviceInfo;
   nvmlInfo(pciBusId: string): {
     available: boolean;

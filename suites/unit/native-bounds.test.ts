@@ -1,8 +1,10 @@
 // The typed facade over the addon bounds every count before the native call, with an "Expected …"
 // message: copy-probe counts and samples, injection passes and spins, the injected variant's name, and a
 // recorded graph's facts asked for before any graph was recorded.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { copyTimes, nativeLinearRow, Workspace } from '../../src/addon/native.ts';
+import { copyTimes, cpuInfo, nativeLinearRow, Workspace } from '../../src/addon/native.ts';
 
 // This process's CPU backend (created by the first native call below) gets 256 MiB: its cache-flush
 // buffer stays small, and the memory check is the same one a full-size backend makes.
@@ -44,7 +46,8 @@ describe('native counts are bounded in the facade', () => {
     );
   });
 
-  test('a copy within bounds returns one time per sample', () => {
+  test('a copy within bounds returns one time per sample (its source filled a chunk at a time past 2^20 floats)', () => {
+    expect(copyTimes('cpu', 2 ** 20 + 5, 1, 'runtime')).toHaveLength(1);
     const times = copyTimes('cpu', 1024, 3, 'kernel');
     expect(times).toHaveLength(3);
     for (const t of times) expect(Number.isFinite(t) && t >= 0).toBe(true);
@@ -92,5 +95,40 @@ describe('native counts are bounded in the facade', () => {
     expect(() => new Workspace('cpu', 'bias_gelu', 'fp32', [2 ** 34, 2 ** 30], [], undefined)).toThrow(
       /^bias_gelu: shape \[17179869184, 1073741824\] \(rows 17179869184, cols 1073741824\) needs a buffer of more than 2\^64 elements; the limit is 268,435,456 bytes, the CPU backend's memory \(FUSEBENCH_CPU_MEMORY_BYTES\)/,
     );
+  });
+});
+
+describe('the raw addon, called as no facade would call it', () => {
+  // The facade's checks come first in fusebench; these calls go past them, as a script could.
+  const raw = createRequire(import.meta.url)(
+    join(import.meta.dirname, '..', '..', 'build', 'Release', 'fusebench.node'),
+  );
+  const options = { variant: -1, passes: 0, spin: 0, maxBlocks: 0 };
+
+  test('fillNormal takes its output array after its arguments: a getter that detaches it leaves nothing to write', () => {
+    // Taken first, the array's data pointer outlived the getter's detach, and the fill wrote into freed memory.
+    const out = new Float32Array(1 << 20);
+    const args = [1, 1, 0];
+    Object.defineProperty(args, 0, {
+      get() {
+        // ArrayBuffer.prototype.transfer (ES2024) detaches the array's buffer.
+        (out.buffer as ArrayBuffer & { transfer(n: number): ArrayBuffer }).transfer(4);
+        return 1;
+      },
+    });
+    expect(raw.fillNormal(out, args, 'fp32')).toBeUndefined();
+    expect(out.length).toBe(0);
+  });
+
+  test.each([2 ** 32, Number.NaN, 1.5, -0.5, -1])('a variant index of %d is refused, not run as variant 0', (v) => {
+    const w = new raw.Workspace('cpu', 'gelu_scale', 'fp32', [16], [1.4], options);
+    expect(() => w.run(v)).toThrow(`Expected a variant index (an integer from 0) but received ${v}`);
+    expect(() => w.time(v)).toThrow('Expected a variant index');
+  });
+
+  test.skipIf(process.platform !== 'linux')('the CPU backend knows what memory is still free to it', () => {
+    const cpu = cpuInfo();
+    expect(cpu.availableMemoryBytes).toBeGreaterThan(0);
+    expect(cpu.availableMemoryBytes).toBeLessThanOrEqual(cpu.memoryBytes);
   });
 });
