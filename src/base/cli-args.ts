@@ -71,3 +71,21 @@ export function refuseRepeated(
     seen.add(t.name);
   }
 }
+
+/**
+ * `--flag -1` reaches parseArgs as a flag followed by what looks like another option, which it rejects
+ * as "ambiguous"; joined as `--flag=-1` (for a flag that takes a value), the value is checked like any
+ * other and refused by name.
+ */
+export function joinNegativeValues(argv: string[], takesValue: (flag: string) => boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const next = argv[i + 1];
+    if (a.startsWith('--') && !a.includes('=') && takesValue(a.slice(2)) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}

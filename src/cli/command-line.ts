@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { refuseRepeated, UsageError } from '../base/cli-args.ts';
+import { joinNegativeValues, refuseRepeated, UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 
 /**
@@ -85,7 +85,7 @@ export function parseCommandLine<const O extends Options>(argv: string[], option
 
 function parseWith<const O extends Options>(argv: string[], options: O) {
   const parsed = parseArgs({
-    args: argv,
+    args: joinNegativeValues(argv, (flag) => (options as Options)[flag]?.type === 'string'),
     strict: true,
     allowPositionals: true,
     tokens: true,

@@ -5,6 +5,7 @@
  * file that fails its schema is named on the page and on stderr and left out; the rest is rendered.
  */
 import { existsSync, statSync } from 'node:fs';
+import { checkWritableDir } from '../base/atomic-write.ts';
 import { positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { buildSite, SITE_PAGE } from '../site/build-site.ts';
@@ -65,6 +66,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
       `Expected a folder of baseline files for --baselines but ${logText(values.baselines)} is none`,
     );
   const last = positiveArg('last', values.last, true, MAX_LAST) ?? SITE_COMMITS;
+  // Before anything is read or rendered, naming the flag (an fs error named only the path).
+  try {
+    checkWritableDir(values.out);
+  } catch (e) {
+    throw new UsageError(`--out ${values.out} cannot hold the dashboard: ${(e as Error).message}`);
+  }
   const built = buildSite(
     {
       historyDir: values.history,

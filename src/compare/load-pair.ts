@@ -48,9 +48,22 @@ export function loadPair(baseFile: string, headFile: string): { base: NamedRun; 
   const rawHead = readJson(headFile);
   const vb = versionOf(rawBase);
   const vh = versionOf(rawHead);
+  for (const [file, v] of [
+    [baseFile, vb],
+    [headFile, vh],
+  ] as const) {
+    // A history record, a baseline file or any other JSON: no older results file, so no advice to re-run it.
+    if (v === undefined) {
+      throw new Error(
+        `${file} has no schemaVersion: it is not a fusebench results file (perf writes fusebench-results.json)`,
+      );
+    }
+  }
   if (vb !== vh) {
+    // String(), not JSON.stringify: a version of 1e999 is Infinity, which JSON would print as null.
+    const shown = (v: unknown) => (typeof v === 'number' ? String(v) : JSON.stringify(v));
     throw new IncomparableError(
-      `${headFile} has results schemaVersion ${JSON.stringify(vh) ?? 'missing'} but ${baseFile} has ${JSON.stringify(vb) ?? 'missing'}: compare files written by the same fusebench schema (re-run the older one with this fusebench)`,
+      `${headFile} has results schemaVersion ${shown(vh)} but ${baseFile} has ${shown(vb)}: compare files written by the same fusebench schema (re-run the older one with this fusebench)`,
     );
   }
   const base = { file: baseFile, results: validateFile(resultsFileSchema, rawBase, baseFile) };

@@ -7,6 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import type { AnnotationProperties } from '@actions/core';
 import { signedPct, speedup, times } from '../base/format.ts';
+import { logLines } from '../base/log-text.ts';
 import { gatedTiming } from '../gate/judged-timing.ts';
 import { NAME_CHARS, NOTE_CHARS, plain } from '../report/escape.ts';
 import { renderJobSummary } from '../report/job-summary.ts';
@@ -100,7 +101,8 @@ export function reportToActions(results: ResultsFile, options: ActionsReportOpti
     try {
       sink.warning(message);
     } catch {
-      console.warn(message);
+      // The message quotes paths from the environment (GITHUB_STEP_SUMMARY): escaped, as every console line.
+      console.warn(logLines(message));
     }
   };
   try {

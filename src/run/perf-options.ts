@@ -5,7 +5,14 @@
  */
 import { parseArgs } from 'node:util';
 import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
-import { decimalArg, digitsArg, positiveArg, refuseRepeated, UsageError } from '../base/cli-args.ts';
+import {
+  decimalArg,
+  digitsArg,
+  joinNegativeValues,
+  positiveArg,
+  refuseRepeated,
+  UsageError,
+} from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
 import { freshSeed } from '../base/rng.ts';
 import { MIN_DECISION_PAIRS } from '../gate/decision.ts';
@@ -260,7 +267,7 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
   );
   try {
     const parsed = parseArgs({
-      args: joinNegativeValues(argv),
+      args: joinNegativeValues(argv, (flag) => config[flag]?.type === 'string'),
       strict: true,
       allowPositionals: false,
       tokens: true,
@@ -314,21 +321,4 @@ function parseInject(raw: string | undefined): Injection | undefined {
     );
   }
   return { case: m[1], passes };
-}
-
-/**
- * `--flag -1` reaches parseArgs as a flag followed by what looks like another option, which it rejects
- * as "ambiguous"; joined as `--flag=-1`, the value is checked like any other and refused by name.
- */
-function joinNegativeValues(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    const next = argv[i + 1];
-    if (a.startsWith('--') && !a.includes('=') && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${a}=${next}`);
-      i++;
-    } else out.push(a);
-  }
-  return out;
 }

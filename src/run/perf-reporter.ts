@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as core from '@actions/core';
 import type { Reporter, TestModule } from 'vitest/node';
 import { writeFileAtomic } from '../base/atomic-write.ts';
-import { logText } from '../base/log-text.ts';
+import { logLines, logText } from '../base/log-text.ts';
 import { runSource } from '../base/source.ts';
 import { BENCHER_JSON, renderBencherJson } from '../export/bencher.ts';
 import { BENCHMARK_ACTION_JSON, renderBenchmarkActionJson } from '../export/benchmark-action.ts';
@@ -108,7 +108,7 @@ export class PerfReporter implements Reporter {
       await this.#finish();
     } catch (e) {
       // A bug in rendering must not turn a finished measurement into a crashed run.
-      console.warn(`fusebench: reporting failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      console.warn(`fusebench: reporting failed: ${logLines(e instanceof Error ? (e.stack ?? e.message) : String(e))}`);
     }
   }
 

@@ -167,13 +167,18 @@ describe('exit codes', () => {
     }
   });
 
-  test('merge: an --out-dir that cannot be written is exit 2 before anything is rendered or written', () => {
+  test('merge and site: an output folder that cannot be written is exit 2 naming the flag, before anything is rendered', () => {
     const file = join(tmp(), 'a-file');
     writeFileSync(file, '');
     const r = fusebench(['merge', '--out-dir', join(file, 'merged'), join(fixtures, 'h200-results.json')]);
     expect(r.code).toBe(EXIT.usage);
     expect(r.stderr).toContain(`--out-dir ${join(file, 'merged')} cannot hold the merged reports: ENOTDIR`);
     expect(r.stdout).toBe('');
+    const history = join(fixtures, 'site', 'history');
+    const s = fusebench(['site', '--history', history, '--out', join(file, 'site')]);
+    expect(s.code).toBe(EXIT.usage);
+    expect(s.stderr).toContain(`--out ${join(file, 'site')} cannot hold the dashboard: ENOTDIR`);
+    expect(s.stdout).toBe('');
   });
 
   test('site: --baselines that is no folder, and a --repo-url its links would drop, are exit 2 naming them', () => {

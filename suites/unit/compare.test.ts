@@ -258,6 +258,21 @@ describe('npm run compare', () => {
     expect(r.stderr).toContain(`${f} has results schemaVersion 2 but ${runFile} has 1`);
   });
 
+  test('refuses a file with no schemaVersion as no results file, and shows a version of 1e999 as Infinity', () => {
+    const dir = tmp();
+    // A history record: it was "an older results file" to re-run.
+    const record = join(dir, 'history.jsonl');
+    writeFileSync(record, `${JSON.stringify({ commit: 'abc', date: '2026-11-28', entries: {} })}\n`);
+    const r = cli([runFile, record]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `${record} has no schemaVersion: it is not a fusebench results file (perf writes fusebench-results.json)`,
+    );
+    const huge = join(dir, 'huge.json');
+    writeFileSync(huge, readFileSync(injectFile, 'utf8').replace(/"schemaVersion": ?1/, '"schemaVersion":1e999'));
+    expect(cli([runFile, huge]).stderr).toContain(`${huge} has results schemaVersion Infinity but ${runFile} has 1`);
+  });
+
   test('refuses two runs with no case measured in both', () => {
     const dir = tmp();
     const other = structuredClone(inject);

@@ -253,9 +253,12 @@ describe('npm run history and npm run merge --history', () => {
     expect(readFileSync(out, 'utf8')).toContain('](history-charts/gelu_scale-1M-fp32.svg)');
     expect(readFileSync(join(dir, 'report', 'history-charts', 'gelu_scale-1M-fp32.svg'), 'utf8')).toMatch(/^<svg /);
     expect(readFileSync(file, 'utf8')).toContain('not json\n'); // reading never rewrites the file
-    expect(cli(['src/cli/history.ts', file, '--last', '0']).stderr).toContain(
-      "Expected a positive integer up to 1000 for --last but received '0'",
-    );
+    // -1 as its own word too: parseArgs took it for another option ("ambiguous"), as perf's flags once did.
+    for (const v of ['0', '-1']) {
+      expect(cli(['src/cli/history.ts', file, '--last', v]).stderr).toContain(
+        `Expected a positive integer up to 1000 for --last but received '${v}'`,
+      );
+    }
   });
 
   test('merge --history puts each GPU’s charts into BENCHMARK_RESULTS.md and writes the SVGs beside it', () => {

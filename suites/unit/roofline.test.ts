@@ -68,6 +68,17 @@ describe('the roofline arithmetic', () => {
     expect(panel?.points.find((p) => p.variant === 'fused')?.share).toBeCloseTo(2, 12);
   });
 
+  test('a flop count in range that gives no point (5e-324: a share of NaN) leaves the shape out, named', () => {
+    const [panel] = rooflinePanels([oneShape(1e9, 5e-324, 1, 1000, 100)]);
+    expect(panel?.points).toEqual([]);
+    expect(panel?.excluded).toEqual([
+      {
+        key: 'gemm/16384x3072x768/fp32',
+        why: 'its numbers give no point in the chart (a share of the ceiling of NaN)',
+      },
+    ]);
+  });
+
   test('a file’s zero bytes or time leave the shape out, named with why, instead of an infinite point', () => {
     const [panel] = rooflinePanels([oneShape(0, 1e9, 1, 1000, 100)]);
     expect(panel?.points).toEqual([]);

@@ -156,8 +156,20 @@ function panelOf(run: ResultsFile, dtype: Dtype): RooflinePanel | undefined {
       excluded.push({ key: c.key, why });
       continue;
     }
-    for (const v of VARIANTS) {
-      const p = placed(c, v, run.device);
+    const both = VARIANTS.map((v) => placed(c, v, run.device));
+    // Each number in range can still give none in the chart (a flop count of 5e-324: an intensity that
+    // underflows, a share of NaN): such a case is left out, named, as one the models cannot place.
+    const bad = both.find(
+      (p) => !positive(p.share) || Object.values(p).some((x) => typeof x === 'number' && !Number.isFinite(x)),
+    );
+    if (bad) {
+      excluded.push({
+        key: c.key,
+        why: `its numbers give no point in the chart (a share of the ceiling of ${bad.share})`,
+      });
+      continue;
+    }
+    for (const p of both) {
       if ('intensity' in p) points.push(p);
       else bandwidthOnly.push(p);
     }
