@@ -89,3 +89,15 @@ export function joinNegativeValues(argv: string[], takesValue: (flag: string) =>
   }
   return out;
 }
+
+/**
+ * Runs a check that an output can be written (atomic-write.ts's checkWritableDir or checkWritableFile), before a
+ * command's work: its failure is a usage error, `<what>: <why>`, where `what` names the flag and its value.
+ */
+export function checkOutput(what: string, check: () => void): void {
+  try {
+    check();
+  } catch (e) {
+    throw new UsageError(`${what}: ${(e as Error).message}`);
+  }
+}

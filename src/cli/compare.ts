@@ -6,7 +6,7 @@
  * message says which).
  */
 import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
-import { decimalArg, UsageError } from '../base/cli-args.ts';
+import { checkOutput, decimalArg, UsageError } from '../base/cli-args.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
 import { colorEnabled } from '../report/color.ts';
@@ -50,13 +50,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const delta = parseDelta(parsed.values.delta);
   const out = parsed.values.markdown;
   // Before the comparison: a SLOWER verdict must not be lost to a write that could not succeed.
-  if (out) {
-    try {
-      checkWritableFile(out);
-    } catch (e) {
-      throw new UsageError(`--markdown: ${(e as Error).message}`);
-    }
-  }
+  if (out) checkOutput('--markdown', () => checkWritableFile(out));
   const { base, head } = loadPair(baseFile, headFile);
   const cmp = compareResults(base.results, head.results, delta);
   console.log(renderCompareConsole(cmp, base, head, colorEnabled(process.stdout)));

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkWritableDir, writeFileAtomic } from '../base/atomic-write.ts';
-import { UsageError, urlArg } from '../base/cli-args.ts';
+import { checkOutput, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
 import { isPlainSlug, readHistory } from '../history/history-file.ts';
@@ -77,11 +77,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   for (const u of unreadable) console.error(`fusebench: leaving out ${logText(u.file)}: ${logLines(u.why)}`);
   if (runs.length === 0) throw new Error('none of the results files could be read; nothing to merge');
   // Before anything is rendered: a folder that cannot be written would otherwise fail part-way.
-  try {
-    checkWritableDir(outDir);
-  } catch (e) {
-    throw new UsageError(`--out-dir ${outDir} cannot hold the merged reports: ${(e as Error).message}`);
-  }
+  checkOutput(`--out-dir ${outDir} cannot hold the merged reports`, () => checkWritableDir(outDir));
   const bases = (values.base ?? []).map(loadBaseRun);
   for (const b of bases) if (!b.results) console.warn(`fusebench: ignoring a base run: ${logText(b.why)}`);
   const md = join(outDir, MERGED_MARKDOWN);

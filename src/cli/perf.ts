@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
 import { checkWritableDir } from '../base/atomic-write.ts';
-import { UsageError } from '../base/cli-args.ts';
+import { checkOutput, UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 import { freshSeed } from '../base/rng.ts';
 import { checkSourceEnv, currentCommit } from '../base/source.ts';
@@ -97,11 +97,7 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
 
 /** Throws naming the folder unless the results can be written into it (created when missing). */
 function checkWritable(dir: string, check: (dir: string) => void = checkWritableDir): void {
-  try {
-    check(dir);
-  } catch (e) {
-    throw new UsageError(`--out-dir ${dir} cannot hold the results: ${(e as Error).message}`);
-  }
+  checkOutput(`--out-dir ${dir} cannot hold the results`, () => check(dir));
 }
 
 function writeBaselines(options: PerfOptions, results: ResultsFile): void {

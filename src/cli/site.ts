@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { checkWritableDir } from '../base/atomic-write.ts';
-import { positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
+import { checkOutput, positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { buildSite, SITE_PAGE } from '../site/build-site.ts';
 import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
@@ -67,11 +67,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
     );
   const last = positiveArg('last', values.last, true, MAX_LAST) ?? SITE_COMMITS;
   // Before anything is read or rendered, naming the flag (an fs error named only the path).
-  try {
-    checkWritableDir(values.out);
-  } catch (e) {
-    throw new UsageError(`--out ${values.out} cannot hold the dashboard: ${(e as Error).message}`);
-  }
+  const out = values.out;
+  checkOutput(`--out ${out} cannot hold the dashboard`, () => checkWritableDir(out));
   const built = buildSite(
     {
       historyDir: values.history,

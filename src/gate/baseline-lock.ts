@@ -38,6 +38,9 @@ export interface BaselineLockOptions {
 /** Locks without a readable holder younger than this may still be being written; older ones are stale. */
 const UNREADABLE_GRACE_MS = 10_000;
 
+/** The guard file a waiter holds while it removes a stale lock (takeOver). */
+const takeoverGuard = (lock: string) => `${lock}.takeover`;
+
 /** The lock file of a baseline file. */
 export function lockPath(file: string): string {
   return `${file}.lock`;
@@ -140,7 +143,7 @@ function tryCreate(lock: string, me: LockHolder): (() => void) | null {
  * second would remove the lock the first has just taken). Returns whether it removed one.
  */
 function takeOver(lock: string, stale: Present, warn: (m: string) => void): boolean {
-  const guard = `${lock}.takeover`;
+  const guard = takeoverGuard(lock);
   let fd: number;
   try {
     fd = openSync(guard, 'wx');
@@ -298,7 +301,7 @@ export function holdRunLock(
   if (!stale) throw new Error(`${what}: could not take ${lock}: other runs kept taking and leaving it; run again`);
   const was = 'holder' in stale ? `${describeHolder(stale.holder)}, no longer running` : 'it names no holder';
   throw new Error(
-    `${what}: could not take ${lock}: it is stale (${was}), and another run's takeover of it (${lock}.takeover) has not finished in ${(TAKEOVER_TRIES * TAKEOVER_PAUSE_MS) / 1000} s. If no fusebench is running, delete both files and run again`,
+    `${what}: could not take ${lock}: it is stale (${was}), and another run's takeover of it (${takeoverGuard(lock)}) has not finished in ${(TAKEOVER_TRIES * TAKEOVER_PAUSE_MS) / 1000} s. If no fusebench is running, delete both files and run again`,
   );
 }
 

@@ -66,15 +66,14 @@ export const timeMs = z
   .number()
   .min(TIME_RANGE_MS[0], { error: `expected a time of at least ${TIME_RANGE_MS[0]} ms` })
   .max(TIME_RANGE_MS[1], { error: `expected a time of at most ${TIME_RANGE_MS[1]} ms (a day)` });
-const ms = timeMs;
 const summary = z.object({
   n: z.number().int().positive(),
-  median: ms,
-  mean: ms,
-  min: ms,
-  max: ms,
-  p10: ms,
-  p90: ms,
+  median: timeMs,
+  mean: timeMs,
+  min: timeMs,
+  max: timeMs,
+  p10: timeMs,
+  p90: timeMs,
   relMad: z.number().nonnegative(),
 });
 /**
@@ -89,7 +88,7 @@ export const MAX_PAIRS = 20_000;
  */
 function pairedSamples<A extends string, B extends string>(a: A, b: B) {
   const times = z
-    .array(ms)
+    .array(timeMs)
     .min(1, 'expected at least one sample')
     .max(MAX_PAIRS, `expected at most ${MAX_PAIRS} samples (perf takes no more)`);
   return z
@@ -103,8 +102,7 @@ function pairedSamples<A extends string, B extends string>(a: A, b: B) {
     .superRefine((s, ctx) => {
       // A pair's ratio is a speedup: one outside the speedups a file may hold is no measurement.
       const [x, y] = [(s as Record<A | B, number[]>)[a], (s as Record<A | B, number[]>)[b]];
-      const inRange = (r: number) => r >= SPEEDUP_RANGE[0] && r <= SPEEDUP_RANGE[1];
-      const i = x.findIndex((t, k) => !inRange(t / (y[k] ?? Number.NaN)));
+      const i = x.findIndex((t, k) => !speedupValue.safeParse(t / (y[k] ?? Number.NaN)).success);
       if (i >= 0) {
         ctx.addIssue({
           code: 'custom',
@@ -141,9 +139,9 @@ export type Verdict = (typeof VERDICTS)[number];
 const decisionSchema = z.object({
   metric: z.enum(['speedup', 'fusedTime']),
   verdict: z.enum(VERDICTS),
-  /** The speedups, or the fused times in ms, compared: positive and finite, under `ms`'s bound either way. */
-  baseline: ms,
-  current: ms,
+  /** The speedups, or the fused times in ms, compared: positive and finite, under `timeMs`'s bound either way. */
+  baseline: timeMs,
+  current: timeMs,
   /** D = log(current/baseline) for the speedup; log(baseline/current) for the fused time (so negative is worse). */
   diff: logInterval,
   /** δ as a fraction (0.05 = ±5%); the SAME band for D is [log(1 − δ), −log(1 − δ)]. As --delta: 0 < δ < 1. */
