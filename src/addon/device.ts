@@ -1,4 +1,5 @@
 /** The device a run measures: which backend, what hardware, its fingerprint and copy bandwidth. */
+import { existsSync } from 'node:fs';
 
 import { DTYPES, type Dtype, dtypeUnsupportedOn } from '../base/dtype.ts';
 import { summarize } from '../base/stats.ts';
@@ -66,6 +67,18 @@ export function deviceSlug(name: string): string {
     .replace(/^-+|-+$/g, '');
 }
 
+/**
+ * Why no CUDA device is usable, in words. Without an NVIDIA driver (a machine with no GPU) the CUDA runtime
+ * reports an "insufficient" one: said as no driver, with the runtime's error name.
+ */
+export function noDeviceReason(
+  error: string,
+  driverLoaded = process.platform !== 'linux' || existsSync('/proc/driver/nvidia/version'),
+): string {
+  if (!error.startsWith('cudaErrorInsufficientDriver') || driverLoaded) return error;
+  return `no NVIDIA driver is loaded: the CUDA runtime reports ${error.split(' ')[0]}`;
+}
+
 /** Picks the backend: an explicit choice is checked and explained; `auto` prefers a usable GPU. */
 export function resolveBackend(choice: BackendChoice): { backend: BackendName; why: string } {
   if (choice === 'cpu') return { backend: 'cpu', why: 'asked for with --backend cpu' };
@@ -80,7 +93,7 @@ export function resolveBackend(choice: BackendChoice): { backend: BackendName; w
     }
     if (probe.deviceCount === 0) {
       throw new Error(
-        `The CUDA backend was asked for but no CUDA device is usable: ${probe.error}. ` +
+        `The CUDA backend was asked for but no CUDA device is usable: ${noDeviceReason(probe.error)}. ` +
           'Check `nvidia-smi` and the driver, or run with --backend cpu.',
       );
     }
@@ -90,7 +103,7 @@ export function resolveBackend(choice: BackendChoice): { backend: BackendName; w
   return {
     backend: 'cpu',
     why: built
-      ? `auto: CUDA is built but no device is usable (${probe.error})`
+      ? `auto: CUDA is built but no device is usable (${noDeviceReason(probe.error)})`
       : 'auto: the addon was built without CUDA',
   };
 }

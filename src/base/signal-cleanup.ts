@@ -1,7 +1,9 @@
 /**
- * Files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP): temporary files of an
- * atomic write and baseline lock files. On such a signal the files still registered are removed and
- * the signal is raised again, so the process ends as it would have without us (exit status 128 + n).
+ * Files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP) or its output is closed under
+ * it: temporary files of an atomic write, and lock files. On such a signal the files still registered
+ * are removed and the signal is raised again, so the process ends as it would have without us (exit
+ * status 128 + n). A write to a pipe whose reader has gone (`fusebench perf | head`) ends it the same
+ * way, as SIGPIPE ends other Unix commands (Node ignores the signal and reports EPIPE instead).
  *
  * Signals reach JavaScript only between synchronous runs, so a registered file's synchronous write is
  * never cut in half: the signal waits for it, and the handler then finds nothing left to remove. The
@@ -14,7 +16,10 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const files = new Set<string>();
 let installed = false;
 
-function onSignal(signal: NodeJS.Signals): void {
+/** The exit status of a process that SIGPIPE ended: 128 + 13. */
+export const CLOSED_OUTPUT = 141;
+
+function removeRegistered(): void {
   for (const f of files) {
     try {
       rmSync(f, { force: true });
@@ -23,6 +28,10 @@ function onSignal(signal: NodeJS.Signals): void {
     }
   }
   files.clear();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  removeRegistered();
   for (const s of SIGNALS) process.removeListener(s, onSignal);
   installed = false;
   // Another listener takes over the signal's handling; alone, we end the process the default way.
@@ -39,4 +48,18 @@ export function removeOnSignal(file: string): () => void {
   return () => {
     files.delete(file);
   };
+}
+
+/**
+ * Ends the process quietly with CLOSED_OUTPUT, its registered files removed, once a write to stdout or
+ * stderr fails because the reader has gone (EPIPE); any other error on them is thrown as before.
+ */
+export function endOnClosedOutput(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      removeRegistered();
+      process.exit(CLOSED_OUTPUT);
+    });
+  }
 }

@@ -6,8 +6,9 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { joinNegativeValues, refuseRepeated, UsageError } from '../base/cli-args.ts';
+import { joinNegativeValues, parseArgsMessage, refuseRepeated, UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
+import { CLOSED_OUTPUT, endOnClosedOutput } from '../base/signal-cleanup.ts';
 
 /**
  * The one exit-code scheme of every fusebench command (docs/cli.md has the table per command):
@@ -45,12 +46,18 @@ export function renderHelp(help: HelpText): string {
     '',
     'Exit codes:',
     ...exits,
-    exitLine(INTERRUPTED, "interrupted (Ctrl-C; 128 + the signal's number for another signal)"),
+    ...EARLY_END_LINES,
   ].join('\n');
 }
 
 /** Not fusebench's choice but the shell's, for every command: the code of a process ended by SIGINT. */
 export const INTERRUPTED = 130;
+
+/** The exit codes of a command ended before its end, whatever the command: the last lines of every list. */
+export const EARLY_END_LINES = [
+  exitLine(INTERRUPTED, "interrupted (Ctrl-C; 128 + the signal's number for another signal)"),
+  exitLine(CLOSED_OUTPUT, 'its output closed by the reader (`| head`), ended as SIGPIPE would end it'),
+];
 
 /** One line of an exit-code list, the codes in one column: `  2    what it means`. */
 export function exitLine(code: number, what: string): string {
@@ -74,7 +81,7 @@ export function parseCommandLine<const O extends Options>(argv: string[], option
   try {
     parsed = parseWith(argv, options);
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${help}`);
+    throw new UsageError(`${parseArgsMessage(e)}\n\n${help}`);
   }
   if ((parsed.values as { help?: boolean }).help) {
     console.log(help);
@@ -98,9 +105,11 @@ function parseWith<const O extends Options>(argv: string[], options: O) {
 /**
  * Runs a command with `argv` and ends with its exit code; a thrown error is printed as
  * "fusebench: <message>" and exits EXIT.usage (nothing was judged). A code already set by a library
- * (Vitest sets 1 for a failed test, 130 when interrupted) is never lowered.
+ * (Vitest sets 1 for a failed test, 130 when interrupted) is never lowered. Output closed under it (a
+ * reader that has gone: `| head`) ends it as SIGPIPE would (signal-cleanup.ts).
  */
 export function runCommand(main: CommandMain, argv: string[]): void {
+  endOnClosedOutput();
   main(argv).then(
     (code) => {
       if (code !== EXIT.ok) process.exitCode = Number(process.exitCode ?? 0) || code;

@@ -3,8 +3,8 @@
  * comment -- ...`): renders the PR comment of one GPU's results against the base branch's results and the
  * stored baseline. It reports the verdicts and does not judge them: exit 0 once written, 2 on a bad input.
  */
-import { writeFileAtomic } from '../base/atomic-write.ts';
-import { UsageError, urlArg } from '../base/cli-args.ts';
+import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
+import { checkOutput, UsageError, urlArg } from '../base/cli-args.ts';
 import { logText } from '../base/log-text.ts';
 import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
@@ -43,14 +43,16 @@ export async function main(argv: string[]): Promise<ExitCode> {
   if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'\n\n${HELP}`);
   if (!values.results || !values.out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
   const runUrl = urlArg('run-url', values['run-url']);
+  const out = values.out;
+  checkOutput('--out', () => checkWritableFile(out));
   const results = readResults(values.results);
   const bases = values.base ? [loadBaseRun(values.base)] : [];
   // The base must be of the same GPU: a delta across GPU models would compare hardware, not code.
   const [run] = pairWithBases([results], bases);
   if (!run) throw new Error('unreachable: one results file gives one run');
   if (values.base && !run.base.results) console.warn(`fusebench: no base run: ${logText(run.base.why)}`);
-  writeFileAtomic(values.out, renderPrComment([run], { runUrl }));
-  console.log(`wrote ${values.out}`);
+  writeFileAtomic(out, renderPrComment([run], { runUrl }));
+  console.log(`wrote ${logText(out)}`);
   return EXIT.ok;
 }
 

@@ -10,8 +10,8 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { writeFileAtomic } from '../base/atomic-write.ts';
-import { digitsArg, UsageError, urlArg } from '../base/cli-args.ts';
+import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
+import { checkOutput, digitsArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
 import { appendHistory, assertHistoryRecord, historyFileFor, readHistory } from '../history/history-file.ts';
@@ -158,8 +158,10 @@ export async function main(argv: string[]): Promise<ExitCode> {
   if (!existsSync(file)) throw new Error(`${file}: no such history file`);
   const last = positiveInteger('last', values.last, DEFAULT_HISTORY_COMMITS);
   const repoUrl = urlArg('repo-url', values['repo-url']);
-  if (values.out) {
-    await writeMarkdown(file, last, values.out, {
+  const out = values.out;
+  if (out) {
+    checkOutput('--out', () => checkWritableFile(out));
+    await writeMarkdown(file, last, out, {
       baselinesDir: values['baselines-dir'] ?? 'baselines',
       repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),
     });

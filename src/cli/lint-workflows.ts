@@ -3,8 +3,9 @@
  * and shellcheck over .github/workflows (see workflow-lint.ts). Prints `file:line:col: message [kind]` per
  * problem; exits 1 when there is one, 2 when it cannot check.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { UsageError } from '../base/cli-args.ts';
 import { logText } from '../base/log-text.ts';
 import { readTextFile } from '../base/read-text.ts';
 import {
@@ -39,18 +40,36 @@ Checks GitHub workflows with actionlint, and their run: scripts with shellcheck 
   },
 });
 
+/**
+ * The repository whose workflows are checked: the nearest folder, from `from` up, that has a
+ * .github/workflows folder (as git finds its .git), so the command works from a subfolder too.
+ */
+function repositoryRoot(from: string): string | undefined {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (statSync(join(dir, WORKFLOWS), { throwIfNoEntry: false })?.isDirectory()) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
 export async function main(argv: string[]): Promise<ExitCode> {
   const parsed = parseCommandLine(argv, { 'require-shellcheck': { type: 'boolean' } }, HELP);
   if (!parsed) return EXIT.ok;
   const { values, positionals } = parsed;
+  const cwd = process.cwd();
+  const root = repositoryRoot(cwd);
+  if (positionals.length === 0 && !root) {
+    throw new UsageError(`no ${WORKFLOWS} folder in ${cwd} or any folder above it; name the workflow files to check`);
+  }
+  // Named as from where the command runs: `.github/workflows/perf.yml` at the root, `../.github/...` below it.
   const files =
-    positionals.length > 0
+    positionals.length > 0 || !root
       ? positionals
-      : readdirSync(WORKFLOWS)
+      : readdirSync(join(root, WORKFLOWS))
           .filter((f) => /\.ya?ml$/.test(f))
           .sort()
-          .map((f) => join(WORKFLOWS, f));
-  const labels = existsSync(CONFIG) ? configuredLabels(readTextFile(CONFIG)) : [];
+          .map((f) => relative(cwd, join(root, WORKFLOWS, f)));
+  const config = root ? join(root, CONFIG) : undefined;
+  const labels = config && existsSync(config) ? configuredLabels(readTextFile(config)) : [];
   const withShellcheck = hasShellcheck();
   if (!withShellcheck && values['require-shellcheck']) {
     throw new Error('shellcheck is not on PATH (Debian: apt-get install shellcheck)');

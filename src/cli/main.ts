@@ -4,7 +4,7 @@
  */
 import { logText } from '../base/log-text.ts';
 import { VERSION } from '../base/version.ts';
-import { type CommandMain, EXIT, type ExitCode, exitLine, INTERRUPTED, runCommand } from './command-line.ts';
+import { type CommandMain, EARLY_END_LINES, EXIT, type ExitCode, exitLine, runCommand } from './command-line.ts';
 
 interface Command {
   summary: string;
@@ -65,7 +65,7 @@ const HELP = [
   exitLine(EXIT.ok, 'nothing regressed'),
   exitLine(EXIT.regression, 'a regression or a failed check (SLOWER, FAILED numerics, ERRORED, a file not written)'),
   exitLine(EXIT.usage, 'a usage or input error: nothing was judged (a Node too old for fusebench too)'),
-  exitLine(INTERRUPTED, 'interrupted (Ctrl-C)'),
+  ...EARLY_END_LINES,
 ].join('\n');
 
 async function main(argv: string[]): Promise<ExitCode> {

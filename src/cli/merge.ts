@@ -32,7 +32,8 @@ const HISTORY_CHARTS = 'benchmark-history';
 const DEFAULT_BASELINES_DIR = 'baselines';
 
 const HELP = renderHelp({
-  usage: `Usage: fusebench merge --out-dir <dir> [--base <file>]... [--history <file.jsonl>]... [--run-url <url>] <results.json>...
+  usage: `Usage: fusebench merge --out-dir <dir> [--base <file>]... [--history <file.jsonl>]...
+                       [--baselines-dir <dir>] [--repo-url <url>] [--run-url <url>] <results.json>...
 Merges several GPUs' runs into one ${MERGED_MARKDOWN} and one pull-request comment.
   <results.json>...  one fusebench-results.json per GPU
   --base <file>      a base-branch fusebench-results.json (repeatable; matched to GPUs by device)

@@ -23,7 +23,7 @@ import { PerfReporter } from '../run/perf-reporter.ts';
 import { checkPreviousRunKeepable, OUT_DIR_LOCK } from '../run/previous-run.ts';
 import { asksForHelp, EXIT, type ExitCode, renderHelp, runIfEntry } from './command-line.ts';
 
-/** `fusebench perf --help`: the options, examples and exit codes; -h works too (parsePerfArgs knows only --help). */
+/** `fusebench perf --help` (or -h): the options, examples and exit codes. */
 function perfHelp(): string {
   return renderHelp({
     usage: PERF_HELP,
@@ -33,7 +33,7 @@ function perfHelp(): string {
       'npm run perf -- --backend cuda --inject gelu_scale:4   # a regression on purpose: exits 1',
     ],
     exits: {
-      ok: 'nothing regressed: every case SAME, FASTER, NO_BASELINE or skipped, and the results written',
+      ok: 'nothing regressed: every case SAME, FASTER, NO_BASELINE, AMBIGUOUS (without --strict) or skipped, and the results written',
       regression:
         'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
       usage:
@@ -44,12 +44,15 @@ function perfHelp(): string {
 
 /**
  * The embedded default answers fast: on the CPU backend, with no --dtype, the run measures fp32 only
- * (the half precisions run there in software conversions and add minutes); said where the run starts.
+ * (the half precisions run there in software conversions and add minutes); the note says so where the
+ * run starts.
  */
-function cpuDefaultDtypes(options: PerfOptions, backend: 'cpu' | 'cuda'): PerfOptions {
-  if (backend !== 'cpu' || options.dtypes.length > 0) return options;
-  console.log('fusebench: CPU backend: measuring fp32 only (add --dtype fp32,bf16,fp16 for every precision)');
-  return { ...options, dtypes: ['fp32'] };
+function cpuDefaultDtypes(options: PerfOptions, backend: 'cpu' | 'cuda'): { options: PerfOptions; note?: string } {
+  if (backend !== 'cpu' || options.dtypes.length > 0) return { options };
+  return {
+    options: { ...options, dtypes: ['fp32'] },
+    note: 'fusebench: CPU backend: measuring fp32 only (add --dtype fp32,bf16,fp16 for every precision)',
+  };
 }
 
 async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
@@ -123,7 +126,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
   const parsed = parsePerfArgs(argv, { seed: freshSeed() });
   if (!parsed) return EXIT.ok;
-  const options = cpuDefaultDtypes(parsed, await checkInputs(parsed));
+  const { options, note } = cpuDefaultDtypes(parsed, await checkInputs(parsed));
   // Two runs into one folder would each keep "the run before" and lose the first one's: one at a time.
   let release: () => void;
   try {
@@ -135,6 +138,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
   try {
     checkWritable(options.outDir, checkPreviousRunKeepable);
+    // Said once nothing can refuse the run any more.
+    if (note) console.log(note);
     return await measure(options);
   } finally {
     release();

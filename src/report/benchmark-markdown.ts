@@ -103,10 +103,13 @@ function heading(runs: ResultsFile[]): string {
 
 /** The regenerate section: the shell lines in a block no file's text can close. */
 function regenerate(runs: ResultsFile[]): string {
+  const [single] = runs;
   const where =
-    runs.length === 1
-      ? 'In a clean clone of this repository, on a GPU of the same model (a run on another one is gated against its own baseline):'
-      : "In a clean clone of this repository, on each GPU of the same models (each run is gated against its GPU's own baseline):";
+    runs.length > 1
+      ? "In a clean clone of this repository, on each GPU of the same models (each run is gated against its GPU's own baseline):"
+      : single?.device.backend === 'cpu'
+        ? 'In a clean clone of this repository, on a machine with the same CPU (a run on another one is gated against its own baseline):'
+        : 'In a clean clone of this repository, on a GPU of the same model (a run on another one is gated against its own baseline):';
   return [where, '', codeBlock(regenerateLines(runs).join('\n'), 'bash', 4000).markdown].join('\n');
 }
 

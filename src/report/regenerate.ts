@@ -30,12 +30,15 @@ function perfOptions(command: string): string | undefined {
 }
 
 /**
- * `npm run perf -- <the run's options>`, writing into `outDir` (the perf default, perf-out/, when absent);
+ * `npm run perf -- <the run's options>` (with `--backend cpu` for a run on the CPU backend), writing into
+ * `outDir` (the perf default, perf-out/, when absent);
  * a recorded command that is not plain options (a results file can hold anything) is left out and said so.
  */
 export function perfCommand(results: ResultsFile, outDir?: string): string {
   const own = perfOptions(results.command);
-  const options = [own ?? '', ...(outDir ? [`--out-dir ${outDir}`] : [])].join(' ').trim();
+  // A CPU run chose its backend by finding no GPU; asked for by name, it is the same run on any machine.
+  const cpu = results.device.backend === 'cpu' && !/(^|\s)--backend\b/.test(own ?? '') ? ['--backend cpu'] : [];
+  const options = [...cpu, own ?? '', ...(outDir ? [`--out-dir ${outDir}`] : [])].filter(Boolean).join(' ');
   const note = own === undefined ? '   # the recorded options are not plain perf options: left out' : '';
   return `npm run perf${options ? ` -- ${options}` : ''}${note}`;
 }
@@ -62,7 +65,7 @@ export function regenerateLines(runs: ResultsFile[]): string[] {
       : [];
   const [single] = runs;
   if (runs.length === 1 && single) {
-    return [...checkout, 'npm ci', `${perfCommand(single, '.')}   # on an ${plain(single.device.name, 80)}`];
+    return [...checkout, 'npm ci', `${perfCommand(single, '.')}   # on the ${plain(single.device.name, 80)}`];
   }
   const dirs = runs.map((r) => `perf-${fileSafe(r.device.slug)}`);
   return [

@@ -9,6 +9,7 @@ import {
   decimalArg,
   digitsArg,
   joinNegativeValues,
+  parseArgsMessage,
   positiveArg,
   refuseRepeated,
   UsageError,
@@ -38,6 +39,8 @@ interface Raw {
 /** One option: its flag, how it is written on the command line, its help line and its parser. */
 interface Flag<T> {
   flag: string;
+  /** The one-letter form (`-h`), where there is one. */
+  short?: string;
   /** `<ms>` for a flag that takes a value; absent for a switch. */
   value?: string;
   multiple?: true;
@@ -217,7 +220,7 @@ const PERF_FLAGS = {
     help: ["Vitest's own report too (its test list, a failed check's code frame)"],
     parse: (raw) => raw.values.verbose === true,
   }),
-  help: flag({ flag: 'help', help: ['this text'], parse: (raw) => raw.values.help === true }),
+  help: flag({ flag: 'help', short: 'h', help: ['this text'], parse: (raw) => raw.values.help === true }),
 } as const;
 
 type Parsed = { [K in keyof typeof PERF_FLAGS]: ReturnType<(typeof PERF_FLAGS)[K]['parse']> };
@@ -240,7 +243,7 @@ const HELP_COLUMN = 28;
 export const PERF_HELP = [
   'Usage: fusebench perf [options]   (or: npm run perf -- [options])',
   ...Object.values(PERF_FLAGS).flatMap((f: Flag<unknown>) => {
-    const left = `  --${f.flag}${f.value ? ` ${f.value}` : ''}`;
+    const left = `  ${f.short ? `-${f.short}, ` : ''}--${f.flag}${f.value ? ` ${f.value}` : ''}`;
     const [first = '', ...rest] = f.help;
     return [
       `${left.padEnd(HELP_COLUMN)}${left.length >= HELP_COLUMN ? ' ' : ''}${first}`,
@@ -262,7 +265,11 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
   const config = Object.fromEntries(
     Object.values(PERF_FLAGS).map((f: Flag<unknown>) => [
       f.flag,
-      { type: f.value ? ('string' as const) : ('boolean' as const), ...(f.multiple ? { multiple: true } : {}) },
+      {
+        type: f.value ? ('string' as const) : ('boolean' as const),
+        ...(f.multiple ? { multiple: true } : {}),
+        ...(f.short ? { short: f.short } : {}),
+      },
     ]),
   );
   try {
@@ -276,7 +283,7 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
     refuseRepeated(parsed.tokens, config);
     values = parsed.values as Raw['values'];
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${PERF_HELP}`);
+    throw new UsageError(`${parseArgsMessage(e)}\n\n${PERF_HELP}`);
   }
   const raw = { values, seed: defaults.seed };
   const parsed = Object.fromEntries(

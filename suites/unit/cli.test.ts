@@ -181,6 +181,32 @@ describe('exit codes', () => {
     expect(s.stdout).toBe('');
   });
 
+  test('comment and history: an --out that cannot be written is exit 2 naming the flag, nothing rendered', () => {
+    const file = join(tmp(), 'a-file');
+    writeFileSync(file, '');
+    const out = join(file, 'out.md');
+    for (const args of [
+      ['comment', '--results', join(fixtures, 'h200-results.json'), '--out', out],
+      ['history', join(fixtures, 'site', 'history', 'nvidia-h200.jsonl'), '--out', out],
+    ]) {
+      const r = fusebench(args);
+      expect(r.code, args[0]).toBe(EXIT.usage);
+      expect(r.stderr).toContain(`fusebench: --out: ${out} cannot be written: ENOTDIR`);
+      expect(r.stdout).toBe('');
+    }
+  });
+
+  test('an unknown option is named, with how to pass an argument that starts with a dash where one is taken', () => {
+    const perf = fusebench(['perf', '--bogus']);
+    expect(perf.code).toBe(EXIT.usage);
+    expect(perf.stderr).toMatch(/^fusebench: Unknown option '--bogus'\n/);
+    const compare = fusebench(['compare', '--bogus']);
+    expect(compare.code).toBe(EXIT.usage);
+    expect(compare.stderr).toMatch(
+      /^fusebench: Unknown option '--bogus' \(an argument that starts with '-' goes after '--', as in: -- --bogus\)\n/,
+    );
+  });
+
   test('site: --baselines that is no folder, and a --repo-url its links would drop, are exit 2 naming them', () => {
     const out = tmp();
     const history = join(fixtures, 'site', 'history');
@@ -246,6 +272,8 @@ describe('exit codes', () => {
     expect(held.code).toBe(EXIT.usage);
     expect(held.stderr).toContain(`--out-dir ${dir} is in use by another fusebench run: pid ${process.pid}`);
     expect(held.stderr).toContain('Nothing was measured.');
+    // No word of the run that did not start (the CPU backend's fp32-only note comes once it can).
+    expect(held.stdout).toBe('');
     expect(readFileSync(join(dir, 'fusebench-results.json'), 'utf8')).toBe('the run before');
     expect(existsSync(join(dir, 'previous'))).toBe(false);
     // A holder that is no longer running: taken over with a warning, the run goes on, the lock is gone after.
@@ -253,6 +281,7 @@ describe('exit codes', () => {
     const stale = perf();
     expect(stale.stderr).toContain(`took over the stale lock ${lock}`);
     expect(stale.code, stale.stderr).toBe(EXIT.ok);
+    expect(stale.stdout).toMatch(/^fusebench: CPU backend: measuring fp32 only/);
     expect(existsSync(lock)).toBe(false);
     expect(readFileSync(join(dir, 'previous', 'fusebench-results.json'), 'utf8')).toBe('the run before');
   });

@@ -86,6 +86,18 @@ describe('the workflow linter', () => {
     expect(r.stdout).not.toContain('\u001b');
   });
 
+  test("from a subfolder it checks the repository's workflows; outside any repository it says what is missing", () => {
+    const run = (cwd: string) =>
+      spawnSync(process.execPath, [join(root, 'bin/fusebench.mjs'), 'lint-workflows'], { cwd, encoding: 'utf8' });
+    const below = run(join(root, 'src', 'cli'));
+    expect(below.status, below.stderr).toBe(0);
+    expect(below.stdout).toMatch(/^lint:workflows: \d+ file\(s\), 0 problem\(s\)/m);
+    const outside = mkdtempSync(join(tmpdir(), 'fusebench-no-repo-'));
+    const none = run(outside);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain(`no .github/workflows folder in ${outside} or any folder above it`);
+  }, 60_000);
+
   test('masks expressions without moving columns', () => {
     expect(maskExpressions(`echo "${expr('a.b')}" x`)).toBe('echo "__________" x');
   });

@@ -1,0 +1,50 @@
+// A perf run whose reader goes away (`npm run perf | head`): it ends as SIGPIPE ends other commands,
+// with 141 (128 + 13), no stack trace, and no run lock left in --out-dir for the next run to take over.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { CLOSED_OUTPUT } from '../../src/base/signal-cleanup.ts';
+import { OUT_DIR_LOCK } from '../../src/run/previous-run.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Runs `fusebench perf` with `args`, closing `which` of its pipes after the first chunk read from it. */
+function runAndClose(which: 'stdout' | 'stderr', args: string[]): Promise<{ code: number | null; other: string }> {
+  const child = spawn(process.execPath, ['bin/fusebench.mjs', 'perf', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, GITHUB_ACTIONS: '', CI: '1' },
+  });
+  const closed = child[which];
+  const kept = which === 'stdout' ? child.stderr : child.stdout;
+  let other = '';
+  kept.on('data', (d: Buffer) => {
+    other += d.toString();
+  });
+  closed.once('data', () => closed.destroy());
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, other })));
+}
+
+describe('output closed under a perf run', () => {
+  test('stderr closed after the first progress line: exit 141, the lock removed', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'fusebench-closed-'));
+    const args = ['--backend', 'cpu', '--case', 'gelu_scale', '--dtype', 'fp32', '--budget-ms', '50'];
+    const r = await runAndClose('stderr', [...args, '--out-dir', out]);
+    expect(r.code).toBe(CLOSED_OUTPUT);
+    expect(existsSync(join(out, OUT_DIR_LOCK))).toBe(false);
+    // Ended at the next progress line: nothing reported, nothing written.
+    expect(existsSync(join(out, 'fusebench-results.json'))).toBe(false);
+    expect(r.other).not.toMatch(/EPIPE|at .*\.ts:\d+/);
+  }, 120_000);
+
+  test('stdout closed at its first line: exit 141, no stack trace on stderr, the lock removed', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'fusebench-closed-'));
+    // Without --dtype the CPU backend says first, on stdout, that it measures fp32 only.
+    const args = ['--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '1024', '--budget-ms', '50'];
+    const r = await runAndClose('stdout', [...args, '--out-dir', out]);
+    expect(r.code).toBe(CLOSED_OUTPUT);
+    expect(existsSync(join(out, OUT_DIR_LOCK))).toBe(false);
+    expect(r.other).not.toMatch(/EPIPE|Error|at .*\.ts:\d+/);
+  }, 120_000);
+});
