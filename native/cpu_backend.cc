@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "cpu_info.h"
+#include "memory_cap.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -98,16 +99,7 @@ class CpuBackend final : public Backend {
   size_t memory_limit() {
     const CpuInfo cpu = read_cpu_info();
     const size_t room = cpu.available_bytes > 0 ? cpu.available_bytes : cpu.memory_bytes;
-    size_t limit = room > 0 ? room : size_t{1} << 40;
-    if (const char* env = std::getenv("FUSEBENCH_CPU_MEMORY_BYTES")) {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(env, &end, 10);
-      if (end != env && *end == '\0' && v > 0 && v < limit) {
-        limit = static_cast<size_t>(v);
-        capped_ = true;
-      }
-    }
-    return limit;
+    return memory_cap("FUSEBENCH_CPU_MEMORY_BYTES", room > 0 ? room : size_t{1} << 40, &capped_);
   }
 
   bool capped_ = false;

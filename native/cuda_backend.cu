@@ -11,6 +11,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda_device.h"
 #include "cuda_graph.h"
+#include "memory_cap.h"
 #include "common/read_pass.h"
 #include "cuda/elementwise.cuh"
 
@@ -78,7 +79,7 @@ class CudaBackend final : public Backend {
     cudaDeviceProp props{};
     FB_CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
     ctx_.sm_count = props.multiProcessorCount;
-    memory_ = props.totalGlobalMem;
+    memory_ = memory_cap("FUSEBENCH_CUDA_MEMORY_BYTES", props.totalGlobalMem, &capped_);
     no_pdl_reason_ = graph_pdl_unavailable(props);
     stream_ = make_stream();
     ctx_.stream = stream_.get();
@@ -99,7 +100,9 @@ class CudaBackend final : public Backend {
   }
   BackendKind kind() const override { return BackendKind::Cuda; }
   size_t memory_bytes() const override { return memory_; }
-  const char* memory_name() const override { return "the CUDA device's global memory"; }
+  const char* memory_name() const override {
+    return capped_ ? "the CUDA device's global memory (FUSEBENCH_CUDA_MEMORY_BYTES)" : "the CUDA device's global memory";
+  }
   float* alloc(size_t count) override {
     float* p = nullptr;
     FB_CUDA_CHECK(cudaMalloc(&p, (count > 0 ? count : 1) * sizeof(float)));
@@ -175,6 +178,7 @@ class CudaBackend final : public Backend {
   // Declared in construction order: members built before a throw are released by their owners.
   LaunchContext ctx_{};
   size_t memory_ = 0;
+  bool capped_ = false;
   std::string no_pdl_reason_;  // why graphs are recorded without PDL; empty: with it (cuda_graph.h)
   Stream stream_;
   size_t flush_bytes_ = 0;

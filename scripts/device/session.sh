@@ -4,8 +4,9 @@
 # baseline file land in one tarball under $OUT (the tool that copies $OUT back takes few files).
 #   bash scripts/device/session.sh "perf --update-baselines" "numerics" "perf --case attention --inject attention:3%"
 # A step is `perf <perf options>` (always --backend cuda, its own --out-dir), `numerics` (the numerics
-# suite on every backend at hand) or `probe NAME [ARGS]` (scripts/device/NAME.cu built for sm_90a and run
-# with ARGS, e.g. "probe chain-cluster-probe 15"). A failing step is logged and the next one still runs.
+# suite on every backend at hand), `fuzz [RUNS]` (suites/unit/native-fuzz.test.ts on the CUDA backend, RUNS
+# sessions, default 5000) or `probe NAME [ARGS]` (scripts/device/NAME.cu built for sm_90a and run with ARGS,
+# e.g. "probe chain-cluster-probe 15"). A failing step is logged and the next one still runs.
 set -uo pipefail
 out="${OUT:-$PWD/device-out}"
 work="$(mktemp -d)"
@@ -34,6 +35,12 @@ for step in "$@"; do
       npm run perf -- --backend cuda ${step#perf} --out-dir "$work/step$n" >"$log" 2>&1
       ;;
     numerics) npx vitest run suites/unit/cases.numerics.test.ts >"$log" 2>&1 ;;
+    fuzz | fuzz\ *)
+      runs="${step#fuzz}"
+      runs="${runs// /}"
+      FUSEBENCH_FUZZ_BACKEND=cuda FUSEBENCH_FUZZ_RUNS="${runs:-5000}" \
+        npx vitest run suites/unit/native-fuzz.test.ts >"$log" 2>&1
+      ;;
     probe\ *)
       read -r -a words <<<"${step#probe }"
       src="scripts/device/${words[0]}.cu"
@@ -52,7 +59,8 @@ for step in "$@"; do
   if [[ $step == probe\ * ]]; then
     tail -40 "$log"
   else
-    grep -E "^(SLOWER|time:|wrote|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests " "$log" | sed 's/\x1b\[[0-9;]*m//g' | tail -8
+    grep -E "^(SLOWER|time:|wrote|native fuzz:|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests |×" "$log" |
+      sed 's/\x1b\[[0-9;]*m//g' | tail -8
   fi
   # After every step, so a session stopped at its time limit still returns what it finished.
   cp baselines/nvidia-*.json "$work/" 2>/dev/null

@@ -3,6 +3,12 @@
 // JS value where the types say number) and through the typed facade (src/addon/native.ts).
 import { fc } from '@fast-check/vitest';
 
+/**
+ * The backend most sessions use: the CPU backend (the default, and CI's), or with FUSEBENCH_FUZZ_BACKEND=cuda
+ * the CUDA backend of the machine's GPU (run by hand on a GPU machine).
+ */
+export const FUZZ_BACKEND: 'cpu' | 'cuda' = process.env.FUSEBENCH_FUZZ_BACKEND === 'cuda' ? 'cuda' : 'cpu';
+
 /** A registered case as the child describes it. */
 export interface FuzzCase {
   name: string;
@@ -116,8 +122,8 @@ export function sessionArb(cases: FuzzCase[]): fc.Arbitrary<FuzzSession> {
     { weight: 1, arbitrary: fc.string() },
   );
   const backend = fc.oneof(
-    { weight: 30, arbitrary: fc.constant('cpu') },
-    { weight: 1, arbitrary: fc.constantFrom('cuda', 'CPU', '', 'cpu\u0000') },
+    { weight: 30, arbitrary: fc.constant(FUZZ_BACKEND) },
+    { weight: 1, arbitrary: fc.constantFrom(FUZZ_BACKEND === 'cpu' ? 'cuda' : 'cpu', 'CPU', '', 'cpu\u0000') },
     { weight: 1, arbitrary: fc.string() },
   );
   const rawDims = fc.array(fc.oneof({ weight: 12, arbitrary: dimValue }, { weight: 1, arbitrary: notANumber }), {

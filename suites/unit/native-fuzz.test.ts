@@ -1,24 +1,34 @@
-// A property-based fuzz of the native boundary on the CPU backend: random dims (mostly small, many at
+// A property-based fuzz of the native boundary on the CPU backend (FUSEBENCH_FUZZ_BACKEND=cuda: the CUDA
+// backend, on a GPU machine): random dims (mostly small, many at
 // the edges where 32- and 64-bit sizes overflow), params, variants, buffer names and sizes, injections
 // and options, over every registered case and precision, through the raw addon and the typed facade.
 // The invariant: every call returns or throws a JS Error with a message; no call kills the process,
 // hangs, or writes out of bounds. The calls run in a child process (suites/support/native-fuzz-child.ts), so a crash
 // is this test's failure with the (shrunk) session that caused it, not a dead test runner.
 //
-// The child caps the CPU backend's memory at 4 MiB (FUSEBENCH_CPU_MEMORY_BYTES): every workspace the
-// fuzzer gets accepted is then small enough to run in milliseconds, and every shape above that is
-// refused by the same size check that refuses an overflowing one. Valid counts that only cost time
+// The child caps the backends' memory at 4 MiB (FUSEBENCH_CPU_MEMORY_BYTES, FUSEBENCH_CUDA_MEMORY_BYTES):
+// every workspace the fuzzer gets accepted is then small enough to run in milliseconds, and every shape
+// above that is refused by the same size check that refuses an overflowing one. On CUDA a kernel that
+// faults (an illegal address, a misaligned access) surfaces as a JS error, so a fault's message fails the
+// property too, and the child is restarted: the fault leaves its context unusable. Valid counts that only cost time
 // (timeBatch calls, injected passes and spins) are drawn small; their invalid values are drawn too.
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect } from 'vitest';
-import { type FuzzCase, type FuzzOutcome, type FuzzSession, sessionArb } from '../support/native-fuzz-ops.ts';
+import {
+  FUZZ_BACKEND,
+  type FuzzCase,
+  type FuzzOutcome,
+  type FuzzSession,
+  sessionArb,
+} from '../support/native-fuzz-ops.ts';
 
 const CHILD = join(import.meta.dirname, '..', 'support', 'native-fuzz-child.ts');
 const MEMORY_CAP = 4 * 1024 * 1024;
 /** Sessions per run (each makes one to nine native calls); FUSEBENCH_FUZZ_RUNS to explore longer. */
-const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS ?? 20_000);
+const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS || 20_000);
+if (!Number.isSafeInteger(RUNS) || RUNS < 1) throw new Error(`FUSEBENCH_FUZZ_RUNS: expected a positive integer`);
 /** A fresh seed each run, printed; FUSEBENCH_FUZZ_SEED replays one. */
 const SEED = Number(process.env.FUSEBENCH_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** A session that has not answered after this long has hung. */
@@ -37,7 +47,11 @@ class FuzzChild {
       execArgv: ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      env: { ...process.env, FUSEBENCH_CPU_MEMORY_BYTES: String(MEMORY_CAP) },
+      env: {
+        ...process.env,
+        FUSEBENCH_CPU_MEMORY_BYTES: String(MEMORY_CAP),
+        FUSEBENCH_CUDA_MEMORY_BYTES: String(MEMORY_CAP),
+      },
     });
     proc.stderr?.on('data', (d) => {
       this.#stderr = `${this.#stderr}${String(d)}`.slice(-4000);
@@ -100,16 +114,47 @@ afterAll(() => {
   );
 });
 
-/** Every outcome returned, or threw an Error with a message. */
+/** What the CUDA runtime says of a kernel that faulted: an error in JS, but a write out of bounds. */
+const DEVICE_FAULT =
+  /cudaError(IllegalAddress|MisalignedAddress|LaunchFailure|IllegalInstruction|HardwareStackError|InvalidPc|Assert)\b/;
+
+/** Every outcome returned, or threw an Error with a message that is not a device fault. */
 function expectNoStrangeThrow(outcomes: FuzzOutcome[]): void {
   for (const o of outcomes) {
     if (o.ok) continue;
     expect(o.isError, `${o.op} threw a non-Error: ${o.message}`).toBe(true);
     expect(o.message.length, `${o.op} threw an Error without a message`).toBeGreaterThan(0);
+    if (DEVICE_FAULT.test(o.message)) {
+      child.stop();
+      expect.fail(`${o.op} faulted on the device: ${o.message}`);
+    }
   }
 }
 
-describe('the native boundary under fuzzing (CPU backend, in a child process)', () => {
+describe(`the native boundary under fuzzing (${FUZZ_BACKEND === 'cpu' ? 'CPU' : 'CUDA'} backend, in a child process)`, () => {
+  // Else every session would be refused for want of the backend, and the fuzz would pass having run nothing.
+  test('the fuzzed backend is usable: a small workspace is made, runs and is read back', async () => {
+    const outcomes = await child.run({
+      kind: 'workspace',
+      surface: 'facade',
+      backend: FUZZ_BACKEND,
+      caseName: 'gelu_scale',
+      dtype: 'fp32',
+      dims: [1024],
+      params: [0.5],
+      options: {},
+      ops: [
+        { kind: 'run', variant: 'fused' },
+        { kind: 'download', name: 'y' },
+      ],
+    });
+    expect(outcomes).toEqual([
+      { op: 'new Workspace', ok: true },
+      { op: 'run', ok: true },
+      { op: 'download', ok: true },
+    ]);
+  });
+
   test('the child sees every registered case in every precision', () => {
     expect(cases.length).toBeGreaterThanOrEqual(12);
     expect(new Set(cases.map((c) => c.dtype))).toEqual(new Set(['fp32', 'bf16', 'fp16']));
@@ -129,7 +174,7 @@ describe('the native boundary under fuzzing (CPU backend, in a child process)', 
       const outcomes = await child.run({
         kind: 'workspace',
         surface: 'raw',
-        backend: 'cpu',
+        backend: FUZZ_BACKEND,
         caseName,
         dtype,
         dims,
