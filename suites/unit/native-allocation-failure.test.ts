@@ -18,7 +18,7 @@ function underLimit(body: string): { status: number | null; lines: string[]; std
     "import { createRequire } from 'node:module';",
     `const raw = createRequire(import.meta.url)(${JSON.stringify(ADDON)});`,
     'const OPTIONS = { variant: -1, passes: 0, spin: 0, maxBlocks: 0 };',
-    'const say = (what, f) => { try { f(); console.log(`${what}: ok`); } catch (e) { console.log(`${what}: ${e.message}`); } };',
+    "const say = (what, f) => { try { f(); console.log(what + ': ok'); } catch (e) { console.log(what + ': ' + e.message); } };",
     body,
   ].join('\n');
   const r = spawnSync(
