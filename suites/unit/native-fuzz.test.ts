@@ -31,8 +31,11 @@ const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS || 20_000);
 if (!Number.isSafeInteger(RUNS) || RUNS < 1) throw new Error(`FUSEBENCH_FUZZ_RUNS: expected a positive integer`);
 /** A fresh seed each run, printed; FUSEBENCH_FUZZ_SEED replays one. */
 const SEED = Number(process.env.FUSEBENCH_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/** How much slower than usual the child runs: FUSEBENCH_FUZZ_SLOWDOWN under compute-sanitizer (session.sh). */
+const SLOWDOWN = Number(process.env.FUSEBENCH_FUZZ_SLOWDOWN || 1);
+if (!(SLOWDOWN >= 1 && SLOWDOWN <= 1000)) throw new Error('FUSEBENCH_FUZZ_SLOWDOWN: expected a number from 1 to 1000');
 /** A session that has not answered after this long has hung. */
-const SESSION_TIMEOUT_MS = 15_000;
+const SESSION_TIMEOUT_MS = 15_000 * SLOWDOWN;
 
 /** The child process: started on first use, and again after a crash (fast-check shrinks through crashes). */
 class FuzzChild {
@@ -57,7 +60,7 @@ class FuzzChild {
       this.#stderr = `${this.#stderr}${String(d)}`.slice(-4000);
     });
     this.#proc = proc;
-    const ready = await this.#next(proc, 60_000, 'start');
+    const ready = await this.#next(proc, 60_000 * SLOWDOWN, 'start');
     this.#cases = (ready as { cases: FuzzCase[] }).cases;
     return this.#cases;
   }
