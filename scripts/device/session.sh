@@ -6,7 +6,7 @@
 # A step is `perf <perf options>` (always --backend cuda, its own --out-dir), `numerics` (the numerics
 # suite on every backend at hand), `fuzz [RUNS]` (suites/unit/native-fuzz.test.ts on the CUDA backend, RUNS
 # sessions, default 5000), `memcheck-fuzz [RUNS]` (the same under compute-sanitizer's memcheck, which sees an
-# access out of bounds that does not fault; default 500; each process's report in memcheck/) or `probe NAME
+# access out of bounds that does not fault; default 500; each child's report in memcheck/) or `probe NAME
 # [ARGS]` (scripts/device/NAME.cu built for sm_90a and run with ARGS, e.g. "probe chain-cluster-probe 15").
 # A failing step is logged and the next one still runs.
 set -uo pipefail
@@ -41,11 +41,13 @@ for step in "$@"; do
       runs="${step#memcheck-fuzz}"
       runs="${runs// /}"
       mkdir -p "$work/memcheck"
+      # The fuzz's child (the process that calls the addon) runs under the sanitizer; %p: one log a child.
       FUSEBENCH_FUZZ_BACKEND=cuda FUSEBENCH_FUZZ_RUNS="${runs:-500}" FUSEBENCH_FUZZ_SLOWDOWN=20 \
-        compute-sanitizer --tool memcheck --target-processes all --log-file "$work/memcheck/%p.log" \
+        FUSEBENCH_FUZZ_WRAP="$(command -v compute-sanitizer) --tool memcheck --log-file $work/memcheck/%p.log" \
         npx vitest run suites/unit/native-fuzz.test.ts >"$log" 2>&1
       fuzzed=$?
       # Every process's summary: a report with errors fails the step, as a failed fuzz does.
+      echo "memcheck: $(find "$work/memcheck" -name '*.log' | wc -l) child log(s)" >>"$log"
       grep -h "ERROR SUMMARY" "$work"/memcheck/*.log | sort | uniq -c >>"$log"
       ! grep -qE "ERROR SUMMARY: [1-9]" "$work"/memcheck/*.log && ((fuzzed == 0))
       ;;
@@ -73,7 +75,7 @@ for step in "$@"; do
   if [[ $step == probe\ * ]]; then
     tail -40 "$log"
   else
-    grep -E "^(SLOWER|time:|wrote|native fuzz:|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests |×|ERROR SUMMARY" "$log" |
+    grep -E "^(SLOWER|time:|wrote|native fuzz:|fusebench: .*(SLOWER|FASTER|AMBIGUOUS))| Tests |×|ERROR SUMMARY|^memcheck:" "$log" |
       sed 's/\x1b\[[0-9;]*m//g' | tail -8
   fi
   # After every step, so a session stopped at its time limit still returns what it finished.

@@ -100,9 +100,11 @@ function runSession(s: FuzzSession): FuzzOutcome[] {
   }
 }
 
-process.on('message', (s: FuzzSession | { kind: 'crash' }) => {
+process.on('message', (s: FuzzSession | { kind: 'crash' } | { kind: 'quit' }) => {
   // The harness's own check that a crash fails the test: abort as a native crash would.
   if (s.kind === 'crash') process.abort();
+  // The end of the fuzz: exit normally, so a tool around this process (compute-sanitizer) writes its report.
+  else if (s.kind === 'quit') process.exit(0);
   else process.send?.(runSession(s));
 });
 /** Each case folder's small test shapes (a case whose limits tie its dims together keeps none of the equal ones). */

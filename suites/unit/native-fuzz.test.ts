@@ -31,6 +31,11 @@ const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS || 20_000);
 if (!Number.isSafeInteger(RUNS) || RUNS < 1) throw new Error(`FUSEBENCH_FUZZ_RUNS: expected a positive integer`);
 /** A fresh seed each run, printed; FUSEBENCH_FUZZ_SEED replays one. */
 const SEED = Number(process.env.FUSEBENCH_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+/**
+ * A tool to run the child under, as words split at spaces (FUSEBENCH_FUZZ_WRAP: session.sh's memcheck-fuzz
+ * step gives compute-sanitizer and its options); none by default.
+ */
+const WRAP = (process.env.FUSEBENCH_FUZZ_WRAP ?? '').split(' ').filter(Boolean);
 /** How much slower than usual the child runs: FUSEBENCH_FUZZ_SLOWDOWN under compute-sanitizer (session.sh). */
 const SLOWDOWN = Number(process.env.FUSEBENCH_FUZZ_SLOWDOWN || 1);
 if (!(SLOWDOWN >= 1 && SLOWDOWN <= 1000)) throw new Error('FUSEBENCH_FUZZ_SLOWDOWN: expected a number from 1 to 1000');
@@ -46,8 +51,11 @@ class FuzzChild {
   async start(): Promise<FuzzCase[]> {
     if (this.#proc) return this.#cases;
     this.#stderr = '';
+    const node = ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'];
+    const [tool, ...toolArgs] = WRAP;
     const proc = fork(CHILD, [], {
-      execArgv: ['--experimental-strip-types', '--no-warnings=ExperimentalWarning'],
+      // Wrapped, the tool runs Node, which inherits the IPC channel: `tool ...toolArgs node ...node CHILD`.
+      ...(tool ? { execPath: tool, execArgv: [...toolArgs, process.execPath, ...node] } : { execArgv: node }),
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: {
@@ -70,6 +78,18 @@ class FuzzChild {
     const proc = this.#proc as ChildProcess;
     proc.send(session);
     return (await this.#next(proc, SESSION_TIMEOUT_MS, 'session')) as FuzzOutcome[];
+  }
+
+  /** Asks the child to exit normally (so compute-sanitizer, where it runs, writes its report); killed if it does not. */
+  async quit(): Promise<void> {
+    const proc = this.#proc;
+    this.#proc = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.send({ kind: 'quit' });
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000 * SLOWDOWN);
+    await exited;
+    clearTimeout(timer);
   }
 
   stop(): void {
@@ -109,13 +129,13 @@ const child = new FuzzChild();
 const cases = await child.start();
 const stats = { sessions: 0, calls: 0, accepted: 0, start: performance.now() };
 
-afterAll(() => {
-  child.stop();
+afterAll(async () => {
+  await child.quit();
   const s = ((performance.now() - stats.start) / 1000).toFixed(1);
   console.log(
     `native fuzz: ${stats.sessions} sessions, ${stats.calls} native calls (${stats.accepted} workspaces accepted) in ${s} s; seed ${SEED} (FUSEBENCH_FUZZ_SEED=${SEED} replays it)`,
   );
-});
+}, 60_000 * SLOWDOWN);
 
 /** What the CUDA runtime says of a kernel that faulted: an error in JS, but a write out of bounds. */
 const DEVICE_FAULT =
@@ -197,7 +217,10 @@ describe(`the native boundary under fuzzing (${FUZZ_BACKEND === 'cpu' ? 'CPU' : 
 
   test('the harness sees a crash: a child killed by a signal fails the session, and the next one gets a fresh child', async () => {
     await expect(child.run({ kind: 'crash' } as unknown as FuzzSession)).rejects.toThrow(
-      /the child died during a session \(exit code null, signal SIGABRT\)/,
+      // Under a wrapping tool (FUSEBENCH_FUZZ_WRAP) the tool ends with an exit code instead of the signal.
+      WRAP.length > 0
+        ? /the child died during a session \(exit code \d+, signal null\)/
+        : /the child died during a session \(exit code null, signal SIGABRT\)/,
     );
     const after = await child.run({
       kind: 'caseBuffers',
