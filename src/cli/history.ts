@@ -76,10 +76,31 @@ async function append(dir: string | undefined, files: string[]): Promise<void> {
   }
 }
 
+/** Broken lines named one by one up to this many; the rest are counted. */
+const SHOWN_PROBLEMS = 20;
+
+/**
+ * The history to show: its broken lines named on stderr (the first SHOWN_PROBLEMS, then how many more),
+ * or an error when no line is a record but some are broken (another kind of file given by mistake).
+ */
+function readShownHistory(file: string): ReturnType<typeof readHistory> {
+  const read = readHistory(file);
+  const { records, problems } = read;
+  if (records.length === 0 && problems.length > 0) {
+    throw new UsageError(
+      `${file} is not a fusebench history: none of its lines is a record (${problems.length} broken; the first: ${problems[0]?.replace(/; skipped$/, '')})`,
+    );
+  }
+  for (const p of problems.slice(0, SHOWN_PROBLEMS)) console.warn(`fusebench: ${logText(p)}`);
+  if (problems.length > SHOWN_PROBLEMS) {
+    console.warn(`fusebench: ${problems.length - SHOWN_PROBLEMS} more broken lines in ${logText(file)}; skipped`);
+  }
+  return read;
+}
+
 /** The plain-text view: a table per case, a row per commit, a column per shape. */
 function printText(file: string, last: number): void {
-  const { records, problems } = readHistory(file);
-  for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
+  const { records } = readShownHistory(file);
   const histories = caseHistories(
     records.map((r) => r.record),
     last,
@@ -111,8 +132,7 @@ async function writeMarkdown(
   out: string,
   chartsFrom: { baselinesDir: string; repositoryUrl: string | undefined },
 ): Promise<void> {
-  const { records, problems } = readHistory(file);
-  for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
+  const { records, problems } = readShownHistory(file);
   const charts = `${basename(out, extname(out))}-charts`;
   const latest = records.at(-1)?.record.device;
   const { baselines, problem } = latest ? readDeviceBaselines(chartsFrom.baselinesDir, latest.slug) : {};

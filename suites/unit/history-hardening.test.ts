@@ -126,6 +126,36 @@ describe('the record boundary', () => {
       `fusebench: ${results} is a results file, not a history (JSON Lines, one record a line): add it to one with \`fusebench history append --dir <dir> ${results}\``,
     ]);
   });
+
+  test('a file with no record at all is one error naming it and its first line, exit 2', () => {
+    const readme = join(root, 'suites', 'fixtures', 'README.md');
+    for (const args of [[], ['--out', join(tmp(), 'h.md')]]) {
+      const r = cli(['src/cli/history.ts', readme, ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^fusebench: ${readme.replace(/[.*+?^$()|[\]\\/]/g, '\\$&')} is not a fusebench history: none of its lines is a record \\(\\d+ broken; the first: .*README\\.md:1: not valid JSON .*\\)$`,
+          ),
+        ),
+      ]);
+    }
+  });
+
+  test('broken lines beside records: the first 20 named, the rest counted', () => {
+    const file = join(tmp(), 'h.jsonl');
+    writeFileSync(
+      file,
+      `${record('aaaaaaa', [1.5, 1.4, 1.6])}\n${Array.from({ length: 25 }, (_, i) => `broken ${i}`).join('\n')}\n`,
+    );
+    const r = cli(['src/cli/history.ts', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(21);
+    expect(lines[19]).toContain(`${file}:21: not valid JSON`);
+    expect(lines[20]).toBe(`fusebench: 5 more broken lines in ${file}; skipped`);
+    expect(r.stdout).toContain('gelu_scale fp32 (speedup, oldest first)');
+  });
 });
 
 describe('the chart of any record that is read', () => {
