@@ -73,7 +73,8 @@ export function deviceSlug(name: string): string {
  */
 export function noDeviceReason(
   error: string,
-  driverLoaded = process.platform !== 'linux' || existsSync('/proc/driver/nvidia/version'),
+  // WSL2 has no /proc/driver/nvidia: its GPU is /dev/dxg, the host's driver behind it.
+  driverLoaded = process.platform !== 'linux' || existsSync('/proc/driver/nvidia/version') || existsSync('/dev/dxg'),
 ): string {
   if (!error.startsWith('cudaErrorInsufficientDriver') || driverLoaded) return error;
   return `no NVIDIA driver is loaded: the CUDA runtime reports ${error.split(' ')[0]}`;

@@ -104,15 +104,16 @@ export function checkOutput(what: string, check: () => void): void {
 
 /**
  * The message of parseArgs's error for a command line it refuses, in fusebench's words: an unknown option
- * named, and where the command takes arguments, how to pass one that starts with '-' (Node's own advice
- * leaves a quote open). Any other error's message as it is.
+ * named as one escaped line, and where the command takes arguments, how to pass one that starts with '-'
+ * (Node's own advice leaves a quote open). Any other error's message as it is.
  */
 export function parseArgsMessage(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
-  const unknown = /^Unknown option '(.*)'(\. To specify a positional argument.*)?$/s.exec(message);
-  if ((e as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || !unknown) return message;
-  const [, option, positional] = unknown;
-  return positional
-    ? `Unknown option '${option}' (an argument that starts with '-' goes after '--', as in: -- ${option})`
-    : `Unknown option '${option}'`;
+  if ((e as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return message;
+  // Node ends the advice with the option as a JSON string (`as in '-- "--x"`); alone, the message ends with it.
+  const advised = /as in '-- (".*")$/s.exec(message)?.[1];
+  const option = advised ? (JSON.parse(advised) as string) : /^Unknown option '(.*)'$/s.exec(message)?.[1];
+  if (option === undefined) return message;
+  const named = `Unknown option ${JSON.stringify(option)}`;
+  return advised ? `${named} (an argument that starts with '-' goes after '--')` : named;
 }

@@ -50,14 +50,37 @@ export function removeOnSignal(file: string): () => void {
   };
 }
 
+let finishing = false;
+let closed = false;
+
+/**
+ * From here on, output closed under the process no longer ends it at once: the work left (a perf run's
+ * results and baselines, once its measurement has ended) is done without output, and the process then ends
+ * with CLOSED_OUTPUT. Before it, nothing measured would be lost by ending.
+ */
+export function finishDespiteClosedOutput(): void {
+  finishing = true;
+}
+
 /**
  * Ends the process quietly with CLOSED_OUTPUT, its registered files removed, once a write to stdout or
- * stderr fails because the reader has gone (EPIPE); any other error on them is thrown as before.
+ * stderr fails because the reader has gone (EPIPE); after finishDespiteClosedOutput, lets it finish first.
+ * Any other error on them is thrown as before.
  */
 export function endOnClosedOutput(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
   for (const stream of streams) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
+      // A closed stream's later writes fail too (EPIPE, or the stream destroyed): the output is gone either way.
+      if (closed) return;
       if (e.code !== 'EPIPE') throw e;
+      closed = true;
+      if (finishing) {
+        // Set as the process ends, so the work left still sees the code its own run set (a failed case).
+        process.once('exit', () => {
+          process.exitCode = CLOSED_OUTPUT;
+        });
+        return;
+      }
       removeRegistered();
       process.exit(CLOSED_OUTPUT);
     });

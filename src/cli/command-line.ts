@@ -56,7 +56,7 @@ export const INTERRUPTED = 130;
 /** The exit codes of a command ended before its end, whatever the command: the last lines of every list. */
 export const EARLY_END_LINES = [
   exitLine(INTERRUPTED, "interrupted (Ctrl-C; 128 + the signal's number for another signal)"),
-  exitLine(CLOSED_OUTPUT, 'its output closed by the reader (`| head`), ended as SIGPIPE would end it'),
+  exitLine(CLOSED_OUTPUT, 'a write after its reader has gone (`| head`), ended as SIGPIPE would end it'),
 ];
 
 /** One line of an exit-code list, the codes in one column: `  2    what it means`. */

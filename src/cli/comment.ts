@@ -44,8 +44,9 @@ export async function main(argv: string[]): Promise<ExitCode> {
   if (!values.results || !values.out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
   const runUrl = urlArg('run-url', values['run-url']);
   const out = values.out;
-  checkOutput('--out', () => checkWritableFile(out));
   const results = readResults(values.results);
+  // Before anything is rendered (and after --results, so a refused command makes no folder for --out).
+  checkOutput('--out', () => checkWritableFile(out));
   const bases = values.base ? [loadBaseRun(values.base)] : [];
   // The base must be of the same GPU: a delta across GPU models would compare hardware, not code.
   const [run] = pairWithBases([results], bases);

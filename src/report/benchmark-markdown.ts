@@ -27,7 +27,7 @@ import {
 } from './escape.ts';
 import { graphTwinSection } from './graph-twin-table.ts';
 import { phaseSplitLine } from './phase-split.ts';
-import { perfCommand, regenerateLines } from './regenerate.ts';
+import { regenerateLines, runAsCommand } from './regenerate.ts';
 import { rooflineCharts } from './report-files.ts';
 import { summaryTable } from './summary-table.ts';
 
@@ -146,7 +146,7 @@ function details(results: ResultsFile, several: boolean): string[] {
   const groups = Map.groupBy(results.cases, (c) => `${c.case}\u0000${c.dtype}`);
   const split = phaseSplitLine(results);
   const about = [
-    md`Run as ${codeSpan(perfCommand(results))} (its output folder left out) on ${text(results.createdAt.slice(0, 10), 20)} with fusebench ${results.tool.version}. Backend: **${results.device.backend}** (${note(results.backendReason)}).`
+    md`Run as ${codeSpan(runAsCommand(results))} (its output folder left out) on ${text(results.createdAt.slice(0, 10), 20)} with fusebench ${results.tool.version}. Backend: **${results.device.backend}** (${note(results.backendReason)}).`
       .markdown,
     ...(split ? ['', md`Run time: ${text(split, 1000)}.`.markdown] : []),
     '',

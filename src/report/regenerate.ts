@@ -29,18 +29,35 @@ function perfOptions(command: string): string | undefined {
   return options.split(' ').every((t) => /^[\w.,:%=/+@-]*$/.test(t)) ? options : undefined;
 }
 
+/** `npm run perf -- <options>` (the empty ones left out), said so when the recorded options were left out. */
+function npmPerf(options: (string | undefined)[], leftOut: boolean): string {
+  const joined = options.filter(Boolean).join(' ');
+  const note = leftOut ? '   # the recorded options are not plain perf options: left out' : '';
+  return `npm run perf${joined ? ` -- ${joined}` : ''}${note}`;
+}
+
 /**
- * `npm run perf -- <the run's options>` (with `--backend cpu` for a run on the CPU backend), writing into
- * `outDir` (the perf default, perf-out/, when absent);
- * a recorded command that is not plain options (a results file can hold anything) is left out and said so.
+ * The command the run was started with: `npm run perf -- <its options>`, its output folder and baseline
+ * options left out; a recorded command that is not plain options (a results file can hold anything) is
+ * left out and said so.
+ */
+export function runAsCommand(results: ResultsFile): string {
+  const own = perfOptions(results.command);
+  return npmPerf([own], own === undefined);
+}
+
+/**
+ * The command that reproduces the run, writing into `outDir` (the perf default, perf-out/, when absent):
+ * its options as runAsCommand gives them, and for a run on the CPU backend `--backend cpu` in place of any
+ * `--backend` it had. A run that chose the CPU by finding no GPU (`auto`) would run CUDA on a GPU machine.
  */
 export function perfCommand(results: ResultsFile, outDir?: string): string {
   const own = perfOptions(results.command);
-  // A CPU run chose its backend by finding no GPU; asked for by name, it is the same run on any machine.
-  const cpu = results.device.backend === 'cpu' && !/(^|\s)--backend\b/.test(own ?? '') ? ['--backend cpu'] : [];
-  const options = [...cpu, own ?? '', ...(outDir ? [`--out-dir ${outDir}`] : [])].filter(Boolean).join(' ');
-  const note = own === undefined ? '   # the recorded options are not plain perf options: left out' : '';
-  return `npm run perf${options ? ` -- ${options}` : ''}${note}`;
+  const options =
+    results.device.backend === 'cpu'
+      ? ['--backend cpu', own?.replace(/(^|\s)--backend(?:=|\s+)\S+/g, '').trim()]
+      : [own];
+  return npmPerf([...options, ...(outDir ? [`--out-dir ${outDir}`] : [])], own === undefined);
 }
 
 /** The commit a run measured, for `git checkout`, or undefined when it is not a commit id ("unknown"). */

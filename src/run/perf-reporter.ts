@@ -13,6 +13,7 @@ import * as core from '@actions/core';
 import type { Reporter, TestModule } from 'vitest/node';
 import { writeFileAtomic } from '../base/atomic-write.ts';
 import { logLines, logText } from '../base/log-text.ts';
+import { finishDespiteClosedOutput } from '../base/signal-cleanup.ts';
 import { runSource } from '../base/source.ts';
 import { BENCHER_JSON, renderBencherJson } from '../export/bencher.ts';
 import { BENCHMARK_ACTION_JSON, renderBenchmarkActionJson } from '../export/benchmark-action.ts';
@@ -93,6 +94,8 @@ export class PerfReporter implements Reporter {
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: RunErrors = []): Promise<void> {
+    // The measurement is over: a reader that goes away now must not cost its results or baselines.
+    finishDespiteClosedOutput();
     // Errors outside any case's result (a suite that failed to load, an error between tests): their
     // message once, without Vitest's code frame (--verbose adds Vitest's own report).
     for (const e of [...testModules.flatMap((m) => m.errors()), ...unhandledErrors]) {

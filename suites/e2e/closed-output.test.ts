@@ -1,7 +1,8 @@
 // A perf run whose reader goes away (`npm run perf | head`): it ends as SIGPIPE ends other commands,
-// with 141 (128 + 13), no stack trace, and no run lock left in --out-dir for the next run to take over.
+// with 141 (128 + 13), no stack trace, and no run lock left in --out-dir for the next run to take over;
+// once its measurement has ended, it first writes what it measured (results, baselines).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -46,5 +47,23 @@ describe('output closed under a perf run', () => {
     expect(r.code).toBe(CLOSED_OUTPUT);
     expect(existsSync(join(out, OUT_DIR_LOCK))).toBe(false);
     expect(r.other).not.toMatch(/EPIPE|Error|at .*\.ts:\d+/);
+  }, 120_000);
+
+  test('stdout closed before the report of a measured run: its results and baselines are still written, then 141', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'fusebench-closed-'));
+    const baselines = join(out, 'baselines');
+    const args = ['--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '1024', '--budget-ms', '50'];
+    const r = await runAndClose('stdout', [
+      ...args,
+      '--update-baselines',
+      '--baselines-dir',
+      baselines,
+      '--out-dir',
+      out,
+    ]);
+    expect(r.code).toBe(CLOSED_OUTPUT);
+    expect(existsSync(join(out, 'fusebench-results.json'))).toBe(true);
+    expect(readdirSync(baselines).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    expect(existsSync(join(out, OUT_DIR_LOCK))).toBe(false);
   }, 120_000);
 });

@@ -7,7 +7,13 @@ import { fc } from '@fast-check/vitest';
  * The backend most sessions use: the CPU backend (the default, and CI's), or with FUSEBENCH_FUZZ_BACKEND=cuda
  * the CUDA backend of the machine's GPU (run by hand on a GPU machine).
  */
-export const FUZZ_BACKEND: 'cpu' | 'cuda' = process.env.FUSEBENCH_FUZZ_BACKEND === 'cuda' ? 'cuda' : 'cpu';
+export const FUZZ_BACKEND: 'cpu' | 'cuda' = fuzzBackend(process.env.FUSEBENCH_FUZZ_BACKEND);
+
+function fuzzBackend(env: string | undefined): 'cpu' | 'cuda' {
+  if (env === undefined || env === '' || env === 'cpu') return 'cpu';
+  if (env === 'cuda') return 'cuda';
+  throw new Error(`FUSEBENCH_FUZZ_BACKEND: expected cpu or cuda but received '${env}'`);
+}
 
 /** A registered case as the child describes it. */
 export interface FuzzCase {

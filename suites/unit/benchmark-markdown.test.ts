@@ -180,11 +180,26 @@ describe('BENCHMARK_RESULTS.md of the H200 run', () => {
       ['npm run perf', 'npm run perf -- --backend cpu --out-dir .   # on the AMD EPYC'],
       ['npm run perf -- --seed 3', 'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC'],
       ['npm run perf -- --backend cpu', 'npm run perf -- --backend cpu --out-dir .   # on the AMD EPYC'],
+      [
+        'npm run perf -- --backend=cpu --seed 3',
+        'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC',
+      ],
+      // auto chose the CPU for want of a GPU: on a GPU machine it would run CUDA.
+      [
+        'npm run perf -- --backend auto --seed 3',
+        'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC',
+      ],
+      [
+        'npm run perf -- --seed 3 --backend=auto',
+        'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC',
+      ],
     ];
     for (const [command, run] of runs) {
       const cpuMd = renderBenchmarkMarkdown([{ ...h200, device, command }]);
       expect(cpuMd).toContain('on a machine with the same CPU (a run on another one');
       expect(codeBlocks(cpuMd).find((b) => b.open === '```bash')?.body).toEqual(['npm ci', run]);
+      // What the run was started with is stated as it was.
+      expect(cpuMd).toContain(`Run as \`${command}\` (its output folder left out)`);
     }
   });
 

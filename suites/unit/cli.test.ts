@@ -194,17 +194,37 @@ describe('exit codes', () => {
       expect(r.stderr).toContain(`fusebench: --out: ${out} cannot be written: ENOTDIR`);
       expect(r.stdout).toBe('');
     }
+    // history's charts go into a folder beside its Markdown: a file there is refused before anything is written.
+    const dir = tmp();
+    writeFileSync(join(dir, 'h-charts'), '');
+    const h = fusebench([
+      'history',
+      join(fixtures, 'site', 'history', 'nvidia-h200.jsonl'),
+      '--out',
+      join(dir, 'h.md'),
+    ]);
+    expect(h.code).toBe(EXIT.usage);
+    expect(h.stderr).toContain(`fusebench: --out: ${join(dir, 'h-charts')} is not a folder; the charts of`);
+    expect(existsSync(join(dir, 'h.md'))).toBe(false);
   });
 
   test('an unknown option is named, with how to pass an argument that starts with a dash where one is taken', () => {
     const perf = fusebench(['perf', '--bogus']);
     expect(perf.code).toBe(EXIT.usage);
-    expect(perf.stderr).toMatch(/^fusebench: Unknown option '--bogus'\n/);
+    expect(perf.stderr).toMatch(/^fusebench: Unknown option "--bogus"\n/);
     const compare = fusebench(['compare', '--bogus']);
     expect(compare.code).toBe(EXIT.usage);
     expect(compare.stderr).toMatch(
-      /^fusebench: Unknown option '--bogus' \(an argument that starts with '-' goes after '--', as in: -- --bogus\)\n/,
+      /^fusebench: Unknown option "--bogus" \(an argument that starts with '-' goes after '--'\)\n/,
     );
+    // A quote, a line break or Node's own words in the name: still one line, the name as a JSON string.
+    for (const name of ["--bo'gus", '--bo\ngus', "--x'. To specify a positional argument z"]) {
+      const r = fusebench(['compare', name]);
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.stderr.split('\n')[0]).toBe(
+        `fusebench: Unknown option ${JSON.stringify(name)} (an argument that starts with '-' goes after '--')`,
+      );
+    }
   });
 
   test('site: --baselines that is no folder, and a --repo-url its links would drop, are exit 2 naming them', () => {

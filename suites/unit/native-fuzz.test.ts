@@ -30,7 +30,8 @@ const MEMORY_CAP = 4 * 1024 * 1024;
 const RUNS = Number(process.env.FUSEBENCH_FUZZ_RUNS || 20_000);
 if (!Number.isSafeInteger(RUNS) || RUNS < 1) throw new Error(`FUSEBENCH_FUZZ_RUNS: expected a positive integer`);
 /** A fresh seed each run, printed; FUSEBENCH_FUZZ_SEED replays one. */
-const SEED = Number(process.env.FUSEBENCH_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = Number(process.env.FUSEBENCH_FUZZ_SEED || Math.floor(Math.random() * 2 ** 31));
+if (!Number.isSafeInteger(SEED)) throw new Error('FUSEBENCH_FUZZ_SEED: expected an integer');
 /**
  * A tool to run the child under, as words split at spaces (FUSEBENCH_FUZZ_WRAP: session.sh's memcheck-fuzz
  * step gives compute-sanitizer and its options); none by default.
@@ -176,6 +177,23 @@ describe(`the native boundary under fuzzing (${FUZZ_BACKEND === 'cpu' ? 'CPU' : 
       { op: 'run', ok: true },
       { op: 'download', ok: true },
     ]);
+    // The child's memory cap holds (a stale build would fuzz uncapped, with shapes that take seconds): three
+    // buffers of 4 MiB are refused, naming it.
+    const [capped] = await child.run({
+      kind: 'workspace',
+      surface: 'facade',
+      backend: FUZZ_BACKEND,
+      caseName: 'gelu_scale',
+      dtype: 'fp32',
+      dims: [2 ** 20],
+      params: [0.5],
+      options: {},
+      ops: [],
+    });
+    expect(capped).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`(FUSEBENCH_${FUZZ_BACKEND.toUpperCase()}_MEMORY_BYTES)`),
+    });
   });
 
   test('the child sees every registered case in every precision', () => {

@@ -1,7 +1,7 @@
 // The GitHub workflows: they pass the workflow linter, pin their actions, and keep the GPU and the
 // write token where they belong.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -96,6 +96,25 @@ describe('the workflow linter', () => {
     const none = run(outside);
     expect(none.status).toBe(2);
     expect(none.stderr).toContain(`no .github/workflows folder in ${outside} or any folder above it`);
+    // A file named from outside: its own repository's actionlint.yaml knows its GPU runners' labels.
+    const repo = mkdtempSync(join(tmpdir(), 'fusebench-repo-'));
+    mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
+    const workflow = join(repo, '.github', 'workflows', 'gpu.yml');
+    writeFileSync(
+      workflow,
+      'on: push\njobs:\n  a:\n    runs-on: [self-hosted, linux, gpu, h200]\n    steps:\n      - run: echo hi\n',
+    );
+    const lintNamed = () =>
+      spawnSync(process.execPath, [join(root, 'bin/fusebench.mjs'), 'lint-workflows', workflow], {
+        cwd: outside,
+        encoding: 'utf8',
+      });
+    const unknown = lintNamed();
+    expect(unknown.status).toBe(1);
+    expect(unknown.stdout).toMatch(/label "gpu" is unknown/);
+    writeFileSync(join(repo, '.github', 'actionlint.yaml'), 'self-hosted-runner:\n  labels:\n    - gpu\n    - h200\n');
+    const known = lintNamed();
+    expect(known.status, known.stdout).toBe(0);
   }, 60_000);
 
   test('masks expressions without moving columns', () => {
