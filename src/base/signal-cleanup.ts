@@ -63,26 +63,39 @@ export function finishDespiteClosedOutput(): void {
 }
 
 /**
- * Ends the process quietly with CLOSED_OUTPUT, its registered files removed, once a write to stdout or
- * stderr fails because the reader has gone (EPIPE); after finishDespiteClosedOutput, lets it finish first.
- * Any other error on them is thrown as before.
+ * Ends the process once a write to stdout or stderr fails, its registered files removed: quietly with
+ * CLOSED_OUTPUT when the reader has gone (EPIPE), else (a full disk: ENOSPC) with `failed` after a line on
+ * the other stream. After finishDespiteClosedOutput it lets the process finish first, and a code the run
+ * set itself (a regression) wins.
  */
-export function endOnClosedOutput(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+export function endOnClosedOutput(
+  failed: number,
+  streams: NodeJS.WriteStream[] = [process.stdout, process.stderr],
+): void {
   for (const stream of streams) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       // A closed stream's later writes fail too (EPIPE, or the stream destroyed): the output is gone either way.
       if (closed) return;
-      if (e.code !== 'EPIPE') throw e;
       closed = true;
+      const code = e.code === 'EPIPE' ? CLOSED_OUTPUT : failed;
+      if (code !== CLOSED_OUTPUT) {
+        const name = stream === process.stdout ? 'stdout' : 'stderr';
+        const other = stream === process.stdout ? process.stderr : process.stdout;
+        try {
+          other.write(`fusebench: could not write to ${name}: ${e.message}\n`);
+        } catch {
+          // Both outputs are gone: the exit code alone says it.
+        }
+      }
       if (finishing) {
-        // Set as the process ends, so the work left still sees the code its own run set (a failed case).
+        // Set as the process ends, so the work left sees the code its own run set, and that code wins.
         process.once('exit', () => {
-          process.exitCode = CLOSED_OUTPUT;
+          process.exitCode = Number(process.exitCode ?? 0) || code;
         });
         return;
       }
       removeRegistered();
-      process.exit(CLOSED_OUTPUT);
+      process.exit(code);
     });
   }
 }

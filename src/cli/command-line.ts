@@ -109,7 +109,8 @@ function parseWith<const O extends Options>(argv: string[], options: O) {
  * reader that has gone: `| head`) ends it as SIGPIPE would (signal-cleanup.ts).
  */
 export function runCommand(main: CommandMain, argv: string[]): void {
-  endOnClosedOutput();
+  // An output that cannot be written (a full disk) fails as a file not written does.
+  endOnClosedOutput(EXIT.regression);
   main(argv).then(
     (code) => {
       if (code !== EXIT.ok) process.exitCode = Number(process.exitCode ?? 0) || code;

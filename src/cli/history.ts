@@ -59,7 +59,8 @@ function positiveInteger(flag: string, raw: string | undefined, fallback: number
 
 async function append(dir: string | undefined, files: string[]): Promise<void> {
   if (!dir || files.length === 0) throw new UsageError(`Expected --dir and at least one results file\n\n${HELP}`);
-  // Every results file is read and its record checked before any is appended: all of them or none.
+  // Every results file is read, its record checked and its history file found writable before any is
+  // appended: all of them or none.
   const planned = files.map((f) => {
     const results = readResults(f);
     const file = historyFileFor(dir, results.device.slug);
@@ -67,11 +68,13 @@ async function append(dir: string | undefined, files: string[]): Promise<void> {
     assertHistoryRecord(file, record);
     return { f, results, file, record };
   });
+  for (const { f, file } of planned) checkOutput(`${file} cannot take the run of ${f}`, () => checkWritableFile(file));
   for (const { f, results, file, record } of planned) {
-    for (const p of await appendHistory(file, record))
-      console.warn(`fusebench: ${logText(p)} (kept in the file as it is)`);
+    const { problems, appended } = await appendHistory(file, record);
+    for (const p of problems) console.warn(`fusebench: ${logText(p)} (kept in the file as it is)`);
+    const what = `${logText(results.device.name)} at ${logText(record.commit)} (${logText(f)})`;
     console.log(
-      `appended ${logText(results.device.name)} at ${logText(record.commit)} (${logText(f)}) to ${logText(file)}`,
+      appended ? `appended ${what} to ${logText(file)}` : `${logText(file)} already holds ${what}; not appended again`,
     );
   }
 }

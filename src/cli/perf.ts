@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
-import { checkWritableDir } from '../base/atomic-write.ts';
+import { checkWritableDir, checkWritableFile } from '../base/atomic-write.ts';
 import { checkOutput, UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 import { freshSeed } from '../base/rng.ts';
@@ -16,7 +16,7 @@ import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
 import { heldLockMessage, holdRunLock } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
-import { colorEnabled } from '../report/color.ts';
+import { capableTerminal, colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
 import { PERF_HELP, type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
@@ -35,9 +35,9 @@ function perfHelp(): string {
     exits: {
       ok: 'nothing regressed: every case SAME, FASTER, NO_BASELINE, AMBIGUOUS (without --strict) or skipped, and the results written',
       regression:
-        'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), or a results or baseline file not written',
+        'a case SLOWER, FAILED numerics or ERRORED (with --strict also AMBIGUOUS or a changed fingerprint), a results or baseline file not written, or a run that did not finish (its worker died: nothing written)',
       usage:
-        'nothing measured: a bad flag, an unknown case or precision, an invalid baseline file or, with --update-baselines, one of another device, a baseline lock held by another update, an --out-dir that cannot be written, is in use by another perf run, or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
+        'nothing measured: a bad flag, an unknown case or precision, an invalid baseline file or, with --update-baselines, one of another device or one that cannot be written, a baseline lock held by another update, an --out-dir that cannot be written, is in use by another perf run, or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda',
     },
   });
 }
@@ -90,10 +90,12 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
     );
   }
   if (options.updateBaselines) {
-    // Before measuring: a lock another update holds now would otherwise cost the whole run, then the wait.
+    // Before measuring: a lock another update holds now, or a file that cannot be written, would otherwise
+    // cost the whole run.
     const file = options.baselineFile ?? baselinePath(options.baselinesDir, backendSlug(backend));
     const held = heldLockMessage(file);
     if (held) throw new UsageError(`${held}. Nothing was measured.`);
+    checkOutput(`--update-baselines cannot record into ${file}`, () => checkWritableFile(file));
   }
   return backend;
 }
@@ -103,20 +105,18 @@ function checkWritable(dir: string, check: (dir: string) => void = checkWritable
   checkOutput(`--out-dir ${dir} cannot hold the results`, () => check(dir));
 }
 
-function writeBaselines(options: PerfOptions, results: ResultsFile): void {
+/** Records the run as this device's baselines (waiting for another update's lock); a failure is a regression exit. */
+async function writeBaselines(options: PerfOptions, results: ResultsFile): Promise<ExitCode> {
   const file = options.baselineFile ?? baselinePath(options.baselinesDir, results.device.slug);
-  // The update may wait for another run's lock on the file, so it finishes after this returns; it
-  // reports its own failure the way runCommand would.
   const mode = options.updateBaselines === 'add-run' ? 'add-run' : 'replace';
-  recordBaselines(file, results, currentCommit(), { command: options.command }, mode).then(
-    (outcome) => {
-      for (const line of outcomeLines(outcome)) console.log(line);
-    },
-    (e: unknown) => {
-      console.error(`fusebench: ${logLines(e instanceof Error ? e.message : String(e))}`);
-      process.exitCode = process.exitCode || EXIT.regression;
-    },
-  );
+  try {
+    const outcome = await recordBaselines(file, results, currentCommit(), { command: options.command }, mode);
+    for (const line of outcomeLines(outcome)) console.log(line);
+    return EXIT.ok;
+  } catch (e) {
+    console.error(`fusebench: ${logLines(e instanceof Error ? e.message : String(e))}`);
+    return EXIT.regression;
+  }
 }
 
 export async function main(argv: string[]): Promise<ExitCode> {
@@ -148,7 +148,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
 
 async function measure(options: PerfOptions): Promise<ExitCode> {
   // The progress line is drawn in place only on an interactive terminal, never piped or in CI.
-  const terminal = process.stderr.isTTY && !process.env.CI ? { terminalColumns: process.stderr.columns || 120 } : {};
+  const terminal =
+    capableTerminal(process.stderr) && !process.env.CI ? { terminalColumns: process.stderr.columns || 120 } : {};
   const reporter = new PerfReporter(options, VERSION);
   // Vitest's colours follow fusebench's rule: never when piped or with NO_COLOR (workers inherit it).
   if (!colorEnabled(process.stdout, process.env)) process.env.NO_COLOR = '1';
@@ -166,12 +167,12 @@ async function measure(options: PerfOptions): Promise<ExitCode> {
   for (const f of reporter.writeFailures) console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
   // Vitest sets process.exitCode 1 for a failed test (a SLOWER, FAILED or ERRORED case), 130 when
   // interrupted; runCommand keeps a code already set.
-  if (process.exitCode || reporter.writeFailures.length > 0) return EXIT.regression;
+  if (process.exitCode || reporter.writeFailures.length > 0 || reporter.incomplete) return EXIT.regression;
   if (!options.updateBaselines) return EXIT.ok;
   // The reporter hands its results over in memory: what was just measured, never a file read back.
   if (!reporter.results) throw new Error('the run produced no results; baselines left unchanged');
-  writeBaselines(options, reporter.results);
-  return EXIT.ok;
+  // Awaited under the --out-dir lock, so no other run starts in the folder before the baselines are recorded.
+  return writeBaselines(options, reporter.results);
 }
 
 // A usage error, a broken baseline file or any failure before the measurement: EXIT.usage (nothing judged).

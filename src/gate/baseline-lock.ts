@@ -148,7 +148,9 @@ function takeOver(lock: string, stale: Present, warn: (m: string) => void): bool
   try {
     fd = openSync(guard, 'wx');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new Error(`Cannot take over the stale lock ${lock} (its guard ${guard}): ${(e as Error).message}`);
+    }
     // Another waiter is taking over; a guard left by a killed one is cleared once it is old.
     try {
       if (Date.now() - statSync(guard).mtimeMs > UNREADABLE_GRACE_MS) rmSync(guard, { force: true });

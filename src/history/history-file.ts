@@ -101,16 +101,23 @@ function appendedText(text: string, record: HistoryRecord): string {
   return `${head}${JSON.stringify(record)}\n`;
 }
 
+/** What an append did: the problems of the lines already there (kept as they are), and whether it added a line. */
+export interface Appended {
+  problems: string[];
+  /** False when the file already holds this very record (the same run appended again: a re-run CI job). */
+  appended: boolean;
+}
+
 /**
  * Appends one record to a history file (created with its folder when missing), atomically, under the
  * file's lock (`<file>.lock`, the baselines' discipline: baseline-lock.ts), so concurrent appends
- * serialize and none is lost; returns the problems of the lines already there, which are kept as they are.
+ * serialize and none is lost; a record the file already holds, line for line, is not added again.
  */
 export async function appendHistory(
   file: string,
   record: HistoryRecord,
   lock: BaselineLockOptions = {},
-): Promise<string[]> {
+): Promise<Appended> {
   assertHistoryRecord(file, record);
   return withBaselineLock(
     file,
@@ -125,8 +132,11 @@ export async function appendHistory(
           throw new Error(`${(e as Error).message} (to append to it)`);
         }
       }
+      const { problems } = parseHistory(text, file);
+      const line = JSON.stringify(record);
+      if (text.split('\n').some((l) => l.trim() === line)) return { problems, appended: false };
       writeFileAtomic(file, appendedText(text, record));
-      return parseHistory(text, file).problems;
+      return { problems, appended: true };
     },
     lock,
   );

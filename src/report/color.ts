@@ -1,7 +1,8 @@
 /**
  * Verdict colours for console output. Colour only reaches a terminal: never when the stream is not a
- * TTY (a pipe, a file, CI logs captured as text) and never when NO_COLOR is set to a non-empty value
- * (https://no-color.org). Renderers take the decision as a boolean, so they stay pure and testable.
+ * TTY (a pipe, a file, CI logs captured as text), never to a terminal that says it has no capabilities
+ * (TERM=dumb) and never when NO_COLOR is set to a non-empty value (https://no-color.org). Renderers take
+ * the decision as a boolean, so they stay pure and testable.
  */
 
 import { logText } from '../base/log-text.ts';
@@ -10,7 +11,12 @@ import type { RowVerdict } from '../results/verdict.ts';
 /** Whether output to `stream` may carry ANSI colour codes under `env`. */
 export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  return stream.isTTY === true;
+  return capableTerminal(stream, env);
+}
+
+/** Whether `stream` is a terminal that takes escape codes (colour, the progress line redrawn in place). */
+export function capableTerminal(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
 /** SGR codes: [on, off]. */

@@ -71,6 +71,8 @@ export class PerfReporter implements Reporter {
   readonly #metas: PerfMeta[] = [];
   /** Results files that could not be written, with why: the CLI turns them into a failing exit. */
   readonly writeFailures: { file: string; message: string }[] = [];
+  /** Why nothing was written when shapes were left without a result (their worker died); else undefined. */
+  incomplete: string | undefined;
   /** The run's results once it has ended (null when it produced none): handed to the CLI in memory. */
   results: ResultsFile | null = null;
   readonly #options: PerfOptions;
@@ -101,12 +103,21 @@ export class PerfReporter implements Reporter {
     for (const e of [...testModules.flatMap((m) => m.errors()), ...unhandledErrors]) {
       console.error(`fusebench: error: ${logText((e as { message?: string }).message ?? String(e))}`);
     }
-    // In declaration order (the registry's), not the order results happened to be reported in.
+    // In declaration order (the registry's), not the order results happened to be reported in. A shape left
+    // without a result that --case or --dtype did not skip never ran: its worker died (a signal, a crash).
+    const missing: string[] = [];
     for (const m of testModules)
       for (const t of m.children.allTests()) {
         const meta = t.meta().fusebench;
         if (meta) this.#metas.push(meta);
+        else if (t.result().state !== 'skipped') missing.push(t.name);
       }
+    if (missing.length > 0) {
+      // Written, the part would stand for a whole run (history, the next run's "previous"); the run before stays.
+      this.incomplete = `the run did not finish: ${missing.length} of ${missing.length + this.#metas.length} shapes have no result (the first: ${missing[0]}); nothing written, the results already there kept`;
+      console.error(`fusebench: ${logText(this.incomplete)}`);
+      return;
+    }
     try {
       await this.#finish();
     } catch (e) {

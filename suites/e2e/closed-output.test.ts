@@ -1,8 +1,8 @@
 // A perf run whose reader goes away (`npm run perf | head`): it ends as SIGPIPE ends other commands,
 // with 141 (128 + 13), no stack trace, and no run lock left in --out-dir for the next run to take over;
 // once its measurement has ended, it first writes what it measured (results, baselines).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -65,5 +65,32 @@ describe('output closed under a perf run', () => {
     expect(existsSync(join(out, 'fusebench-results.json'))).toBe(true);
     expect(readdirSync(baselines).filter((f) => f.endsWith('.json'))).toHaveLength(1);
     expect(existsSync(join(out, OUT_DIR_LOCK))).toBe(false);
+    // A regression found before the reader went away is the exit code, not 141.
+    const slowed = await runAndClose('stdout', [
+      ...args,
+      '--inject',
+      'gelu_scale:50%',
+      '--baselines-dir',
+      baselines,
+      '--out-dir',
+      out,
+    ]);
+    expect(slowed.code).toBe(1);
+    expect(slowed.other).toContain('SLOWER');
   }, 120_000);
+
+  test.runIf(existsSync('/dev/full'))('stdout on a full disk: one line on stderr, exit 1, no stack trace', () => {
+    const fixtures = join(ROOT, 'suites', 'fixtures');
+    const full = openSync('/dev/full', 'w');
+    const r = spawnSync(
+      process.execPath,
+      ['bin/fusebench.mjs', 'compare', join(fixtures, 'h200-results.json'), join(fixtures, 'h200-gate-run.json')],
+      { cwd: ROOT, stdio: ['ignore', full, 'pipe'], encoding: 'utf8' },
+    );
+    closeSync(full);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^fusebench: could not write to stdout: ENOSPC/),
+    ]);
+  });
 });

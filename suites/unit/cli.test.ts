@@ -273,6 +273,26 @@ describe('exit codes', () => {
     expect(ok.code, ok.stderr).toBe(EXIT.ok);
   });
 
+  test('perf --update-baselines into a folder that cannot be written is exit 2 before anything is measured', () => {
+    const file = join(tmp(), 'a-file');
+    writeFileSync(file, '');
+    const dir = join(file, 'baselines');
+    const r = fusebench([
+      'perf',
+      '--backend',
+      'cpu',
+      '--case',
+      'gelu_scale',
+      '--update-baselines',
+      '--baselines-dir',
+      dir,
+    ]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toContain(`fusebench: --update-baselines cannot record into ${join(dir, 'cpu-')}`);
+    expect(r.stderr).toContain('ENOTDIR');
+    expect(r.stderr).not.toContain('[1/');
+  });
+
   test('perf: an unknown case is exit 2 before anything is measured', () => {
     const r = fusebench(['perf', '--backend', 'cpu', '--case', 'no_such_case', '--out-dir', tmp()]);
     expect(r.code).toBe(EXIT.usage);

@@ -2,7 +2,7 @@
 // charted, the Markdown section (the charts themselves: history-chart.test.ts), and the CLIs that append,
 // render and merge it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -92,16 +92,19 @@ describe('a history file', () => {
   test('appending keeps every byte that was there, broken lines included, and puts the record on its own line', async () => {
     const dir = tmp();
     const file = join(dir, 'history', 'nvidia-h200.jsonl');
-    expect(await appendHistory(file, at('aaaaaaa1'))).toEqual([]);
+    expect(await appendHistory(file, at('aaaaaaa1'))).toEqual({ problems: [], appended: true });
     const cut = `${readFileSync(file, 'utf8')}{"v": 1, "date": "2026-11-`; // a write cut short, no newline
     writeFileSync(file, cut);
-    const problems = await appendHistory(file, at('aaaaaaa2'));
+    const { problems } = await appendHistory(file, at('aaaaaaa2'));
     expect(problems).toEqual([expect.stringMatching(new RegExp(`^${file}:2: not valid JSON`))]);
     const after = readFileSync(file, 'utf8');
     expect(after.startsWith(`${cut}\n`)).toBe(true);
     expect(readHistory(file).records.map((r) => r.record.commit)).toEqual(['aaaaaaa1', 'aaaaaaa2']);
     // Written through a temporary file and a rename: nothing is left beside it.
     expect(readdirSync(join(dir, 'history'))).toEqual(['nvidia-h200.jsonl']);
+    // The same run appended again (a re-run job) is not a second point.
+    expect(await appendHistory(file, at('aaaaaaa2'))).toMatchObject({ appended: false });
+    expect(readFileSync(file, 'utf8')).toBe(after);
   });
 
   test('a missing file is an empty history; a device slug that is not a plain name is refused as a file name', () => {
@@ -236,6 +239,28 @@ describe('npm run history and npm run merge --history', () => {
     );
     expect(r.stderr).toContain('fusedMs');
     expect(existsSync(history)).toBe(false);
+  });
+
+  test("append of two GPUs' runs where one history file cannot be written appends neither; the same run twice is one point", () => {
+    const dir = tmp();
+    const history = join(dir, 'history');
+    const files = ['nvidia-h200', 'other-gpu'].map((slug) => {
+      const r: ResultsFile = structuredClone(run);
+      r.device = { ...r.device, slug };
+      const f = join(dir, `${slug}.json`);
+      writeFileSync(f, JSON.stringify(r));
+      return f;
+    });
+    mkdirSync(join(history, 'other-gpu.jsonl'), { recursive: true });
+    const r = cli(['src/cli/history.ts', 'append', '--dir', history, ...files]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(history, 'other-gpu.jsonl')} cannot take the run of ${files[1]}`);
+    expect(existsSync(join(history, 'nvidia-h200.jsonl'))).toBe(false);
+    const once = cli(['src/cli/history.ts', 'append', '--dir', history, files[0] as string]);
+    const again = cli(['src/cli/history.ts', 'append', '--dir', history, files[0] as string]);
+    expect([once.code, again.code]).toEqual([0, 0]);
+    expect(again.stdout).toContain('already holds NVIDIA H200');
+    expect(readHistory(join(history, 'nvidia-h200.jsonl')).records).toHaveLength(1);
   });
 
   test('append, then render: a broken line is named on stderr and skipped, the charts are written', () => {

@@ -46,6 +46,8 @@ describe('colour', () => {
     [false, {}, false],
     [true, { NO_COLOR: '1' }, false],
     [true, { NO_COLOR: '' }, true],
+    [true, { TERM: 'dumb' }, false],
+    [true, { TERM: 'xterm-256color' }, true],
     [undefined, {}, false],
   ])('a stream with isTTY %s and env %j: colour %s', (isTTY, env, expected) => {
     expect(colorEnabled({ isTTY }, env)).toBe(expected);
