@@ -68,19 +68,17 @@ export function finishDespiteClosedOutput(): void {
  * the other stream. After finishDespiteClosedOutput it lets the process finish first, and a code the run
  * set itself (a regression) wins.
  */
-export function endOnClosedOutput(
-  failed: number,
-  streams: NodeJS.WriteStream[] = [process.stdout, process.stderr],
-): void {
-  for (const stream of streams) {
+export function endOnClosedOutput(failed: number): void {
+  for (const [name, stream, other] of [
+    ['stdout', process.stdout, process.stderr],
+    ['stderr', process.stderr, process.stdout],
+  ] as const) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       // A closed stream's later writes fail too (EPIPE, or the stream destroyed): the output is gone either way.
       if (closed) return;
       closed = true;
       const code = e.code === 'EPIPE' ? CLOSED_OUTPUT : failed;
       if (code !== CLOSED_OUTPUT) {
-        const name = stream === process.stdout ? 'stdout' : 'stderr';
-        const other = stream === process.stdout ? process.stderr : process.stdout;
         try {
           other.write(`fusebench: could not write to ${name}: ${e.message}\n`);
         } catch {

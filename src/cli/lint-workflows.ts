@@ -68,11 +68,18 @@ export async function main(argv: string[]): Promise<ExitCode> {
           .filter((f) => /\.ya?ml$/.test(f))
           .sort()
           .map((f) => relative(cwd, join(root, WORKFLOWS, f)));
-  // Each file's runner labels from its own repository's actionlint.yaml (found from the file, as for the folder).
+  // Each file's runner labels from its own repository's actionlint.yaml (found from the file, as for the
+  // folder), read once a repository.
+  const labelsByHome = new Map<string | undefined, string[]>();
   const labelsOf = (file: string): string[] => {
     const home = repositoryRoot(dirname(file)) ?? root;
-    const config = home ? join(home, CONFIG) : undefined;
-    return config && existsSync(config) ? configuredLabels(readTextFile(config)) : [];
+    let labels = labelsByHome.get(home);
+    if (!labels) {
+      const config = home ? join(home, CONFIG) : undefined;
+      labels = config && existsSync(config) ? configuredLabels(readTextFile(config)) : [];
+      labelsByHome.set(home, labels);
+    }
+    return labels;
   };
   const withShellcheck = hasShellcheck();
   if (!withShellcheck && values['require-shellcheck']) {
