@@ -3,9 +3,21 @@
  * runs never lose each other's entries. The lock is a file next to the baseline file
  * (`<file>.lock`), created with O_EXCL, holding who took it: {pid, host, started, command}. A second
  * writer polls until the lock is free or its wait runs out, then fails naming the holder and how to
- * clear a stale lock. A lock whose process is dead on this host is taken over with a warning.
+ * clear a stale lock. A lock whose process is dead on this host is taken over with a warning, and so is one
+ * whose pid now names another process (on Linux the lock records the boot and the process's start time:
+ * in a container every run may be pid 1, and a busy host reuses pids).
  */
-import { closeSync, existsSync, fsyncSync, lstatSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +33,9 @@ interface LockHolder {
   /** ISO time the lock was taken. */
   started: string;
   command: string;
+  /** Linux: the boot the lock was taken in and the holder's start in it (processStart); absent elsewhere. */
+  boot?: string;
+  since?: string;
 }
 
 /** How long to wait for a lock, and where messages go. */
@@ -76,7 +91,10 @@ function readHolder(lock: string): Found {
       typeof h.host === 'string' &&
       typeof h.started === 'string'
     ) {
-      return { holder: { pid, host: h.host, started: h.started, command: String(h.command ?? '') } };
+      const holder: LockHolder = { pid, host: h.host, started: h.started, command: String(h.command ?? '') };
+      if (typeof h.boot === 'string' && typeof h.since === 'string')
+        Object.assign(holder, { boot: h.boot, since: h.since });
+      return { holder };
     }
   } catch {
     // Half-written or not ours: judged by age below.
@@ -96,15 +114,54 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Linux's id of this boot, or undefined where there is none to read. */
+function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Whether a lock found is left over: its holder no longer runs on this host, or is this very process's pid
+ * When a process started, in clock ticks since boot (Linux: field 22 of /proc/<pid>/stat, counted after the
+ * command's closing parenthesis, since the command may hold spaces); undefined where it cannot be read (no
+ * /proc, the process gone, or hidden from this user). With the boot it names one process for good.
+ */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return start && /^\d+$/.test(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process a lock of this host names is gone although its pid runs: the host has booted since,
+ * or the pid's process started at another time than the holder's. False (not known) when the lock or this
+ * host records neither, or the pid's start cannot be read.
+ */
+function pidReused(h: LockHolder): boolean {
+  if (h.boot === undefined || h.since === undefined) return false;
+  const boot = bootId();
+  if (boot === undefined) return false;
+  if (boot !== h.boot) return true;
+  const since = processStart(h.pid);
+  return since !== undefined && since !== h.since;
+}
+
+/**
+ * Whether a lock found is left over: its holder no longer runs on this host (its pid is free, or names a
+ * process that started after the lock's, or the host has booted since), or is this very process's pid
  * there (no live holder can be: this process holds none while it asks, so it is a killed run's, as in a
  * container where every run is pid 1); a lock naming no holder, once it is too old to be still being written.
  */
 function isStale(found: Present): boolean {
   if (!('holder' in found)) return found.ageMs > UNREADABLE_GRACE_MS;
   const h = found.holder;
-  return h.host === hostname() && (h.pid === process.pid || !alive(h.pid));
+  return h.host === hostname() && (h.pid === process.pid || !alive(h.pid) || pidReused(h));
 }
 
 function describeHolder(h: LockHolder): string {
@@ -114,7 +171,11 @@ function describeHolder(h: LockHolder): string {
 
 /** This process as a lock's holder, from now. */
 function thisProcess(command = process.argv.join(' ')): LockHolder {
-  return { pid: process.pid, host: hostname(), started: new Date().toISOString(), command };
+  const me: LockHolder = { pid: process.pid, host: hostname(), started: new Date().toISOString(), command };
+  const boot = bootId();
+  const since = processStart(process.pid);
+  if (boot !== undefined && since !== undefined) Object.assign(me, { boot, since });
+  return me;
 }
 
 /** Creates the lock with O_EXCL; when this process now holds it, the function that ends its signal cleanup. */

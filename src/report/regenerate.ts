@@ -4,6 +4,7 @@
  * of their results. Text from the results files (the command, the commit, device names) is cut to one
  * line; the caller puts it in a code block (escape.ts `codeBlock`), whose fence no line can close. Pure.
  */
+import { plainWords, SHELL_WORD_PATTERN } from '../base/shell-words.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { plain } from './escape.ts';
 import { fileSafe } from './report-files.ts';
@@ -11,22 +12,25 @@ import { fileSafe } from './report-files.ts';
 /** The longest command line kept from a results file. */
 const COMMAND_CHARS = 600;
 
+/** `--out-dir` and its value, quoted or not (shell-words.ts writes the recorded command). */
+const OUT_DIR = new RegExp(String.raw`(^|\s)--out-dir(?:=|\s+)${SHELL_WORD_PATTERN}`, 'g');
+
 /**
- * The perf run's own options, without `npm run perf --`, without `--out-dir` and without the options that
- * write the baseline file (`--update-baselines`, `--add-baseline-run`): regenerating a report must not
- * change the baselines.
+ * The perf run's own options, without `npm run perf --` (or `fusebench perf`), without `--out-dir` and
+ * without the options that write the baseline file (`--update-baselines`, `--add-baseline-run`):
+ * regenerating a report must not change the baselines.
  */
 function perfOptions(command: string): string | undefined {
   const one = plain(command, COMMAND_CHARS);
-  const m = /^npm run perf(?:\s+--(?:\s+(.*))?)?$/.exec(one);
+  const m = /^(?:npm run perf(?:\s+--)?|(?:npx )?fusebench perf)(?:\s+(.*))?$/.exec(one);
   const options = (m ? (m[1] ?? '') : one)
-    .replace(/(^|\s)--out-dir(?:=|\s+)\S+/g, '')
+    .replace(OUT_DIR, '')
     .replace(/(^|\s)--(?:update-baselines|add-baseline-run)(?=\s|$)/g, '')
     .replace(/\s+/g, ' ')
     .trim();
-  // The line is meant to be pasted into a shell: options and values made of these characters only (no
+  // The line is meant to be pasted into a shell: options and values made of plain characters only (no
   // quote, separator, substitution or redirection), else none of them.
-  return options.split(' ').every((t) => /^[\w.,:%=/+@-]*$/.test(t)) ? options : undefined;
+  return plainWords(options) ? options : undefined;
 }
 
 /** `npm run perf -- <options>` (the empty ones left out), said so when the recorded options were left out. */

@@ -16,6 +16,7 @@ import {
 } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
 import { freshSeed } from '../base/rng.ts';
+import { shellWord } from '../base/shell-words.ts';
 import { MIN_DECISION_PAIRS } from '../gate/decision.ts';
 import { MAX_PAIRS } from '../results/results.ts';
 
@@ -296,9 +297,19 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
   const { addBaselineRun: _a, help: _h, ...options } = parsed;
   return {
     ...options,
-    command: `npm run perf${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+    command: invocation(argv),
     warmupPairs: WARMUP_PAIRS,
   };
+}
+
+/**
+ * The command line that started this run, each word quoted as a shell needs it: `npm run perf -- …` when
+ * npm ran the package's perf script, else `fusebench perf …` (npx, bin/fusebench.mjs, a test).
+ */
+function invocation(argv: string[]): string {
+  const words = argv.map(shellWord).join(' ');
+  if (process.env.npm_lifecycle_event === 'perf') return `npm run perf${words ? ` -- ${words}` : ''}`;
+  return `fusebench perf${words ? ` ${words}` : ''}`;
 }
 
 function parseDtypes(raw: string[]): Dtype[] {

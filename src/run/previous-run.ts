@@ -9,6 +9,7 @@ import { lstatSync, mkdirSync, renameSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { checkWritableDir } from '../base/atomic-write.ts';
 import { logText } from '../base/log-text.ts';
+import { shellWord } from '../base/shell-words.ts';
 import { RESULTS_JSON } from '../results/results.ts';
 
 /** Where the run before is kept, inside the output folder. */
@@ -41,10 +42,12 @@ export function checkPreviousRunKeepable(outDir: string): void {
   if (!hasRunBefore(current)) return;
   const kept = join(outDir, PREVIOUS_DIR, RESULTS_JSON);
   // What the rename needs, and no more: previous/ a folder files can be made in, and no folder at `kept` (a link
-  // there is replaced, never followed).
+  // there is replaced, never followed). A previous/ not there yet is not made now (a run refused or stopped
+  // before its end would leave it empty): the folder it would be made in is checked instead.
+  const previous = join(outDir, PREVIOUS_DIR);
   try {
     if (lstatIfAny(kept)?.isDirectory()) throw new Error(`${kept} is a folder`);
-    checkWritableDir(join(outDir, PREVIOUS_DIR));
+    checkWritableDir(lstatIfAny(previous) ? previous : outDir);
   } catch (e) {
     throw new Error(`the run ${current} holds could not be kept as ${kept}: ${(e as Error).message}`);
   }
@@ -75,6 +78,9 @@ export function keepPreviousRun(outDir: string): KeptRun {
   }
 }
 
+/** A path as one shell word that no command reads as a flag: quoted unless plain, `./` before a leading `-`. */
+const pathWord = (path: string) => shellWord(path.startsWith('-') ? `./${path}` : path);
+
 /**
  * The line after "wrote …": where the run before is kept and, when this run's results were written beside
  * it, the command that compares the two; a warning when it could not be kept.
@@ -84,12 +90,6 @@ export function keptRunLine(kept: KeptRun, current: string, written: boolean): s
   if ('failure' in kept) return logText(`fusebench: warning: ${kept.failure}`);
   if (!written) return logText(`the run before is kept as ${kept.kept}; this run's results were not written`);
   return logText(
-    `the run before is kept as ${kept.kept}: npx fusebench compare ${shellWord(kept.kept)} ${shellWord(current)}`,
+    `the run before is kept as ${kept.kept}: npx fusebench compare ${pathWord(kept.kept)} ${pathWord(current)}`,
   );
-}
-
-/** A path as one shell word that no command reads as a flag: quoted unless plain, `./` before a leading `-`. */
-function shellWord(path: string): string {
-  const p = path.startsWith('-') ? `./${path}` : path;
-  return /^[\w./-]+$/.test(p) ? p : `'${p.replaceAll("'", `'\\''`)}'`;
 }

@@ -18,7 +18,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { heldLockMessage, holdRunLock, lockPath, withBaselineLock } from '../../src/gate/baseline-lock.ts';
+import {
+  heldLockMessage,
+  holdRunLock,
+  lockPath,
+  processStart,
+  withBaselineLock,
+} from '../../src/gate/baseline-lock.ts';
 import { recordBaselines } from '../../src/gate/record-baselines.ts';
 import { oneShapeResults } from '../support/measured-case.ts';
 
@@ -249,6 +255,56 @@ test("a stale run lock that another run is taking over: refused after a second, 
   const warnings: string[] = [];
   holdRunLock(lock, `--out-dir ${dir}`, { warn: (m) => warnings.push(m) })();
   expect(warnings.join('\n')).toContain(`took over the stale lock ${lock}`);
+});
+
+describe.skipIf(!linux)('a lock whose pid now names another process (pid reuse, a reboot)', () => {
+  // The parent process is alive; the lock says its pid was taken by a process that started at another time,
+  // or in another boot. Either way the process that took the lock is gone, whatever now runs under its pid.
+  const boot = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  const lockNaming = (fields: Record<string, unknown>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-pid-reuse-'));
+    const file = join(dir, 'nvidia-h200.json');
+    const holder = { pid: process.ppid, host: hostname(), started: 'then', command: 'killed', ...fields };
+    writeFileSync(lockPath(file), JSON.stringify(holder));
+    return file;
+  };
+
+  test('a process start this machine can read: a number of clock ticks, the same on every read', () => {
+    const start = processStart(process.ppid);
+    expect(start).toMatch(/^\d+$/);
+    expect(processStart(process.ppid)).toBe(start);
+    expect(processStart(process.pid)).not.toBe(undefined);
+  });
+
+  test.each([
+    [
+      'its process started at another time',
+      () => ({ boot: boot(), since: `${Number(processStart(process.ppid)) + 1}` }),
+    ],
+    ['it was taken in another boot', () => ({ boot: 'another-boot', since: processStart(process.ppid) })],
+  ])('taken over at once when %s', async (_, fields) => {
+    const file = lockNaming(fields());
+    expect(heldLockMessage(file)).toBeNull();
+    const warnings: string[] = [];
+    expect(await withBaselineLock(file, () => 'ran', { waitMs: 0, warn: (m) => warnings.push(m) })).toBe('ran');
+    expect(warnings.join('\n')).toContain(`took over the stale lock ${lockPath(file)}: pid ${process.ppid} on`);
+  });
+
+  test.each([
+    ['its start and boot match the live process', () => ({ boot: boot(), since: processStart(process.ppid) })],
+    ['it records neither (a lock of an older fusebench, or another system)', () => ({})],
+  ])('held when %s: refused, naming the holder', async (_, fields) => {
+    const file = lockNaming(fields());
+    expect(heldLockMessage(file)).toContain(`is locked by another baseline update: pid ${process.ppid} on`);
+    await expect(withBaselineLock(file, () => 'ran', { waitMs: 0, warn: () => {} })).rejects.toThrow(/is locked by/);
+  });
+
+  test('a lock this process takes records its boot and start', async () => {
+    const file = lockNaming({});
+    rmSync(lockPath(file));
+    const recorded = await withBaselineLock(file, () => JSON.parse(readFileSync(lockPath(file), 'utf8')));
+    expect(recorded).toMatchObject({ pid: process.pid, boot: boot(), since: processStart(process.pid) });
+  });
 });
 
 describe.skipIf(!linux)('a lock path that is not a file fusebench wrote', () => {

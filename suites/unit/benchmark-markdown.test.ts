@@ -176,7 +176,8 @@ describe('BENCHMARK_RESULTS.md of the H200 run', () => {
 
   test('a CPU run is regenerated on the CPU backend by name, on a machine with the same CPU', () => {
     const device = { ...h200.device, backend: 'cpu' as const, name: 'AMD EPYC' };
-    const runs: [string, string][] = [
+    // The command recorded, the regenerating line, and the "Run as" line when it is not the command itself.
+    const runs: [string, string, string?][] = [
       ['npm run perf', 'npm run perf -- --backend cpu --out-dir .   # on the AMD EPYC'],
       ['npm run perf -- --seed 3', 'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC'],
       ['npm run perf -- --backend cpu', 'npm run perf -- --backend cpu --out-dir .   # on the AMD EPYC'],
@@ -193,13 +194,24 @@ describe('BENCHMARK_RESULTS.md of the H200 run', () => {
         'npm run perf -- --seed 3 --backend=auto',
         'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC',
       ],
+      // Started as `fusebench perf`, its output folder quoted (a space, a quote): the folder is left out whole.
+      [
+        `fusebench perf --out-dir '/tmp/it'\\''s a dir' --seed 3`,
+        'npm run perf -- --backend cpu --seed 3 --out-dir .   # on the AMD EPYC',
+        'npm run perf -- --seed 3',
+      ],
+      [
+        "npx fusebench perf --out-dir='/tmp/my dir'",
+        'npm run perf -- --backend cpu --out-dir .   # on the AMD EPYC',
+        'npm run perf',
+      ],
     ];
-    for (const [command, run] of runs) {
+    for (const [command, run, runAs = command] of runs) {
       const cpuMd = renderBenchmarkMarkdown([{ ...h200, device, command }]);
       expect(cpuMd).toContain('on a machine with the same CPU (a run on another one');
       expect(codeBlocks(cpuMd).find((b) => b.open === '```bash')?.body).toEqual(['npm ci', run]);
-      // What the run was started with is stated as it was.
-      expect(cpuMd).toContain(`Run as \`${command}\` (its output folder left out)`);
+      // What the run was started with is stated as it was (as npm runs it, for `fusebench perf`).
+      expect(cpuMd).toContain(`Run as \`${runAs}\` (its output folder left out)`);
     }
   });
 

@@ -80,8 +80,22 @@ describe('perf options', () => {
     expect(parse(['--case', 'ffn', '--case', 'gemm', '--wide', '--wide'])?.cases).toEqual(['ffn', 'gemm']);
   });
 
-  test('the command that reproduces the run is recorded', () => {
-    expect(parse(['--backend', 'cpu'])?.command).toBe('npm run perf -- --backend cpu');
+  test('the command that started the run is recorded as it was run, each word quoted as a shell needs it', () => {
+    const was = process.env.npm_lifecycle_event;
+    try {
+      process.env.npm_lifecycle_event = 'perf';
+      expect(parse(['--backend', 'cpu'])?.command).toBe('npm run perf -- --backend cpu');
+      expect(parse([])?.command).toBe('npm run perf');
+      delete process.env.npm_lifecycle_event;
+      expect(parse(['--backend', 'cpu'])?.command).toBe('fusebench perf --backend cpu');
+      expect(parse(['--out-dir', "/tmp/it's a dir", '--case', 'gelu_scale'])?.command).toBe(
+        `fusebench perf --out-dir '/tmp/it'\\''s a dir' --case gelu_scale`,
+      );
+      expect(parse(['--out-dir=/tmp/$HOME'])?.command).toBe(`fusebench perf --out-dir='/tmp/$HOME'`);
+    } finally {
+      if (was === undefined) delete process.env.npm_lifecycle_event;
+      else process.env.npm_lifecycle_event = was;
+    }
   });
 
   // Every numeric option is bounded and written in plain decimal; each refusal says what was expected.

@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -87,7 +88,10 @@ test('perf checks before it measures that the run before can be kept; no run bef
   const dir = fresh();
   checkPreviousRunKeepable(dir);
   writeFileSync(join(dir, 'fusebench-results.json'), 'run');
-  checkPreviousRunKeepable(dir); // previous/ is made
+  checkPreviousRunKeepable(dir);
+  // The check makes no previous/: a run refused or stopped before its end leaves no empty folder behind.
+  expect(readdirSync(dir)).toEqual(['fusebench-results.json']);
+  mkdirSync(join(dir, 'previous'));
   // A link there is replaced by the move, not followed: the check makes nothing where it points.
   const away = join(fresh(), 'not', 'made', 'f.json');
   symlinkSync(away, join(dir, 'previous', 'fusebench-results.json'));
