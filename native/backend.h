@@ -73,6 +73,9 @@ class Backend {
   // a waiting kernel, so a batch of them runs back to back at the device's pace, not the host's (as
   // nvbench's blocking kernel). A no-op on the CPU.
   virtual void hold_queue() {}
+  // Lets a held queue run without timing it (a batch that threw before stop_timer_ms), waits for it and
+  // forgets a timeout it noted; errors are left to the exception being thrown. A no-op when nothing is held.
+  virtual void release_queue() noexcept {}
   virtual void start_timer() = 0;
   // Waits for the work since start_timer and returns its duration in milliseconds.
   virtual double stop_timer_ms() = 0;

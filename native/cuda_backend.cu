@@ -144,6 +144,12 @@ class CudaBackend final : public Backend {
     FB_CUDA_CHECK_LAUNCH("hold_kernel");
     held_ = true;
   }
+  void release_queue() noexcept override {
+    if (!held_) return;
+    __atomic_store_n(static_cast<int*>(release_.get()), 1, __ATOMIC_SEQ_CST);
+    held_ = false;
+    if (cudaStreamSynchronize(stream_.get()) == cudaSuccess) (void)cudaMemset(timed_out_.get(), 0, sizeof(int));
+  }
   void start_timer() override { FB_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get())); }
   std::unique_ptr<Replay> record(const std::function<void(bool pdl)>& launches) override {
     return record_graph(stream_.get(), no_pdl_reason_, launches);

@@ -102,9 +102,13 @@ void Workspace::poison(const std::string& name) {
   backend_->poison(ptrs_[i], words(i));
 }
 
-void Workspace::launch(int variant, bool pdl) {
+void Workspace::check_variant(int variant) const {
   if (variant < 0 || static_cast<size_t>(variant) >= spec_.variants.size())
     throw std::invalid_argument(spec_.name + ": no variant " + std::to_string(variant));
+}
+
+void Workspace::launch(int variant, bool pdl) {
+  check_variant(variant);
   LaunchContext ctx = backend_->launch_context();
   ctx.max_blocks = options_.max_blocks;
   ctx.pdl = pdl;
@@ -140,11 +144,19 @@ std::string Workspace::run(int variant) {
 
 double Workspace::time_batch(int variant, int calls) {
   if (calls < 1) throw std::invalid_argument(spec_.name + ": a batch needs at least one call");
+  check_variant(variant);  // before the queue is held: a refusal then leaves nothing waiting on the device
   backend_->flush_caches(regions());
   backend_->hold_queue();
-  backend_->start_timer();
-  for (int i = 0; i < calls; ++i) launch(variant);
-  return backend_->stop_timer_ms() / calls;
+  try {
+    backend_->start_timer();
+    for (int i = 0; i < calls; ++i) launch(variant);
+    return backend_->stop_timer_ms() / calls;
+  } catch (...) {
+    // A launch that threw leaves the hold kernel waiting for a release no stop_timer_ms will give: release it
+    // now, or it waits its 2 s and the next good batch reports its timeout.
+    backend_->release_queue();
+    throw;
+  }
 }
 
 double Workspace::time_graph(int variant, int calls) {

@@ -63,6 +63,8 @@ class Workspace {
   // Every buffer, as the memory a timed call touches.
   std::vector<MemoryRegion> regions() const;
   // pdl: launch with programmatic dependent launch where the kernels can (LaunchContext::pdl; graphs only).
+  // Throws naming the case unless `variant` is one of its variants.
+  void check_variant(int variant) const;
   void launch(int variant, bool pdl = false);
 
   const char* kernel_ = nullptr;  // what the last launch reported (LaunchContext::kernel)

@@ -6,13 +6,14 @@
  * Unfused: one launch per op, as eager PyTorch runs the step (3 + 12·layers + 2 launches, 149 for GPT-2
  * small). Fused: one persistent kernel for the whole step (gpt2_decode_fused.cu; docs/gpt2-decode.md has
  * its design, stage costs and measurements). The cache is an input whose row pos both variants write in
- * place; the logits are the checked output (a wrong K/V row shows in them through the attention).
+ * place; the logits and the caches' rows around pos are the checked outputs.
  */
 
 import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
 import { gpt2Weights } from '../../src/case/gpt2-weights.ts';
 import { normalArray } from '../../src/case/random.ts';
+import { decodeReferences } from '../../src/reference/kv-cache.ts';
 import { decodeStep } from './reference.ts';
 import { stepTraffic } from './traffic.ts';
 
@@ -64,8 +65,9 @@ export default defineCase<Dim, 'eps'>({
     v_cache: normalArray(layers * ctx * hidden, 1, seedStream(seed, 17)),
   }),
   // Every logit (the LM head is vocab·hidden multiply-adds, 38.6 M at GPT-2 small: below the sampled
-  // references' budget), from the whole step in float64 (reference.ts).
-  reference: (inputs, d, { eps }, dtype) => ({ logits: decodeStep(inputs, d, eps, dtype) }),
+  // references' budget), from the whole step in float64 (reference.ts), and each cache's rows around pos
+  // (src/reference/kv-cache.ts: the new row where it belongs, its neighbours unchanged).
+  reference: (inputs, d, { eps }, dtype) => decodeReferences(inputs, decodeStep(inputs, d, eps, dtype)),
   // The logits carry the rounding of every stored tensor of 2·layers blocks: measured in
   // docs/gpt2-decode.md (CPU, every test shape, several seeds; H100 at GPT-2 small, fused against
   // unfused). fp32: float accumulation only. bf16/fp16: the unfused twin rounds a, qkv, att, proj, h,

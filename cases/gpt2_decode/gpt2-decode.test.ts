@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import type { DeviceContext } from '../../src/addon/device.ts';
 import type { CaseDef } from '../../src/case/types.ts';
+import { decodeReferences } from '../../src/reference/kv-cache.ts';
 import { runCase } from '../../src/run/run-case.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 import { findCase, findCaseInEveryDtype } from '../registry.ts';
@@ -20,7 +21,7 @@ const dimsOf = (dims: readonly number[]) =>
 function withPlanted(def: CaseDef, defect: DecodeDefect): CaseDef {
   return {
     ...def,
-    reference: (inputs, dims) => ({ logits: decodeStep(inputs, dimsOf(dims), 1e-5, def.dtype, defect) }),
+    reference: (inputs, dims) => decodeReferences(inputs, decodeStep(inputs, dimsOf(dims), 1e-5, def.dtype, defect)),
   };
 }
 
@@ -42,6 +43,25 @@ describe.each(everyDtype.map((d) => [d.dtype, d] as const))(
     });
   },
 );
+
+// At longer caches one key more or less moves the logits less than the 16-bit tolerances (≈ 0.06 at 291
+// keys in bf16, below its atol of 0.25): the same kernel templates in fp32 are held to every planted defect
+// at every test shape. (A K/V row in the wrong place fails on the cache itself: suites/unit/decode-cache.test.ts.)
+describe('gpt2_decode fp32: every planted defect is caught at every test shape', () => {
+  const fp32 = everyDtype.find((d) => d.dtype === 'fp32') as CaseDef;
+  test.each(fp32.testShapes.map((dims) => [dims.join('x'), dims] as const))('%s', (_label, dims) => {
+    const { layers, pos } = dimsOf(dims);
+    const defects: DecodeDefect[] = [
+      { skipLayer: 0 },
+      { skipLayer: layers - 1 },
+      { kvRow: pos - 1 },
+      { keyFirst: 1 },
+      { keyLast: pos - 1 },
+      { lmHeadShift: 1 },
+    ];
+    for (const defect of defects) expectCaught(withPlanted(fp32, defect), [...dims]);
+  });
+});
 
 describe('gpt2_decode shape validation', () => {
   test.each([

@@ -6,6 +6,7 @@
 import { nativeConstants } from '../../src/addon/native.ts';
 import type { Dtype, Inputs } from '../../src/case/types.ts';
 import { lmHeadRow, mlpResidualRow } from '../../src/reference/gpt2.ts';
+import { type DecodeOutputs, rowsAt } from '../../src/reference/kv-cache.ts';
 import { linearRow } from '../../src/reference/linear.ts';
 import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 
@@ -35,9 +36,9 @@ export interface DecodeDefect {
 }
 
 /**
- * The logits of the step in float64 from the (precision-rounded) inputs. The new K and V rows are taken
- * as the precision stores them (both variants write them into the cache in T and read them back); every
- * other value is exact.
+ * The logits of the step in float64 from the (precision-rounded) inputs, and the new K and V row of every
+ * layer. Those rows are taken as the precision stores them (both variants write them into the cache in T
+ * and read them back); every other value is exact.
  */
 export function decodeStep(
   inputs: Inputs,
@@ -45,12 +46,16 @@ export function decodeStep(
   eps: number,
   dtype: Dtype,
   defect: DecodeDefect = {},
-): Float64Array {
+): DecodeOutputs {
   const { headDim, attentionScale } = nativeConstants();
   const c = d.hidden;
   const input = (name: string) => inputs[name] as Float32Array;
   const layer = (name: string, l: number, n: number) => input(name).subarray(l * n, (l + 1) * n);
   const [wte, wpe] = [input('wte'), input('wpe')];
+  const cache = { layers: d.layers, ctx: d.ctx, width: c, pos: d.pos };
+  const row = defect.kvRow ?? d.pos;
+  // A skipped layer writes no row: its expected rows stay as uploaded.
+  const [newK, newV] = [rowsAt(input('k_cache'), cache), rowsAt(input('v_cache'), cache)];
   let x: Float64Array = new Float64Array(c);
   for (let i = 0; i < c; i++) x[i] = (wte[d.token * c + i] as number) + (wpe[d.pos * c + i] as number);
   for (let l = 0; l < d.layers; l++) {
@@ -60,15 +65,17 @@ export function decodeStep(
     // The layer's cache as float64 rows, the new row written where the step writes it.
     const k = Float64Array.from(layer('k_cache', l, d.ctx * c));
     const v = Float64Array.from(layer('v_cache', l, d.ctx * c));
-    const row = defect.kvRow ?? d.pos;
-    k.set(storedRow(dtype, qkv.subarray(c, 2 * c)), row * c);
-    v.set(storedRow(dtype, qkv.subarray(2 * c, 3 * c)), row * c);
+    newK.set(storedRow(dtype, qkv.subarray(c, 2 * c)), l * c);
+    newV.set(storedRow(dtype, qkv.subarray(2 * c, 3 * c)), l * c);
+    k.set(newK.subarray(l * c, (l + 1) * c), row * c);
+    v.set(newV.subarray(l * c, (l + 1) * c), row * c);
     const o = attendCache(qkv, k, v, d.heads, defect.keyFirst ?? 0, defect.keyLast ?? d.pos, headDim, attentionScale);
     const proj = linearRow(o, layer('w_o', l, c * c), layer('b_o', l, c), c);
     const h = x.map((xi, i) => xi + (proj[i] as number));
     x = mlpResidualRow(h, layer, l, d.f, eps);
   }
-  return lmHeadRow(x, { g: input('lnf_g'), b: input('lnf_b') }, wte, d.vocab, eps, defect.lmHeadShift);
+  const logits = lmHeadRow(x, { g: input('lnf_g'), b: input('lnf_b') }, wte, d.vocab, eps, defect.lmHeadShift);
+  return { logits, k: newK, v: newV, row, cache };
 }
 
 /** Per head, softmax(q·k_j·scale)·v_j over the cache rows first .. last (q: the first c values of qkv). */

@@ -2,7 +2,7 @@
  * The traffic model of the GPT-2 decode step: bytes each variant must move (each input read once, each
  * output written once) and its launches, split into weight, KV-cache, activation and logit bytes.
  */
-import { type DecodeBytes, decodeTraffic } from '../../src/case/decode-traffic.ts';
+import { type DecodeBytes, decodeTraffic, stepBytes } from '../../src/case/decode-traffic.ts';
 import type { Traffic } from '../../src/case/types.ts';
 import type { DecodeDims } from './reference.ts';
 
@@ -13,8 +13,7 @@ function unfusedLaunches(layers: number): number {
 
 /**
  * Bytes by kind, e the bytes of one element. Weights: the embedding's two rows, every layer's matrices,
- * biases and norms, LNf, and wte again as the LM head. KV cache: rows 0 .. pos − 1 read per layer (K and
- * V), row pos written, and in the unfused twin read back with them. Activations: the unfused twin's
+ * biases and norms, LNf, and wte again as the LM head. KV cache: stepBytes. Activations: the unfused twin's
  * per-op vectors in T; the fused kernel's fp32 vectors (x read by two norms and updated by two
  * accumulations, q|k|v and gelu(FFN1) written and read once). Logits: written once.
  */
@@ -34,15 +33,8 @@ export function decodeBytes(d: DecodeDims, e: number): { unfused: DecodeBytes; f
   // Fused, fp32 per layer: x read by the two norms and read + written by the two accumulations, q|k|v
   // and gelu(FFN1) written and read once; x written once by the embedding.
   const fusedActs = 4 * (L * (2 * c + 2 * c + 2 * 3 * c + 2 * f) + c);
-  return {
-    unfused: {
-      weights,
-      kvCache: e * L * (2 * (pos + 1) * c + 2 * c),
-      activations: e * unfusedActs,
-      logits,
-    },
-    fused: { weights, kvCache: e * L * (2 * pos * c + 2 * c), activations: fusedActs, logits },
-  };
+  const activations = { unfused: e * unfusedActs, fused: fusedActs };
+  return stepBytes({ e, layers: L, pos, kvWidth: c, weights, logits, activations });
 }
 
 /** The case's traffic: each variant's total bytes and launches. */

@@ -7,13 +7,14 @@
  * Unfused: one launch per op, as an eager framework with merged QKV and gate/up projections runs the step
  * (3 + 12·layers launches, 195 for Llama-3.2-1B). Fused: one persistent kernel for the whole step
  * (llama_decode_fused.cu). The cache is an input whose row pos both variants write in place; the logits
- * are the checked output (a wrong K/V row shows in them through the attention).
+ * and the caches' rows around pos are the checked outputs.
  */
 
 import { nativeConstants } from '../../src/addon/native.ts';
 import { seedStream } from '../../src/base/rng.ts';
 import { defineCase } from '../../src/case/define.ts';
 import { normalArray } from '../../src/case/random.ts';
+import { decodeReferences } from '../../src/reference/kv-cache.ts';
 import { decodeStep } from './reference.ts';
 import { stepTraffic } from './traffic.ts';
 import { llamaWeights } from './weights.ts';
@@ -100,8 +101,8 @@ export default defineCase<Dim, 'eps' | 'rope_theta'>({
     };
   },
   // Every logit (128,256 at Llama-3.2-1B: below the sampled references' budget), from the whole step in
-  // float64 (reference.ts).
-  reference: (inputs, d, params, dtype) => ({ logits: decodeStep(inputs, d, params, dtype) }),
+  // float64 (reference.ts), and each cache's rows around pos (src/reference/kv-cache.ts).
+  reference: (inputs, d, params, dtype) => decodeReferences(inputs, decodeStep(inputs, d, params, dtype)),
   // The logits carry the rounding of every stored tensor of 2·layers blocks. Max |error| against the
   // reference on the CPU, unfused / fused: at the test shapes (seeds 1 .. 16) fp32 2.2e-6 / 2.2e-6, bf16
   // 0.036 / 0.0074, fp16 4.1e-3 / 9.6e-4; at the CUDA shape (2 seeds) fp32 4.2e-5 / 4.2e-5, bf16 0.28 /

@@ -6,6 +6,7 @@
 import { nativeConstants } from '../../src/addon/native.ts';
 import type { Dtype, Inputs } from '../../src/case/types.ts';
 import { causalAttentionRow } from '../../src/reference/attention.ts';
+import { type DecodeOutputs, rowsAt } from '../../src/reference/kv-cache.ts';
 import { linearRow } from '../../src/reference/linear.ts';
 import { rmsNormRow, storedRow } from '../../src/reference/norms.ts';
 
@@ -40,9 +41,9 @@ export interface LlamaDefect {
 }
 
 /**
- * The logits of the step in float64 from the (precision-rounded) inputs. The new K and V rows are taken
- * as the precision stores them (both variants write them into the cache in T and read them back); every
- * other value is exact.
+ * The logits of the step in float64 from the (precision-rounded) inputs, and the new K and V row of every
+ * layer. Those rows are taken as the precision stores them (both variants write them into the cache in T
+ * and read them back); every other value is exact.
  */
 export function decodeStep(
   inputs: Inputs,
@@ -50,7 +51,7 @@ export function decodeStep(
   { eps, rope_theta }: { eps: number; rope_theta: number },
   dtype: Dtype,
   defect: LlamaDefect = {},
-): Float64Array {
+): DecodeOutputs {
   const { headDim } = nativeConstants();
   const [c, kv, f] = [d.hidden, d.kv_heads * headDim, d.f];
   const input = (name: string) => inputs[name] as Float32Array;
@@ -58,6 +59,10 @@ export function decodeStep(
   const group = d.heads / d.kv_heads;
   const kvHeadOf = defect.kvHeadOf ?? ((h: number) => Math.floor(h / group));
   const [first, last] = [defect.keyFirst ?? 0, defect.keyLast ?? d.pos];
+  const cache = { layers: d.layers, ctx: d.ctx, width: kv, pos: d.pos };
+  const row = defect.kvRow ?? d.pos;
+  // A skipped layer writes no row: its expected rows stay as uploaded.
+  const [newK, newV] = [rowsAt(input('k_cache'), cache), rowsAt(input('v_cache'), cache)];
   const embed = input('embed');
   let x: Float64Array = Float64Array.from(embed.subarray(d.token * c, (d.token + 1) * c));
   for (let l = 0; l < d.layers; l++) {
@@ -68,9 +73,10 @@ export function decodeStep(
     // The layer's cache as float64 rows, the new row written where the step writes it.
     const k = Float64Array.from(layer('k_cache', l, d.ctx * kv));
     const v = Float64Array.from(layer('v_cache', l, d.ctx * kv));
-    const row = defect.kvRow ?? d.pos;
-    k.set(storedRow(dtype, qkv.subarray(c, c + kv)), row * kv);
-    v.set(storedRow(dtype, qkv.subarray(c + kv, c + 2 * kv)), row * kv);
+    newK.set(storedRow(dtype, qkv.subarray(c, c + kv)), l * kv);
+    newV.set(storedRow(dtype, qkv.subarray(c + kv, c + 2 * kv)), l * kv);
+    k.set(newK.subarray(l * kv, (l + 1) * kv), row * kv);
+    v.set(newV.subarray(l * kv, (l + 1) * kv), row * kv);
     // Query head h over the rows first .. last: the causal row last − first of a cache that starts at first.
     const o = new Float64Array(c);
     for (let h = 0; h < d.heads; h++) {
@@ -84,7 +90,8 @@ export function decodeStep(
   }
   const logits = linearRow(rmsNormRow(x, input('norm_f'), eps), embed, undefined, d.vocab);
   const shift = defect.lmHeadShift ?? 0;
-  return shift === 0 ? logits : logits.map((_, j) => logits[(j + shift) % d.vocab] as number);
+  const shifted = shift === 0 ? logits : logits.map((_, j) => logits[(j + shift) % d.vocab] as number);
+  return { logits: shifted, k: newK, v: newV, row, cache };
 }
 
 /** y[j] = Σ_i x[i]·w[i·n + j]: x times a weight stored in × out ([x.length, n], row-major). */

@@ -3,7 +3,7 @@
  * output written once) and its launches, split into weight, KV-cache, activation and logit bytes.
  */
 import { nativeConstants } from '../../src/addon/native.ts';
-import { type DecodeBytes, decodeTraffic } from '../../src/case/decode-traffic.ts';
+import { type DecodeBytes, decodeTraffic, stepBytes } from '../../src/case/decode-traffic.ts';
 import type { Traffic } from '../../src/case/types.ts';
 import type { LlamaDims } from './reference.ts';
 
@@ -19,8 +19,7 @@ function unfusedLaunches(layers: number): number {
 /**
  * Bytes by kind, e the bytes of one element; c = hidden, kv = kv_heads·64, q = c + 2·kv (q|k|v). Weights:
  * the embedding's row, every layer's matrices and norms, norm_f, and the embedding again as the LM head.
- * KV cache (kv wide): rows 0 .. pos − 1 read per layer (K and V), row pos written, and in the unfused
- * twin read back with them. Activations: the unfused twin's per-op vectors in T; the fused kernel's fp32
+ * KV cache (kv wide): stepBytes. Activations: the unfused twin's per-op vectors in T; the fused kernel's fp32
  * vectors (x read by two norms and updated by two accumulations, q|k|v written and read once;
  * silu(gate)·up stays in shared memory). Logits: written once.
  */
@@ -40,15 +39,8 @@ export function decodeBytes(d: LlamaDims, e: number): { unfused: DecodeBytes; fu
   // Fused, fp32 per layer: x read by the two norms and updated by the two accumulations, q|k|v written
   // and read once (silu(gate)·up stays in shared memory); x written once by the embedding.
   const fusedActs = 4 * (L * (2 * c + 2 * c + 2 * q) + c);
-  return {
-    unfused: {
-      weights,
-      kvCache: e * L * (2 * (pos + 1) * kv + 2 * kv),
-      activations: e * unfusedActs,
-      logits,
-    },
-    fused: { weights, kvCache: e * L * (2 * pos * kv + 2 * kv), activations: fusedActs, logits },
-  };
+  const activations = { unfused: e * unfusedActs, fused: fusedActs };
+  return stepBytes({ e, layers: L, pos, kvWidth: kv, weights, logits, activations });
 }
 
 /** The case's traffic: each variant's total bytes and launches. */

@@ -36,7 +36,7 @@ for step in "$@"; do
       # shellcheck disable=SC2086 # the step's options are words
       npm run perf -- --backend cuda ${step#perf} --out-dir "$work/step$n" >"$log" 2>&1
       ;;
-    numerics) npx vitest run suites/unit/cases.numerics.test.ts >"$log" 2>&1 ;;
+    numerics) FUSEBENCH_REQUIRE_BACKEND=cuda npx vitest run suites/unit/cases.numerics.test.ts >"$log" 2>&1 ;;
     memcheck-fuzz | memcheck-fuzz\ *)
       runs="${step#memcheck-fuzz}"
       runs="${runs// /}"

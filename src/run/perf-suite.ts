@@ -11,7 +11,7 @@ import { gatedTiming } from '../gate/judged-timing.ts';
 import { LiveProgress } from '../report/live-progress.ts';
 import type { CaseResult, GateResult } from '../results/results.ts';
 import { budgetMs, perfOptions, runBackend, runBaselines, runDevice, updateCommand } from './perf-context.ts';
-import { type Progress, resultSkeleton, runCase } from './run-case.ts';
+import { leftOutByMaxElements, type Progress, resultSkeleton, runCase } from './run-case.ts';
 
 /**
  * The run's live view, so a long measurement is never silent: on a terminal one line redrawn in place (the
@@ -82,6 +82,24 @@ function measureAndGate(def: CaseDef, shape: Shape, knownCases: readonly string[
   return { ...result, gate: { ...verdict, remeasured } };
 }
 
+/**
+ * A skip of a shape that this device's baselines hold is an error, unless the user chose it (--max-elements;
+ * --case and --dtype never reach a shape): a GPU job that lost a library, or found its memory taken, would
+ * otherwise stop judging the shape and still pass. Recording baselines skips as it would anyway.
+ */
+function unjudgedBaseline(result: CaseResult, def: CaseDef, shape: Shape, knownCases: readonly string[]): CaseResult {
+  const opts = perfOptions();
+  if (result.status !== 'skipped' || opts.updateBaselines) return result;
+  if (leftOutByMaxElements(def, shape, opts.maxElements)) return result;
+  const baselines = runBaselines(knownCases);
+  if (!baselines || !Object.hasOwn(baselines.data.entries, result.key)) return result;
+  return {
+    ...result,
+    status: 'errored',
+    reason: `${result.reason ?? 'skipped'}; but ${baselines.file} holds a baseline of it, so it must be judged (leave it out on purpose with --case, --dtype or --max-elements)`,
+  };
+}
+
 /** Registers the perf tests of every case, in the order given (a case --case or --dtype excludes is skipped as a whole). */
 export function definePerfSuites(cases: readonly CaseDef[]): void {
   const names = cases.map((c) => c.name);
@@ -129,6 +147,7 @@ function definePerfSuite(def: CaseDef, knownCases: readonly string[], first: num
           live().finished(slot, { status: 'errored' });
           throw e;
         }
+        result = unjudgedBaseline(result, def, shape, knownCases);
         record(result);
         const judged = gatedTiming(result); // the batched calls' on the shapes the gate judges that way
         live().finished(slot, {

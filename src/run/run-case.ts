@@ -82,6 +82,11 @@ interface MoreSampling {
  */
 export type Remeasure = (result: CaseResult) => MoreSampling | undefined;
 
+/** Whether --max-elements leaves this shape out: a skip the user chose, unlike every other. */
+export function leftOutByMaxElements(def: CaseDef, shape: Shape, maxElements: number | undefined): boolean {
+  return maxElements !== undefined && def.elements(shape.dims) > maxElements;
+}
+
 /** Why this case cannot run at this shape on this device (a skip), or undefined. */
 function skipReason(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSettings): string | undefined {
   const unavailable = def.unavailableReason(device.description.backend, {
@@ -89,9 +94,7 @@ function skipReason(def: CaseDef, shape: Shape, device: DeviceContext, s: RunSet
     computeCapability: device.description.fingerprint?.computeCapability,
   });
   if (unavailable) return unavailable;
-  if (s.maxElements !== undefined && def.elements(shape.dims) > s.maxElements) {
-    return `more than --max-elements ${s.maxElements} elements`;
-  }
+  if (leftOutByMaxElements(def, shape, s.maxElements)) return `more than --max-elements ${s.maxElements} elements`;
   const bytes = def.allocatedBytes(shape.dims);
   const free = device.description.freeMemoryBytes;
   if (bytes > 0.9 * free) {

@@ -39,7 +39,6 @@ describe('--update-baselines and its file', () => {
     // This test's own process holds it: alive, on this host.
     const holder = { pid: process.pid, host: hostname(), started: new Date().toISOString(), command: 'another update' };
     writeFileSync(`${file}.lock`, `${JSON.stringify(holder)}\n`);
-    const start = Date.now();
     const r = runPerf(
       [...common, '--update-baselines', '--baseline-file', file, '--out-dir', join(tmp, 'out')],
       60_000,
@@ -49,7 +48,7 @@ describe('--update-baselines and its file', () => {
     expect(r.stderr).toContain('`another update`');
     expect(r.stderr).toContain('Nothing was measured.');
     expect(existsSync(join(tmp, 'out', 'fusebench-results.json'))).toBe(false);
-    expect(Date.now() - start).toBeLessThan(30_000); // not the run and then the 120 s wait
+    expect(r.stdout).not.toContain('[1/1]'); // refused before the run, not after it and the lock's wait
     expect(readFileSync(`${file}.lock`, 'utf8')).toContain('another update'); // left as it was
   });
 
@@ -65,4 +64,32 @@ describe('--update-baselines and its file', () => {
     expect(existsSync(join(tmp, 'out', 'fusebench-results.json'))).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
+});
+
+test('a shape skipped on this machine that its baselines hold is ERRORED, and the run exits 1; left out by choice, it is not', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fusebench-unjudged-'));
+  const file = join(tmp, 'mine.json');
+  const made = runPerf([...common, '--update-baselines', '--baseline-file', file, '--out-dir', join(tmp, 'base')]);
+  expect(made.status, made.stderr).toBe(0);
+  // A baseline of a cuBLAS shape, as a file recorded where it ran would hold; the CPU backend cannot run it.
+  const data = JSON.parse(readFileSync(file, 'utf8'));
+  const gelu = data.entries['gelu_scale/1K/fp32'];
+  data.entries['gemm/256x512x128/fp32'] = {
+    ...gelu,
+    case: 'gemm',
+    shape: { label: '256x512x128', dims: [256, 512, 128] },
+  };
+  writeFileSync(file, JSON.stringify(data));
+  const gemm = ['--backend', 'cpu', '--case', 'gemm', '--dtype', 'fp32', '--baseline-file', file];
+  const r = runPerf([...gemm, '--max-elements', '200000', '--out-dir', join(tmp, 'out')]);
+  expect(r.status, r.stderr).toBe(1);
+  const results = JSON.parse(readFileSync(join(tmp, 'out', 'fusebench-results.json'), 'utf8'));
+  const result = results.cases.find((c: { key: string }) => c.key === 'gemm/256x512x128/fp32');
+  expect(result.status).toBe('errored');
+  expect(result.reason).toBe(
+    `runs on cuda only (its variant 'cublas' has no CPU implementation: it calls cuBLAS); but ${file} holds a baseline of it, so it must be judged (leave it out on purpose with --case, --dtype or --max-elements)`,
+  );
+  // --max-elements leaves it out by choice: a skip, exit 0.
+  const chosen = runPerf([...gemm, '--max-elements', '1024', '--out-dir', join(tmp, 'chosen')]);
+  expect(chosen.status, chosen.stderr).toBe(0);
 });

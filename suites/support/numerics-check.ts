@@ -14,8 +14,19 @@ import {
   prepareInputs,
 } from '../../src/run/check-variants.ts';
 
+const probe = cudaProbe();
+
 /** Every backend usable here: the CPU always, CUDA when a device is. */
-export const BACKENDS_AT_HAND: readonly BackendName[] = cudaProbe().deviceCount > 0 ? ['cpu', 'cuda'] : ['cpu'];
+export const BACKENDS_AT_HAND: readonly BackendName[] = probe.deviceCount > 0 ? ['cpu', 'cuda'] : ['cpu'];
+
+// FUSEBENCH_REQUIRE_BACKEND=cuda (the GPU job's numerics step): a machine without a usable CUDA device fails
+// here, instead of running the CPU's tests only and passing.
+const required = process.env.FUSEBENCH_REQUIRE_BACKEND;
+if (required && !(BACKENDS_AT_HAND as readonly string[]).includes(required)) {
+  throw new Error(
+    `FUSEBENCH_REQUIRE_BACKEND=${JSON.stringify(required)}, but this machine has only ${BACKENDS_AT_HAND.join(', ')}${probe.error ? ` (CUDA: ${probe.error})` : ''}`,
+  );
+}
 
 const device = BACKENDS_AT_HAND.includes('cuda') ? cudaDeviceInfo() : undefined;
 

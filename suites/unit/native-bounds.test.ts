@@ -3,8 +3,10 @@
 // recorded graph's facts asked for before any graph was recorded.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, test } from 'vitest';
 import { copyTimes, cpuInfo, nativeLinearRow, Workspace } from '../../src/addon/native.ts';
+import { BACKENDS_AT_HAND } from '../support/numerics-check.ts';
 
 // This process's CPU backend (created by the first native call below) gets 256 MiB: its cache-flush
 // buffer stays small, and the memory check is the same one a full-size backend makes.
@@ -125,6 +127,19 @@ describe('the raw addon, called as no facade would call it', () => {
     expect(() => w.run(v)).toThrow(`Expected a variant index (an integer from 0) but received ${v}`);
     expect(() => w.time(v)).toThrow('Expected a variant index');
   });
+
+  // On CUDA a batch holds the device's queue behind a waiting kernel until its timer stops; a batch refused
+  // after that hold left the kernel waiting, and the next good batch, 2 s on, reported its timeout.
+  test.each(BACKENDS_AT_HAND)(
+    '%s: a batch of a variant the case lacks is refused; the next batch times as usual',
+    async (backend) => {
+      const w = new raw.Workspace(backend, 'gelu_scale', 'fp32', [1024], [1.4], options);
+      expect(() => w.timeBatch(7, 4)).toThrow('gelu_scale: no variant 7');
+      if (backend === 'cuda') await sleep(2500); // past the hold kernel's 2 s wait
+      expect(w.timeBatch(0, 4)).toBeGreaterThan(0);
+      expect(w.timeBatch(1, 4)).toBeGreaterThan(0);
+    },
+  );
 
   test.skipIf(process.platform !== 'linux')('the CPU backend knows what memory is still free to it', () => {
     const cpu = cpuInfo();
