@@ -115,6 +115,8 @@ void Workspace::launch(int variant, bool pdl) {
   kernel_ = nullptr;
   ctx.kernel = &kernel_;
   bound_(backend_->kind(), static_cast<size_t>(variant), ctx);
+  launched_.resize(spec_.variants.size());
+  launched_[static_cast<size_t>(variant)] = true;
   if (variant != injection_.variant) return;
   const bool cpu = backend_->kind() == BackendKind::Cpu;
   for (int p = 0; p < injection_.passes; ++p) {
@@ -145,6 +147,14 @@ std::string Workspace::run(int variant) {
 double Workspace::time_batch(int variant, int calls) {
   if (calls < 1) throw std::invalid_argument(spec_.name + ": a batch needs at least one call");
   check_variant(variant);  // before the queue is held: a refusal then leaves nothing waiting on the device
+  if (launched_.size() <= static_cast<size_t>(variant) || !launched_[static_cast<size_t>(variant)]) {
+    // CUDA loads a kernel on its first launch (lazy loading, Linux's default since 12.2), and a load may wait
+    // for the device's running kernels: behind the hold kernel, for a release that comes only after the
+    // launches, so the batch would stall until the hold's 2 s timeout. One untimed call loads them first
+    // (its libraries' kernels and an injection's passes too).
+    launch(variant);
+    backend_->synchronize();
+  }
   backend_->flush_caches(regions());
   backend_->hold_queue();
   try {

@@ -78,6 +78,7 @@ class Workspace {
   std::vector<float*> ptrs_;  // float-sized words; a buffer's elements are of its spec's type
   BoundCase bound_;
   std::map<std::pair<int, int>, std::unique_ptr<Replay>> graphs_;  // by (variant, calls)
+  std::vector<bool> launched_;  // by variant: launched once (its kernels loaded), so a held batch can take it
 };
 
 }  // namespace fusebench
