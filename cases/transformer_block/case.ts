@@ -23,7 +23,8 @@ import { layerNormRow, storedRow } from '../../src/reference/norms.ts';
 import { referenceSample, rowsReference } from '../../src/reference/sampling.ts';
 
 /** The width of a head (64): c = heads·64. */
-const HEAD_DIM = nativeConstants().headDim;
+/** Every head's width, from the addon (asked when a shape is used, not when the descriptor is imported). */
+const headDim = () => nativeConstants().headDim;
 /** Positions of one batch element the reference takes h and y at (its first and last among them). */
 const SAMPLED_POSITIONS = 16;
 
@@ -67,7 +68,7 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
   // weights ~ N(0, 1/√fan_in), so every projection of a normalized row has sd ≈ 1 (q·k/8 logits of
   // sd ≈ 1: a softmax neither uniform nor one-hot); biases ~ N(0, 0.1).
   inputs: ({ batch, seq, heads, f }, seed) => {
-    const c = heads * HEAD_DIM;
+    const c = heads * headDim();
     const m = batch * seq;
     const stream = (k: number) => seedStream(seed, k);
     return {
@@ -91,7 +92,7 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
   // positions, the Q projection, causal attention per head, merge, out-projection + bo + x → h, LN2,
   // FFN with GELU, + h → y.
   reference: (inputs, { batch, seq, heads, f }, { eps }, dtype) => {
-    const c = heads * HEAD_DIM;
+    const c = heads * headDim();
     const m = batch * seq;
     const input = (name: string) => inputs[name] as Float32Array;
     const [x, wQkv, bQkv] = [input('x'), input('w_qkv'), input('b_qkv')];
@@ -109,12 +110,12 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
       const merged = new Float64Array(c);
       for (let h = 0; h < heads; h++) {
         const o = causalAttentionRow(
-          { data: q, base: h * HEAD_DIM, stride: 0 }, // query s's row alone (stride 0: every position maps to it)
-          { data: kv, base: h * HEAD_DIM, stride: 2 * c },
-          { data: kv, base: c + h * HEAD_DIM, stride: 2 * c },
+          { data: q, base: h * headDim(), stride: 0 }, // query s's row alone (stride 0: every position maps to it)
+          { data: kv, base: h * headDim(), stride: 2 * c },
+          { data: kv, base: c + h * headDim(), stride: 2 * c },
           s,
         );
-        merged.set(o, h * HEAD_DIM);
+        merged.set(o, h * headDim());
       }
       const hRow = linearRow(merged, input('w_o'), input('b_o'), c);
       for (let j = 0; j < c; j++) hRow[j] = (x[row * c + j] as number) + (hRow[j] as number);
@@ -163,7 +164,7 @@ export default defineCase<'batch' | 'seq' | 'heads' | 'f', 'eps'>({
   },
   // QKV projection, causal attention's useful flops (attention.ts), out-projection, FFN.
   flops: ({ batch, seq, heads, f }) => {
-    const c = heads * HEAD_DIM;
+    const c = heads * headDim();
     const m = batch * seq;
     return 2 * m * 3 * c * c + batch * heads * causalAttentionFlops(seq) + 2 * m * c * c + 4 * m * c * f;
   },

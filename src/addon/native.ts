@@ -157,7 +157,7 @@ function load(): RawAddon {
   const path = candidates.find((p) => existsSync(p));
   if (!path) {
     throw new Error(
-      `The fusebench native addon is not built. Tried:\n  ${candidates.join('\n  ')}\n` +
+      `The fusebench native addon is not built (looked for ${candidates.join(' and ')}). ` +
         'Build it with `npm run build` (needs CMake >= 3.18 and a C++17 compiler; nvcc for the CUDA backend).',
     );
   }

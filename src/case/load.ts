@@ -5,9 +5,9 @@
  * descriptor that names a dim, parameter or variant the addon lacks fails here, naming it.
  */
 
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { BackendName } from '../addon/device.ts';
 import { caseBuffers, checkShape, elemBytes, type NativeCase, nativeCases, roundFloats } from '../addon/native.ts';
 import { isDtype } from '../base/dtype.ts';
@@ -289,28 +289,18 @@ export function buildCaseDefs(folder: string, d: AnyDescriptor, registrations: r
   );
 }
 
-/** Imports a case folder's descriptor (its default export). */
-export async function importDescriptor(folder: string): Promise<AnyDescriptor> {
-  const file = join(CASES_DIR, folder, 'case.ts');
-  if (!existsSync(join(CASES_DIR, folder))) {
-    throw new Error(`cases/registry.ts names '${folder}', but there is no folder cases/${folder}`);
-  }
-  if (!existsSync(file)) {
-    throw new Error(`cases/${folder} has no descriptor: ${file} must \`export default defineCase({...})\``);
-  }
-  const mod = (await import(pathToFileURL(file).href)) as { default?: AnyDescriptor };
-  if (!mod.default || typeof mod.default !== 'object' || typeof mod.default.title !== 'string') {
-    throw new Error(`${file} must \`export default defineCase({...})\``);
-  }
-  return mod.default;
-}
+/** A case folder and its descriptor (the default export of its case.ts), as cases/registry.ts lists them. */
+export type CaseFolder = readonly [folder: string, descriptor: AnyDescriptor];
 
 /** The CaseDefs of the case folders, in the order given; throws naming a folder the addon does not register. */
-export async function loadCaseFolders(folders: readonly string[]): Promise<CaseDef[]> {
+export function loadCaseFolders(folders: readonly CaseFolder[]): CaseDef[] {
   const natives = nativeCases();
   const defs: CaseDef[] = [];
-  for (const folder of folders) {
-    defs.push(...buildCaseDefs(folder, await importDescriptor(folder), registrationsOf(folder, natives)));
+  for (const [folder, d] of folders) {
+    if (!d || typeof d !== 'object' || typeof d.title !== 'string') {
+      throw new Error(`cases/${folder}/case.ts must \`export default defineCase({...})\``);
+    }
+    defs.push(...buildCaseDefs(folder, d, registrationsOf(folder, natives)));
   }
   return defs;
 }

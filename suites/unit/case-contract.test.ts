@@ -7,9 +7,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { CASE_FOLDERS, loadCases } from '../../cases/registry.ts';
+import residualLayernorm from '../../cases/residual_layernorm/case.ts';
 import { caseBuffers, nativeCases, Workspace } from '../../src/addon/native.ts';
 import { DTYPE_BYTES, type Dtype, roundTo } from '../../src/base/dtype.ts';
-import { buildCaseDefs, CASES_DIR, importDescriptor, registrationsOf } from '../../src/case/load.ts';
+import { buildCaseDefs, CASES_DIR, loadCaseFolders, registrationsOf } from '../../src/case/load.ts';
 import { entryKey } from '../../src/results/results.ts';
 
 const natives = nativeCases();
@@ -127,23 +128,24 @@ describe('a disagreement fails, naming what the other half lacks', () => {
   const native = natives.find((c) => c.name === 'residual_layernorm' && c.dtype === 'fp32');
   if (!native) throw new Error('residual_layernorm is not registered');
   const all = registrationsOf('residual_layernorm', natives);
-  const load = async () => buildCaseDefs('residual_layernorm', await importDescriptor('residual_layernorm'), all);
+  const load = async () => buildCaseDefs('residual_layernorm', residualLayernorm, all);
 
-  test('a registry line naming no folder says so, not that a descriptor is missing', async () => {
-    await expect(importDescriptor('residual_layernorms')).rejects.toThrow(
-      "cases/registry.ts names 'residual_layernorms', but there is no folder cases/residual_layernorms",
+  test('a registry line whose import is not a descriptor names its case.ts', () => {
+    const notOne = undefined as unknown as typeof residualLayernorm;
+    expect(() => loadCaseFolders([['residual_layernorm', notOne]])).toThrow(
+      'cases/residual_layernorm/case.ts must `export default defineCase({...})`',
     );
   });
 
   test('a comparison naming a variant the addon lacks', async () => {
-    const d = await importDescriptor('residual_layernorm');
+    const d = residualLayernorm;
     expect(() => buildCaseDefs('residual_layernorm', { ...d, compare: [{ fused: 'fusedd' }] }, [native])).toThrow(
       /the addon's residual_layernorm has no variant 'fusedd'; its variants are: unfused, fused/,
     );
   });
 
   test('a shape naming a dim the addon lacks', async () => {
-    const d = await importDescriptor('residual_layernorm');
+    const d = residualLayernorm;
     const shapes = { ...d.shapes, cpu: [{ label: 'x', dims: { rows: 2, width: 8 }, description: '' }] };
     expect(() => buildCaseDefs('residual_layernorm', { ...d, shapes }, [native])).toThrow(
       /shape 'x' names dims rows, width; the addon's residual_layernorm has rows, hidden/,
@@ -151,7 +153,7 @@ describe('a disagreement fails, naming what the other half lacks', () => {
   });
 
   test('a shape whose speedup is ungated without a reason', async () => {
-    const d = await importDescriptor('residual_layernorm');
+    const d = residualLayernorm;
     const shapes = {
       ...d.shapes,
       cpu: [{ label: 'x', dims: { rows: 2, hidden: 8 }, description: '', ungatedSpeedup: ' ' }],
@@ -163,7 +165,7 @@ describe('a disagreement fails, naming what the other half lacks', () => {
 
   test('a descriptor reading a dim or parameter the addon lacks', async () => {
     const renamed = { ...native, dims: ['rows', 'width'] };
-    const d = await importDescriptor('residual_layernorm');
+    const d = residualLayernorm;
     const defs = buildCaseDefs(
       'residual_layernorm',
       { ...d, shapes: { cpu: [], cuda: [] }, testShapes: [], cappedGridShapes: [] },
@@ -179,7 +181,7 @@ describe('a disagreement fails, naming what the other half lacks', () => {
   });
 
   test('a precision the addon registers but the descriptor states no tolerance for', async () => {
-    const d = await importDescriptor('residual_layernorm');
+    const d = residualLayernorm;
     const { bf16: _, ...tolerance } = d.tolerance;
     expect(() => buildCaseDefs('residual_layernorm', { ...d, tolerance }, all)).toThrow(
       /cases\/residual_layernorm\/case.ts states no bf16 tolerance, but the addon registers residual_layernorm in bf16/,
