@@ -96,6 +96,21 @@ export function checkWritableFile(path: string): void {
   }
 }
 
+/**
+ * Throws unless `out` is another file than each of `inputs` (links followed, hard links too): a command
+ * never writes its output over a file it reads.
+ */
+export function checkNotInput(out: string, inputs: readonly string[]): void {
+  const target = resolveLinks(out);
+  const written = statSync(target, { throwIfNoEntry: false });
+  for (const input of inputs) {
+    const read = statSync(resolveLinks(input), { throwIfNoEntry: false });
+    const same =
+      resolveLinks(input) === target || (written && read && written.ino === read.ino && written.dev === read.dev);
+    if (same) throw new Error(`${out} is also an input (${input}): writing it would replace what is read`);
+  }
+}
+
 /** Symbolic links followed at most this many times (the kernel's own limit is 40). */
 const MAX_LINKS = 40;
 

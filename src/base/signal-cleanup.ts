@@ -55,8 +55,9 @@ let closed = false;
 
 /**
  * From here on, output closed under the process no longer ends it at once: the work left (a perf run's
- * results and baselines, once its measurement has ended) is done without output, and the process then ends
- * with CLOSED_OUTPUT. Before it, nothing measured would be lost by ending.
+ * results and baselines once its measurement has ended, compare's Markdown once it has compared) is done
+ * without output, and the process then ends with CLOSED_OUTPUT, or the code the command returned (a
+ * regression). Before it, nothing decided would be lost by ending.
  */
 export function finishDespiteClosedOutput(): void {
   finishing = true;

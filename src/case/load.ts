@@ -6,18 +6,17 @@
  */
 
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { BackendName } from '../addon/device.ts';
 import { caseBuffers, checkShape, elemBytes, type NativeCase, nativeCases, roundFloats } from '../addon/native.ts';
 import { isDtype } from '../base/dtype.ts';
+import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { unavailableReason } from './availability.ts';
 import type { CaseDescriptor, Comparison } from './define.ts';
 import { type CaseDef, DTYPE_BYTES, DTYPES, type Dtype, type Shape } from './types.ts';
 
-/** The repository root and its folder of cases. */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CASES_DIR = join(ROOT, 'cases');
+/** The folder of cases. */
+export const CASES_DIR = join(PACKAGE_ROOT, 'cases');
 
 /** Largest buffer the numerics take: JS typed arrays, and sampled references indexed with 32 bits. */
 const MAX_BUFFER_ELEMENTS = 2 ** 32;

@@ -3,7 +3,7 @@
  * comment -- ...`): renders the PR comment of one GPU's results against the base branch's results and the
  * stored baseline. It reports the verdicts and does not judge them: exit 0 once written, 2 on a bad input.
  */
-import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
+import { checkNotInput, checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, UsageError, urlArg } from '../base/cli-args.ts';
 import { logText } from '../base/log-text.ts';
 import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
@@ -46,7 +46,11 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const out = values.out;
   const results = readResults(values.results);
   // Before anything is rendered (and after --results, so a refused command makes no folder for --out).
-  checkOutput('--out', () => checkWritableFile(out));
+  const inputs = [values.results, ...(values.base ? [values.base] : [])];
+  checkOutput('--out', () => {
+    checkWritableFile(out);
+    checkNotInput(out, inputs);
+  });
   const bases = values.base ? [loadBaseRun(values.base)] : [];
   // The base must be of the same GPU: a delta across GPU models would compare hardware, not code.
   const [run] = pairWithBases([results], bases);

@@ -5,8 +5,9 @@
  * (a usage error, a file that cannot be read, or files that differ in device model or schema version; the
  * message says which).
  */
-import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
+import { checkNotInput, checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, decimalArg, UsageError } from '../base/cli-args.ts';
+import { finishDespiteClosedOutput } from '../base/signal-cleanup.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
 import { colorEnabled } from '../report/color.ts';
@@ -50,9 +51,16 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const delta = parseDelta(parsed.values.delta);
   const out = parsed.values.markdown;
   // Before the comparison: a SLOWER verdict must not be lost to a write that could not succeed.
-  if (out) checkOutput('--markdown', () => checkWritableFile(out));
+  if (out) {
+    checkOutput('--markdown', () => {
+      checkWritableFile(out);
+      checkNotInput(out, [baseFile, headFile]);
+    });
+  }
   const { base, head } = loadPair(baseFile, headFile);
   const cmp = compareResults(base.results, head.results, delta);
+  // Compared: a reader that goes away now (`| head`) loses neither the Markdown nor a regression's exit 1.
+  finishDespiteClosedOutput();
   console.log(renderCompareConsole(cmp, base, head, colorEnabled(process.stdout)));
   if (out) {
     writeFileAtomic(out, renderCompareMarkdown(cmp, base, head));

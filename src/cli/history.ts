@@ -10,9 +10,10 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
+import { checkNotInput, checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, digitsArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
+import { packagePath } from '../base/package-root.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
 import { appendHistory, assertHistoryRecord, historyFileFor, readHistory } from '../history/history-file.ts';
 import { historyRecord } from '../history/history-record.ts';
@@ -197,9 +198,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const repoUrl = urlArg('repo-url', values['repo-url']);
   const out = values.out;
   if (out) {
-    checkOutput('--out', () => checkHistoryOutput(out));
+    checkOutput('--out', () => {
+      checkHistoryOutput(out);
+      checkNotInput(out, [file]);
+    });
     await writeMarkdown(file, last, out, {
-      baselinesDir: values['baselines-dir'] ?? 'baselines',
+      baselinesDir: values['baselines-dir'] ?? packagePath('baselines'),
       repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),
     });
   } else printText(file, last);

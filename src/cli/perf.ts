@@ -10,6 +10,7 @@ import { backendSlug, resolveBackend } from '../addon/device.ts';
 import { checkWritableDir, checkWritableFile } from '../base/atomic-write.ts';
 import { checkOutput, UsageError } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
+import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { freshSeed } from '../base/rng.ts';
 import { checkSourceEnv, currentCommit } from '../base/source.ts';
 import { VERSION } from '../base/version.ts';
@@ -155,7 +156,10 @@ async function measure(options: PerfOptions): Promise<ExitCode> {
   if (!colorEnabled(process.stdout, process.env)) process.env.NO_COLOR = '1';
   const { createVitest } = await import('vitest/node');
   const vitest = await createVitest('test', {
-    config: 'vitest.perf.config.ts',
+    // fusebench's own suites and config, wherever it is run from (paths the user gives stay relative to
+    // the folder it is run from: Vitest changes no process's working folder).
+    root: PACKAGE_ROOT,
+    config: join(PACKAGE_ROOT, 'vitest.perf.config.ts'),
     run: true,
     watch: false,
     // fusebench owns the console; Vitest's own report (its test list, code frames) only with --verbose.

@@ -53,11 +53,29 @@ const OPTIONS = {
 const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
+/** The words that follow a --results value up to the next option: the results files given after the first. */
+function resultsRuns(argv: readonly string[]): Set<string> {
+  const words = new Set<string>();
+  let inRun = false;
+  for (const [i, a] of argv.entries()) {
+    if (a === '--') break;
+    if (a.startsWith('-')) {
+      inRun = a === '--results' || a.startsWith('--results=');
+      continue;
+    }
+    if (inRun && !(argv[i - 1] === '--results')) words.add(a);
+  }
+  return words;
+}
+
 export async function main(argv: string[]): Promise<ExitCode> {
   const parsed = parseCommandLine(argv, OPTIONS, HELP);
   if (!parsed) return EXIT.ok;
   const { values, positionals } = parsed;
-  // `--results a.json b.json`: the files after the first are positionals.
+  // `--results a.json b.json`: the files after the first are positionals; any other is a mistake.
+  const listed = resultsRuns(argv);
+  const stray = positionals.find((p) => !listed.has(p));
+  if (stray !== undefined) throw new UsageError(`Unexpected argument '${logText(stray)}'\n\n${HELP}`);
   const resultsFiles = [...(values.results ?? []), ...positionals];
   if (!values.history || !values.out) throw new UsageError(`Expected --history and --out\n\n${HELP}`);
   const repoUrl = urlArg('repo-url', values['repo-url']);

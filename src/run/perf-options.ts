@@ -3,6 +3,7 @@
  * each option's flag, help line and parser; the PerfOptions type, the parseArgs configuration and the
  * help text are all derived from it.
  */
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
 import {
@@ -15,6 +16,7 @@ import {
   UsageError,
 } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
+import { packagePath } from '../base/package-root.ts';
 import { freshSeed } from '../base/rng.ts';
 import { shellWord } from '../base/shell-words.ts';
 import { MIN_DECISION_PAIRS } from '../gate/decision.ts';
@@ -154,8 +156,17 @@ const PERF_FLAGS = {
   baselinesDir: flag({
     flag: 'baselines-dir',
     value: '<dir>',
-    help: ['per-device baseline files (default baselines)'],
-    parse: (raw) => str(raw, 'baselines-dir') ?? 'baselines',
+    help: ["per-device baseline files (default: fusebench's own baselines/)"],
+    parse: (raw) => {
+      const given = str(raw, 'baselines-dir');
+      if (given === undefined) return packagePath('baselines');
+      // A folder that is not there would leave every shape without a baseline: the gate off, and exit 0.
+      const records = raw.values['update-baselines'] || raw.values['add-baseline-run'];
+      if (!records && !existsSync(given)) {
+        throw new UsageError(`--baselines-dir ${given} does not exist (expected the folder of baseline files)`);
+      }
+      return given;
+    },
   }),
   /** Use this baseline file instead of baselinesDir/<device-slug>.json. */
   baselineFile: flag({

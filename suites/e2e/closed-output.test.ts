@@ -11,9 +11,13 @@ import { OUT_DIR_LOCK } from '../../src/run/previous-run.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-/** Runs `fusebench perf` with `args`, closing `which` of its pipes after the first chunk read from it. */
-function runAndClose(which: 'stdout' | 'stderr', args: string[]): Promise<{ code: number | null; other: string }> {
-  const child = spawn(process.execPath, ['bin/fusebench.mjs', 'perf', ...args], {
+/** Runs `fusebench <command>` with `args`, closing `which` of its pipes after the first chunk read from it. */
+function runAndClose(
+  which: 'stdout' | 'stderr',
+  args: string[],
+  command = 'perf',
+): Promise<{ code: number | null; other: string }> {
+  const child = spawn(process.execPath, ['bin/fusebench.mjs', command, ...args], {
     cwd: ROOT,
     env: { ...process.env, GITHUB_ACTIONS: '', CI: '1' },
   });
@@ -94,3 +98,15 @@ describe('output closed under a perf run', () => {
     ]);
   });
 });
+
+test('compare whose reader goes away at its first line: the Markdown still written, and a regression still exit 1', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fusebench-closed-compare-'));
+  const md = join(dir, 'compare.md');
+  const fixtures = join(ROOT, 'suites', 'fixtures');
+  // The gate-inject run is the gate run with gelu_scale made slower: SLOWER against it.
+  const args = [join(fixtures, 'h200-gate-run.json'), join(fixtures, 'h200-gate-inject.json'), '--markdown', md];
+  const r = await runAndClose('stdout', args, 'compare');
+  expect(r.code).toBe(1);
+  expect(existsSync(md)).toBe(true);
+  expect(r.other).not.toMatch(/EPIPE|Error|at .*\.ts:\d+/);
+}, 60_000);

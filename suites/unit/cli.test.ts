@@ -208,6 +208,39 @@ describe('exit codes', () => {
     expect(existsSync(join(dir, 'h.md'))).toBe(false);
   });
 
+  test('comment, compare and history: an output that is one of the inputs is exit 2, and the input is left as it was', () => {
+    const dir = tmp();
+    const run = join(dir, 'run.json');
+    const history = join(dir, 'h.jsonl');
+    writeFileSync(run, readFileSync(join(fixtures, 'h200-gate-run.json')));
+    writeFileSync(history, readFileSync(join(fixtures, 'site', 'history', 'nvidia-h200.jsonl')));
+    const before = [readFileSync(run, 'utf8'), readFileSync(history, 'utf8')];
+    for (const [flag, args] of [
+      ['--out', ['comment', '--results', run, '--out', run]],
+      ['--markdown', ['compare', run, join(fixtures, 'h200-gate-inject.json'), '--markdown', run]],
+      ['--out', ['history', history, '--out', history]],
+    ] as const) {
+      const r = fusebench([...args]);
+      expect(r.code, args[0]).toBe(EXIT.usage);
+      const input = args[0] === 'history' ? history : run;
+      expect(r.stderr).toContain(
+        `fusebench: ${flag}: ${input} is also an input (${input}): writing it would replace what is read`,
+      );
+    }
+    expect([readFileSync(run, 'utf8'), readFileSync(history, 'utf8')]).toEqual(before);
+  });
+
+  test('site: a word that follows no --results is refused, naming it; files after --results are results', () => {
+    const out = tmp();
+    const history = join(fixtures, 'site', 'history');
+    const stray = fusebench(['site', '--history', history, '--out', join(out, 'a'), 'extra']);
+    expect(stray.code).toBe(EXIT.usage);
+    expect(stray.stderr).toMatch(/^fusebench: Unexpected argument 'extra'\n/);
+    expect(existsSync(join(out, 'a'))).toBe(false);
+    const two = ['--results', join(fixtures, 'h200-results.json'), join(fixtures, 'h100-results-cb047cf.json')];
+    expect(fusebench(['site', '--history', history, ...two, '--out', join(out, 'b')]).code).toBe(EXIT.ok);
+  });
+
   test('an unknown option is named, with how to pass an argument that starts with a dash where one is taken', () => {
     const perf = fusebench(['perf', '--bogus']);
     expect(perf.code).toBe(EXIT.usage);
