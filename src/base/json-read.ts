@@ -3,6 +3,7 @@
  * one object holds twice refused. JSON.parse keeps the last of two equal keys without a word, so a merge
  * conflict resolved by hand could drop a baseline entry silently.
  */
+import { logText } from './log-text.ts';
 import { readTextFile } from './read-text.ts';
 
 /** The parsed contents of `file`; throws naming the file when it cannot be read, parsed, or has a key twice. */
@@ -12,7 +13,8 @@ export function readJson(file: string): unknown {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`);
+    // One line: V8's message quotes the text, newlines and all.
+    throw new Error(`${file} is not valid JSON: ${logText((e as Error).message, 300)}`);
   }
   const twice = duplicateKey(text);
   if (twice) {

@@ -405,7 +405,22 @@ export function validateFile<T>(schema: z.ZodType<T>, data: unknown, file: strin
     .slice(0, 5)
     .map((i) => `  ${fieldPath(i.path)}: ${i.message}`)
     .join('\n');
-  throw new Error(`${file} is not valid:\n${issues}`);
+  throw new Error(`${file} is not valid${otherKind(parsed.error.issues, data)}:\n${issues}`);
+}
+
+/** A field the file lacks that another kind of fusebench file holds in its place, and what it then is. */
+const OTHER_KINDS = [
+  { lacks: 'entries', holds: 'cases', is: "a perf run's results file (fusebench-results.json), not a baseline file" },
+  { lacks: 'cases', holds: 'entries', is: 'a baseline file, not a results file' },
+];
+
+/** ` (it is a results file, not a baseline file)` when the data is the other kind, else nothing. */
+function otherKind(issues: readonly z.core.$ZodIssue[], data: unknown): string {
+  if (typeof data !== 'object' || data === null) return '';
+  const kind = OTHER_KINDS.find(
+    (k) => issues.some((i) => i.path.length === 1 && i.path[0] === k.lacks) && k.holds in data,
+  );
+  return kind ? ` (it is ${kind.is})` : '';
 }
 
 /** Reads and validates a JSON file with a schema; errors name the file and field. */
