@@ -9,7 +9,7 @@ import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
 import { checkWritableDir, checkWritableFile } from '../base/atomic-write.ts';
 import { checkOutput, UsageError } from '../base/cli-args.ts';
-import { logLines } from '../base/log-text.ts';
+import { logLines, logText } from '../base/log-text.ts';
 import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { freshSeed } from '../base/rng.ts';
 import { checkSourceEnv, currentCommit } from '../base/source.ts';
@@ -89,6 +89,19 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
         `${backend === 'cpu' ? 'CPU' : 'GPU'} (${backendSlug(backend)}); refusing to mix devices (drop ` +
         "--baseline-file to update this device's own file). Nothing was measured.",
     );
+  }
+  if (!options.baselineFile) {
+    // The file under this device's name must hold this device's baselines: another device's would be judged
+    // as a model change (no fused-time gate), silently. --baseline-file compares across devices on purpose.
+    const own = baselinePath(options.baselinesDir, backendSlug(backend));
+    const held = existsSync(own) ? readJsonFile(baselineFileSchema, own) : undefined;
+    if (held && held.device.slug !== backendSlug(backend)) {
+      throw new UsageError(
+        `${own} holds baselines of ${logText(held.device.name)} (${logText(held.device.slug)}), not of this device ` +
+          `(${backendSlug(backend)}): a file is named after the device whose baselines it holds (--baseline-file ` +
+          'compares with another device on purpose). Nothing was measured.',
+      );
+    }
   }
   if (options.updateBaselines) {
     // Before measuring: a lock another update holds now, or a file that cannot be written, would otherwise

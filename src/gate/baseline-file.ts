@@ -160,8 +160,8 @@ function summarize(file: string, keys: string[], what: string, consequence: stri
 
 /**
  * Reads and validates one baseline file. Invalid JSON, a missing field or a wrong type throws,
- * naming the file and the field path; entries for cases fusebench does not know, and entries keyed
- * differently from their case and shape, are warnings: one per kind, however many entries there are.
+ * naming the file and the field path, and so does an entry keyed differently from its case, shape and
+ * precision; entries for cases fusebench does not know are one warning, however many there are.
  */
 export function loadBaselineFile(file: string, knownCases: readonly string[]): LoadedBaselines {
   const data = readJsonFile(baselineFileSchema, file);
@@ -186,15 +186,19 @@ export function loadBaselineFile(file: string, knownCases: readonly string[]): L
       ),
     );
   }
+  // An entry under another's key would judge the shape the key names against its numbers: refused.
   const [m] = misnamed;
-  if (misnamed.length === 1 && m) warnings.push(`${file}: entry '${m[0]}' should be keyed '${m[1]}'`);
-  else if (misnamed.length > 1) {
-    warnings.push(
+  const judged = "the gate would judge the shape a key names against another shape's numbers";
+  if (misnamed.length === 1 && m) {
+    throw new Error(`${file}: entry '${m[0]}' holds ${m[1]}, and ${judged}: rename it '${m[1]}'`);
+  }
+  if (misnamed.length > 1) {
+    throw new Error(
       summarize(
         file,
         misnamed.map(([k, e]) => `'${k}' → '${e}'`),
-        'are not keyed <case>/<shape>/fp32',
-        'rename them',
+        'are not keyed <case>/<shape>/<precision> of what they hold',
+        `${judged}: rename them`,
       ),
     );
   }

@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFi
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { backendSlug } from '../../src/addon/device.ts';
 import { loadBaselineFile } from '../../src/gate/baseline-file.ts';
 import { ONE_SMALL_CPU_SHAPE, runPerf } from '../support/perf-cli.ts';
 
@@ -92,4 +93,16 @@ test('a shape skipped on this machine that its baselines hold is ERRORED, and th
   // --max-elements leaves it out by choice: a skip, exit 0.
   const chosen = runPerf([...gemm, '--max-elements', '1024', '--out-dir', join(tmp, 'chosen')]);
   expect(chosen.status, chosen.stderr).toBe(0);
+});
+
+test("the file under this device's name holding another device's baselines is refused before anything is measured", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fusebench-renamed-'));
+  const own = join(dir, `${backendSlug('cpu')}.json`);
+  copyFileSync('baselines/nvidia-h200.json', own);
+  const r = runPerf([...common, '--baselines-dir', dir, '--out-dir', join(dir, 'out')]);
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.stderr).toContain(
+    `${own} holds baselines of NVIDIA H200 (nvidia-h200), not of this device (${backendSlug('cpu')})`,
+  );
+  expect(r.stderr).toContain('Nothing was measured.');
 });

@@ -257,14 +257,22 @@ describe('messages', () => {
     ]);
   });
 
-  test('many misnamed entries give one warning too', () => {
+  test('misnamed entries are refused, one message for many: the gate would judge a shape by another’s numbers', () => {
     const p = write(
       'misnamed.json',
       file({ a: entry, b: entry, c: entry, d: entry, e: entry, f: entry, 'gelu_scale/16M/fp32': entry }),
     );
-    expect(loadBaselineFile(p, known).warnings).toEqual([
-      `${p}: 6 entries are not keyed <case>/<shape>/fp32 ('a' → 'gelu_scale/16M/fp32', 'b' → 'gelu_scale/16M/fp32', ` +
-        "'c' → 'gelu_scale/16M/fp32', 'd' → 'gelu_scale/16M/fp32', 'e' → 'gelu_scale/16M/fp32', and 1 more); rename them",
-    ]);
+    expect(() => loadBaselineFile(p, known)).toThrow(
+      `${p}: 6 entries are not keyed <case>/<shape>/<precision> of what they hold ('a' → 'gelu_scale/16M/fp32', 'b' → 'gelu_scale/16M/fp32', ` +
+        "'c' → 'gelu_scale/16M/fp32', 'd' → 'gelu_scale/16M/fp32', 'e' → 'gelu_scale/16M/fp32', and 1 more); the gate would judge the shape a key names against another shape's numbers: rename them",
+    );
+    // Two entries swapped: each under the other's key.
+    const swapped = write(
+      'swapped.json',
+      file({ 'gelu_scale/1K/fp32': entry, 'gelu_scale/16M/fp32': { ...entry, shape: { label: '1K', dims: [1024] } } }),
+    );
+    expect(() => loadBaselineFile(swapped, known)).toThrow(
+      /entries are not keyed .*'gelu_scale\/1K\/fp32' → 'gelu_scale\/16M\/fp32', 'gelu_scale\/16M\/fp32' → 'gelu_scale\/1K\/fp32'/,
+    );
   });
 });
