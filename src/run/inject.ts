@@ -11,6 +11,8 @@ import { median } from '../base/stats.ts';
 
 /** Timed calls per median of the calibration. */
 const CALLS = 21;
+/** Times a spin that slowed the variant by less than half the slowdown asked for is grown (doubled at least). */
+const MAX_REGROWS = 8;
 /** Spin units per millisecond to start from: SM clock cycles at ~1.5 GHz (CUDA), nanoseconds (CPU). */
 const UNITS_PER_MS: Record<BackendName, number> = { cuda: 1.5e6, cpu: 1e6 };
 
@@ -33,7 +35,14 @@ export function calibrateSpin(ws: Workspace, fused: string, percent: number, bac
   const fixed = timed(1) - base;
   const probe = Math.max(1, Math.round(2 * target * UNITS_PER_MS[backend]));
   const perUnit = Math.max((timed(probe) - base - fixed) / probe, 1e-12);
-  const spin = Math.max(1, Math.round((target - fixed) / perUnit));
-  const measuredPct = 100 * (timed(spin) / base - 1);
+  let spin = Math.max(1, Math.round((target - fixed) / perUnit));
+  let measuredPct = 100 * (timed(spin) / base - 1);
+  // The short medians' noise can make the fixed part look as large as the target (a kernel of a few
+  // microseconds on a busy CPU), and the spin come out at nothing: an injection that injects nothing. The
+  // spin grows until at least half the slowdown asked for is measured.
+  for (let tries = 0; measuredPct < percent / 2 && tries < MAX_REGROWS; tries++) {
+    spin = Math.max(2 * spin, Math.round(target / perUnit));
+    measuredPct = 100 * (timed(spin) / base - 1);
+  }
   return { spin, askedPct: percent, measuredPct };
 }
