@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   // The charts and the comment first, BENCHMARK_RESULTS.md (which shows the charts) last.
   const charts = await renderRooflineFiles(runs);
   for (const chart of charts) writeFileAtomic(join(outDir, chart.path), chart.svg);
-  writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl }));
+  writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl, unreadable }));
   writeFileAtomic(md, renderBenchmarkMarkdown(runs, { history, unreadable }));
   console.log(
     `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => logText(r.device.name)).join(', ')}): wrote ${logText(md)}, ${charts.length} roofline chart${charts.length === 1 ? '' : 's'} and ${logText(comment)}`,

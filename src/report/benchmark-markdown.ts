@@ -26,6 +26,7 @@ import {
   trusted,
 } from './escape.ts';
 import { graphTwinSection } from './graph-twin-table.ts';
+import { type LeftOut, leftOutLines } from './left-out.ts';
 import { phaseSplitLine } from './phase-split.ts';
 import { regenerateLines, runAsCommand } from './regenerate.ts';
 import { rooflineCharts } from './report-files.ts';
@@ -36,7 +37,7 @@ export interface BenchmarkMarkdownOptions {
   /** Each GPU's history section (history-markdown.ts), by device slug. */
   history?: ReadonlyMap<string, string>;
   /** Results files left out because they could not be read, with why: named at the top. */
-  unreadable?: { file: string; why: string }[];
+  unreadable?: LeftOut[];
 }
 
 function hardware(results: ResultsFile): string {
@@ -185,7 +186,7 @@ export function renderBenchmarkMarkdown(runs: ResultsFile[], options: BenchmarkM
     '',
     heading(runs),
     '',
-    ...unreadable.map((u) => `${md`> **Left out:** ${codeSpan(u.file, 300)} could not be read: ${note(u.why)}`}\n`),
+    ...leftOutLines(unreadable),
     summaryTable(runs),
     '',
     ...graphTwinSection(runs),

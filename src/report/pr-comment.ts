@@ -10,6 +10,7 @@ import { verdictRank } from '../results/verdict.ts';
 import { type BaseRun, type ComparisonRow, compareRuns } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
 import { join, link, md, name } from './escape.ts';
+import { type LeftOut, leftOutLines } from './left-out.ts';
 
 /** The hidden first line by which the workflow finds its own comment. */
 export const PR_COMMENT_MARKER = '<!-- fusebench:pr-comment -->';
@@ -28,6 +29,8 @@ export interface PrCommentOptions {
   maxChars?: number;
   /** Link to the workflow run that measured this. */
   runUrl?: string;
+  /** Results files merge had to leave out: named at the top, so a GPU is never silently missing. */
+  unreadable?: readonly LeftOut[];
 }
 
 const FOOTER =
@@ -57,7 +60,7 @@ function render(
   keep: Set<ComparisonRow>,
   whole: boolean[],
   arms: boolean,
-  runUrl?: string,
+  options: PrCommentOptions,
 ): string {
   const sections = runs.map((run, i) => {
     if (!whole[i]) return notice(run);
@@ -81,8 +84,9 @@ function render(
     PR_COMMENT_MARKER,
     '## fusebench: fused-kernel speedups',
     '',
-    md`${count}: ${gpus}.${runUrl ? md` ${link('Workflow run', runUrl)}.` : ''}`.markdown,
+    md`${count}: ${gpus}.${options.runUrl ? md` ${link('Workflow run', options.runUrl)}.` : ''}`.markdown,
     '',
+    ...leftOutLines(options.unreadable ?? []),
     ...sections,
     FOOTER,
     '',
@@ -101,20 +105,20 @@ export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}):
   const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT - 1_536;
   const rows = runs.map((r) => compareRuns(r.results, r.base.results));
   const whole = runs.map(() => true);
-  const everything = render(runs, rows, new Set(rows.flat()), whole, true, options.runUrl);
+  const everything = render(runs, rows, new Set(rows.flat()), whole, true, options);
   if (everything.length <= maxChars) return everything;
   const none = new Set<ComparisonRow>();
   const sectionSize = (i: number) => {
     const run = runs[i] as GpuRun;
     return renderRunComparison(run.results, { level: 3, base: run.base, rows: [], omitted: 0, arms: false }).length;
   };
-  while (render(runs, rows, none, whole, false, options.runUrl).length > maxChars && whole.some(Boolean)) {
+  while (render(runs, rows, none, whole, false, options).length > maxChars && whole.some(Boolean)) {
     const largest = whole
       .map((w, i) => ({ i, size: w ? sectionSize(i) : -1 }))
       .reduce((a, b) => (b.size > a.size ? b : a));
     whole[largest.i] = false;
   }
-  if (render(runs, rows, none, whole, false, options.runUrl).length > maxChars) {
+  if (render(runs, rows, none, whole, false, options).length > maxChars) {
     return `${PR_COMMENT_MARKER}\n## fusebench: fused-kernel speedups\n\nThe results are too large for a comment; see the workflow run's artifacts.\n`;
   }
   // The rows of the GPUs shown, in one list, worst first, so truncation drops the mildest rows of any GPU.
@@ -126,7 +130,7 @@ export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}):
       a.gpu - b.gpu,
   );
   const withFirst = (n: number) =>
-    render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), whole, false, options.runUrl);
+    render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), whole, false, options);
   // The length grows with the rows kept, so the most rows that fit are found by bisection.
   let lo = 0;
   let hi = ranked.length;

@@ -130,7 +130,11 @@ describe('npm run merge', () => {
     expect(md).toMatch(
       /^> \*\*Left out:\*\* `.*bad\.json` could not be read: is not valid: cases\\\[1\\\]\.speedup\.estimate: /m,
     );
-    expect(readFileSync(join(dir, 'merged', 'pr-comment.md'), 'utf8')).toContain(PR_COMMENT_MARKER);
+    // The PR comment names them too: a GPU is never silently missing from it.
+    const comment = readFileSync(join(dir, 'merged', 'pr-comment.md'), 'utf8');
+    expect(comment).toContain(PR_COMMENT_MARKER);
+    expect(comment).toMatch(/^> \*\*Left out:\*\* `.*cut\.json` could not be read: is not valid JSON/m);
+    expect(comment).toMatch(/^> \*\*Left out:\*\* `.*bad\.json` could not be read: is not valid: /m);
   });
 
   test('no readable results file: nothing is written (exit 2)', () => {
