@@ -91,6 +91,33 @@ export function collectAnnotations(results: ResultsFile): Annotation[] {
   return out;
 }
 
+/** GitHub shows at most 10 annotations of a level for a step, and drops the rest without a word. */
+const ANNOTATIONS_SHOWN = 10;
+
+/**
+ * At most ANNOTATIONS_SHOWN of each level, errors first as collected: past it, the last one shown says how
+ * many more there are and where they all are (the job summary, the report), instead of GitHub dropping them.
+ */
+export function cappedAnnotations(all: readonly Annotation[], gpu: string): Annotation[] {
+  const count = (level: Annotation['level']) => all.filter((a) => a.level === level).length;
+  const seen = { error: 0, notice: 0 };
+  // In the order collected; the count of the rest after each capped level's last one shown.
+  const shown = all.filter((a) => count(a.level) <= ANNOTATIONS_SHOWN || ++seen[a.level] < ANNOTATIONS_SHOWN);
+  const rest = (['error', 'notice'] as const).flatMap((level): Annotation[] => {
+    const more = count(level) - (ANNOTATIONS_SHOWN - 1);
+    if (count(level) <= ANNOTATIONS_SHOWN) return [];
+    const what = level === 'error' ? 'SLOWER, FAILED or ERRORED' : 'FASTER or AMBIGUOUS';
+    return [
+      {
+        level,
+        message: `${more} more ${what} shapes; the job summary and BENCHMARK_RESULTS.md list every one`,
+        properties: { title: plain(`fusebench: ${more} more on ${gpu}`, TITLE_CHARS) },
+      },
+    ];
+  });
+  return [...shown, ...rest];
+}
+
 /** Reports a run to GitHub Actions; does nothing outside Actions (GITHUB_ACTIONS !== 'true'). Returns whether it ran. */
 export function reportToActions(results: ResultsFile, options: ActionsReportOptions): boolean {
   const env = options.env ?? process.env;
@@ -106,7 +133,9 @@ export function reportToActions(results: ResultsFile, options: ActionsReportOpti
     }
   };
   try {
-    for (const a of collectAnnotations(results)) sink[a.level](a.message, a.properties);
+    for (const a of cappedAnnotations(collectAnnotations(results), plain(results.device.name))) {
+      sink[a.level](a.message, a.properties);
+    }
   } catch (e) {
     warn('write the annotations', e);
   }

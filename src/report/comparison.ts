@@ -103,3 +103,23 @@ export function compareRuns(results: ResultsFile, base: ResultsFile | null): Com
   );
   return rows.map((r) => r.row);
 }
+
+/** The order in which rows are kept when not all fit: worst verdict first, then the largest loss vs the baseline. */
+export function worstFirst(a: ComparisonRow, b: ComparisonRow): number {
+  return verdictRank(a.verdict) - verdictRank(b.verdict) || (a.vsBaseline ?? 1) - (b.vsBaseline ?? 1);
+}
+
+/**
+ * The most of `count` rows (taken in a fixed order) that still fit, when `fits(n)` says whether the first n
+ * do and a larger n is never smaller: found by bisection. 0 when none fits.
+ */
+export function mostThatFit(count: number, fits: (n: number) => boolean): number {
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

@@ -6,8 +6,7 @@
  */
 import { COMPARE_DEFAULT_DELTA } from '../compare/compare-runs.ts';
 import type { ResultsFile } from '../results/results.ts';
-import { verdictRank } from '../results/verdict.ts';
-import { type BaseRun, type ComparisonRow, compareRuns } from './comparison.ts';
+import { type BaseRun, type ComparisonRow, compareRuns, mostThatFit, worstFirst } from './comparison.ts';
 import { renderRunComparison } from './comparison-markdown.ts';
 import { join, link, md, name } from './escape.ts';
 import { type LeftOut, leftOutLines } from './left-out.ts';
@@ -123,21 +122,8 @@ export function renderPrComment(runs: GpuRun[], options: PrCommentOptions = {}):
   }
   // The rows of the GPUs shown, in one list, worst first, so truncation drops the mildest rows of any GPU.
   const ranked: Ranked[] = rows.flatMap((rs, gpu) => (whole[gpu] ? rs.map((row) => ({ gpu, row })) : []));
-  ranked.sort(
-    (a, b) =>
-      verdictRank(a.row.verdict) - verdictRank(b.row.verdict) ||
-      (a.row.vsBaseline ?? 1) - (b.row.vsBaseline ?? 1) ||
-      a.gpu - b.gpu,
-  );
+  ranked.sort((a, b) => worstFirst(a.row, b.row) || a.gpu - b.gpu);
   const withFirst = (n: number) =>
     render(runs, rows, new Set(ranked.slice(0, n).map((r) => r.row)), whole, false, options);
-  // The length grows with the rows kept, so the most rows that fit are found by bisection.
-  let lo = 0;
-  let hi = ranked.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (withFirst(mid).length <= maxChars) lo = mid;
-    else hi = mid - 1;
-  }
-  return withFirst(lo);
+  return withFirst(mostThatFit(ranked.length, (n) => withFirst(n).length <= maxChars));
 }

@@ -6,7 +6,12 @@ import type { AnnotationProperties } from '@actions/core';
 import { describe, expect, test, vi } from 'vitest';
 import type { TestModule } from 'vitest/node';
 import { signedPct, speedup, times } from '../../src/base/format.ts';
-import { type ActionsSink, collectAnnotations, reportToActions } from '../../src/github/actions-report.ts';
+import {
+  type ActionsSink,
+  cappedAnnotations,
+  collectAnnotations,
+  reportToActions,
+} from '../../src/github/actions-report.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { renderPrComment } from '../../src/report/pr-comment.ts';
 import { readResults } from '../../src/results/results.ts';
@@ -73,6 +78,45 @@ describe('annotations', () => {
       ['error', '32x512x768 fp32 is SLOWER on NVIDIA H200'],
       ['notice', '16M fp32 is AMBIGUOUS on NVIDIA H200'],
     ]);
+  });
+});
+
+describe('a run of many regressions, within what GitHub takes', () => {
+  // Every shape of the mixed fixture, 40 times over under other labels: dozens of errors and notices.
+  const many = {
+    ...mixed,
+    cases: Array.from({ length: 40 }, (_, i) =>
+      mixed.cases.map((c) => ({ ...c, key: `${c.key}#${i}`, shape: { ...c.shape, label: `${c.shape.label}#${i}` } })),
+    ).flat(),
+  };
+
+  test('at most 10 annotations a level, the tenth counting the rest', () => {
+    const all = collectAnnotations(many);
+    const errors = all.filter((a) => a.level === 'error').length;
+    expect(errors).toBeGreaterThan(10);
+    const shown = cappedAnnotations(all, 'NVIDIA H200');
+    for (const level of ['error', 'notice'] as const) {
+      const of = shown.filter((a) => a.level === level);
+      expect(of).toHaveLength(Math.min(10, all.filter((a) => a.level === level).length));
+    }
+    expect(shown.filter((a) => a.level === 'error')[9]?.message).toBe(
+      `${errors - 9} more SLOWER, FAILED or ERRORED shapes; the job summary and BENCHMARK_RESULTS.md list every one`,
+    );
+    expect(cappedAnnotations(collectAnnotations(mixed), 'x')).toEqual(collectAnnotations(mixed));
+  });
+
+  test('the job summary keeps the worst rows that fit its size, and counts the rest', () => {
+    const whole = renderJobSummary(many);
+    const limit = Math.floor(Buffer.byteLength(whole) / 3);
+    const cut = renderJobSummary(many, limit);
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(limit);
+    expect(tableProblems(cut)).toEqual([]);
+    // The worst verdicts stay, the mildest go first.
+    const verdicts = (markdownTables(cut)[0]?.rows ?? []).map((r) => r.at(-1) ?? '');
+    expect(verdicts.length).toBeGreaterThan(0);
+    expect(verdicts.some((v) => v.includes('FAILED'))).toBe(true);
+    expect(verdicts.some((v) => v.includes('SAME'))).toBe(false);
+    expect(cut).toMatch(/_\d+ more rows left out to stay under the size limit; the mildest verdicts went first\._/);
   });
 });
 
