@@ -138,7 +138,7 @@ export function resolveLinks(file: string): string {
  * Replaces `file` with `content` so a reader sees the old file or the new one, never half of either.
  * Where `file` is a symbolic link, the file it points to is replaced and the link is kept.
  */
-export function writeFileAtomic(path: string, content: string): void {
+export function writeFileAtomic(path: string, content: string | Uint8Array): void {
   const file = resolveLinks(path);
   const dir = dirname(file);
   makeDirs(dir);

@@ -19,6 +19,11 @@ function kind(s: Stats): string {
 
 /** The UTF-8 text of `file`; throws `Cannot read <file>: <why>` when it is missing, not a regular file or too large. */
 export function readTextFile(file: string): string {
+  return readFileBytes(file).toString('utf8');
+}
+
+/** The bytes of `file`, as they are (a file appended to keeps them); refused as readTextFile refuses. */
+export function readFileBytes(file: string): Buffer {
   let fd: number;
   try {
     // Non-blocking, so that opening a named pipe with no writer returns at once (and is then refused).
@@ -37,7 +42,7 @@ export function readTextFile(file: string): string {
       );
     }
     try {
-      return readFileSync(fd, 'utf8');
+      return readFileSync(fd);
     } catch (e) {
       throw new Error(`Cannot read ${file}: ${(e as Error).message}`);
     }

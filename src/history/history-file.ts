@@ -11,7 +11,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
-import { readTextFile } from '../base/read-text.ts';
+import { readFileBytes, readTextFile } from '../base/read-text.ts';
 import { type BaselineLockOptions, withBaselineLock } from '../gate/baseline-lock.ts';
 import { fieldPath } from '../results/results.ts';
 import { type HistoryRecord, historyRecordSchema } from './history-record.ts';
@@ -96,9 +96,9 @@ export function readHistory(file: string): HistoryRead {
 }
 
 /** `text` with `record` appended as one line; a last line without its newline (a cut write) keeps its own line. */
-function appendedText(text: string, record: HistoryRecord): string {
-  const head = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  return `${head}${JSON.stringify(record)}\n`;
+function appendedBytes(bytes: Buffer, record: HistoryRecord): Buffer {
+  const newline = bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? '\n' : '';
+  return Buffer.concat([bytes, Buffer.from(`${newline}${JSON.stringify(record)}\n`)]);
 }
 
 /** What an append did: the problems of the lines already there (kept as they are), and whether it added a line. */
@@ -124,18 +124,20 @@ export async function appendHistory(
     () => {
       // Every appender holds the lock, so a temporary file of this one now is a killed writer's.
       for (const t of leftoverTempFiles(resolveLinks(file))) rmSync(t, { force: true });
-      let text = '';
+      // The bytes as they are: a line that is not UTF-8 is a problem to name, and kept byte for byte.
+      let bytes: Buffer = Buffer.alloc(0);
       if (existsSync(file)) {
         try {
-          text = readTextFile(file);
+          bytes = readFileBytes(file);
         } catch (e) {
           throw new Error(`${(e as Error).message} (to append to it)`);
         }
       }
+      const text = bytes.toString('utf8');
       const { problems } = parseHistory(text, file);
       const line = JSON.stringify(record);
       if (text.split('\n').some((l) => l.trim() === line)) return { problems, appended: false };
-      writeFileAtomic(file, appendedText(text, record));
+      writeFileAtomic(file, appendedBytes(bytes, record));
       return { problems, appended: true };
     },
     lock,

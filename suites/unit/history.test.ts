@@ -107,6 +107,18 @@ describe('a history file', () => {
     expect(readFileSync(file, 'utf8')).toBe(after);
   });
 
+  test('appending keeps bytes that are not UTF-8 as they are (a decode and re-encode replaced them)', async () => {
+    const file = join(tmp(), 'nvidia-h200.jsonl');
+    const garbage = Buffer.from([0x67, 0xff, 0xfe, 0xc3, 0x0d, 0x0a, 0x00, 0x62, 0x0a]); // g ÿ þ Ã \r\n \0 b
+    writeFileSync(file, garbage);
+    const { problems, appended } = await appendHistory(file, at('aaaaaaa1'));
+    expect(appended).toBe(true);
+    expect(problems.length).toBeGreaterThan(0);
+    const after = readFileSync(file);
+    expect(after.subarray(0, garbage.length)).toEqual(garbage);
+    expect(after.subarray(garbage.length).toString('utf8')).toBe(`${JSON.stringify(at('aaaaaaa1'))}\n`);
+  });
+
   test('a missing file is an empty history; a device slug that is not a plain name is refused as a file name', () => {
     expect(readHistory(join(tmp(), 'none.jsonl'))).toEqual({ records: [], problems: [] });
     expect(historyFileFor('history', 'nvidia-h200')).toBe(join('history', 'nvidia-h200.jsonl'));
