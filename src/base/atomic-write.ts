@@ -16,6 +16,7 @@ import {
   readdirSync,
   readlinkSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -68,6 +69,27 @@ export function makeDirs(dir: string): void {
     mkdirSync(dir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+}
+
+/** The folders `dir` needs that do not exist yet, deepest first: those makeDirs would make. */
+export function missingDirs(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  return missing;
+}
+
+/** Removes each of `dirs` (deepest first) that is empty: a command that wrote nothing leaves no folder it made. */
+export function removeIfEmpty(dirs: readonly string[]): void {
+  for (const d of dirs) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return; // not empty (something was written), or gone: the folders above it stay too
+    }
   }
 }
 

@@ -10,7 +10,7 @@
  * listeners stay installed once added, because Node drops a signal that arrived while a listener was
  * registered if the last listener is removed before the event loop runs again.
  */
-import { rmSync } from 'node:fs';
+import { rmdirSync, rmSync } from 'node:fs';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const files = new Set<string>();
@@ -18,6 +18,9 @@ let installed = false;
 
 /** The exit status of a process that SIGPIPE ended: 128 + 13. */
 export const CLOSED_OUTPUT = 141;
+
+/** Folders a command made for its output, deepest first: removed after the files, if nothing else is in them. */
+const folders = new Set<string>();
 
 function removeRegistered(): void {
   for (const f of files) {
@@ -28,6 +31,29 @@ function removeRegistered(): void {
     }
   }
   files.clear();
+  for (const d of folders) {
+    try {
+      rmdirSync(d);
+    } catch {
+      break; // not empty: it and the folders above it stay
+    }
+  }
+  folders.clear();
+}
+
+/**
+ * Removes `dirs` (deepest first, as atomic-write.ts's missingDirs lists the folders it is about to make) if a
+ * signal or a closed output ends the process while they are empty, once the registered files are gone.
+ */
+export function removeEmptyOnSignal(dirs: readonly string[]): () => void {
+  for (const d of dirs) folders.add(d);
+  if (!installed) {
+    for (const s of SIGNALS) process.on(s, onSignal);
+    installed = true;
+  }
+  return () => {
+    for (const d of dirs) folders.delete(d);
+  };
 }
 
 function onSignal(signal: NodeJS.Signals): void {

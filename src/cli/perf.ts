@@ -7,11 +7,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
-import { checkWritableDir, checkWritableFile } from '../base/atomic-write.ts';
+import { checkWritableDir, checkWritableFile, missingDirs, removeIfEmpty } from '../base/atomic-write.ts';
 import { checkOutput, UsageError } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { freshSeed } from '../base/rng.ts';
+import { removeEmptyOnSignal } from '../base/signal-cleanup.ts';
 import { checkSourceEnv, currentCommit } from '../base/source.ts';
 import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
@@ -140,6 +141,18 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
   const parsed = parsePerfArgs(argv, { seed: freshSeed() });
   if (!parsed) return EXIT.ok;
+  // The folders --out-dir makes: a run refused, interrupted or ended without writing leaves none of them.
+  const made = missingDirs(parsed.outDir);
+  const forgetMade = removeEmptyOnSignal(made);
+  try {
+    return await checkedRun(parsed);
+  } finally {
+    forgetMade();
+    removeIfEmpty(made);
+  }
+}
+
+async function checkedRun(parsed: PerfOptions): Promise<ExitCode> {
   const { options, note } = cpuDefaultDtypes(parsed, await checkInputs(parsed));
   // Two runs into one folder would each keep "the run before" and lose the first one's: one at a time.
   let release: () => void;

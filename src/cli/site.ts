@@ -5,7 +5,7 @@
  * file that fails its schema is named on the page and on stderr and left out; the rest is rendered.
  */
 import { existsSync, statSync } from 'node:fs';
-import { checkWritableDir } from '../base/atomic-write.ts';
+import { checkWritableDir, missingDirs, removeIfEmpty } from '../base/atomic-write.ts';
 import { checkOutput, positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { buildSite, SITE_PAGE } from '../site/build-site.ts';
@@ -86,14 +86,35 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const last = positiveArg('last', values.last, true, MAX_LAST) ?? SITE_COMMITS;
   // Before anything is read or rendered, naming the flag (an fs error named only the path).
   const out = values.out;
+  const made = missingDirs(out);
   checkOutput(`--out ${out} cannot hold the dashboard`, () => checkWritableDir(out));
+  try {
+    return writeSite({ history: values.history, baselines: values.baselines }, resultsFiles, out, last, repoUrl);
+  } finally {
+    removeIfEmpty(made); // refused before writing (two results of one GPU): no empty folder left
+  }
+}
+
+/** The options site reads, as the command line gave them. */
+interface SiteValues {
+  history: string;
+  baselines?: string | undefined;
+}
+
+function writeSite(
+  values: SiteValues,
+  resultsFiles: string[],
+  out: string,
+  last: number,
+  repoUrl: string | undefined,
+): ExitCode {
   const built = buildSite(
     {
       historyDir: values.history,
       resultsFiles,
       ...(values.baselines !== undefined ? { baselinesDir: values.baselines } : {}),
     },
-    values.out,
+    out,
     { last, ...(repoUrl ? { repositoryUrl: repoUrl } : {}) },
   );
   for (const p of [...built.fileProblems, ...built.historyProblems]) console.warn(`fusebench: ${logLines(p)}`);

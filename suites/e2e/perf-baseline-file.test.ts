@@ -63,6 +63,8 @@ describe('--update-baselines and its file', () => {
     expect(r.stderr).toContain(`--baseline-file ${file} holds baselines of NVIDIA H200, not of this run's CPU`);
     expect(r.stderr).toContain('Nothing was measured.');
     expect(existsSync(join(tmp, 'out', 'fusebench-results.json'))).toBe(false);
+    // The --out-dir it made before refusing is gone again: a refused run leaves no empty folder.
+    expect(existsSync(join(tmp, 'out'))).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 });
