@@ -139,10 +139,17 @@ export function reportToActions(results: ResultsFile, options: ActionsReportOpti
   } catch (e) {
     warn('write the annotations', e);
   }
-  try {
-    for (const [name, value] of Object.entries(countVerdicts(results))) sink.setOutput(name, value);
-  } catch (e) {
-    warn('set the step outputs', e);
+  // Without a GITHUB_OUTPUT file @actions/core falls back to the retired `::set-output` command, and with a
+  // path to no file yet it refuses: the file is made, as a runner makes it.
+  const outputPath = env.GITHUB_OUTPUT;
+  if (!outputPath) warn('set the step outputs', new Error('no output file (GITHUB_OUTPUT is not set)'));
+  else {
+    try {
+      appendFileSync(outputPath, '');
+      for (const [name, value] of Object.entries(countVerdicts(results))) sink.setOutput(name, value);
+    } catch (e) {
+      warn('set the step outputs', e);
+    }
   }
   const summaryPath = options.summaryPath ?? env.GITHUB_STEP_SUMMARY;
   if (!summaryPath) {

@@ -24,7 +24,11 @@ import { markdownTables, tableProblems } from '../support/markdown-check.ts';
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const mixed = readResults(join(fixtures, 'h200-mixed-verdicts.json'));
 const h200 = readResults(join(fixtures, 'h200-results.json'));
-const inActions = { GITHUB_ACTIONS: 'true' };
+// A runner's environment: the step's output file is one it has made (reportToActions makes a missing one too).
+const inActions = {
+  GITHUB_ACTIONS: 'true',
+  GITHUB_OUTPUT: join(mkdtempSync(join(tmpdir(), 'fusebench-output-')), 'output.txt'),
+};
 
 /** Records what a run would send to @actions/core. */
 function fakeSink() {
@@ -170,6 +174,16 @@ describe('reporting to GitHub Actions', () => {
     expect(written).toContain('img src=x');
     expect(injections(written)).toEqual([]);
     expect(tableProblems(written)).toEqual([]);
+  });
+
+  test('without GITHUB_OUTPUT no step output is set (never the retired ::set-output), and that is a warning', () => {
+    const { sink, calls } = fakeSink();
+    const env = { GITHUB_ACTIONS: 'true' };
+    reportToActions(mixed, { sink, env, summaryPath: join(tmp(), 's.md') });
+    expect(calls.outputs).toEqual({});
+    expect(calls.warning.map((w) => w[0])).toContain(
+      'fusebench: could not set the step outputs: no output file (GITHUB_OUTPUT is not set)',
+    );
   });
 
   test('does nothing outside GitHub Actions', () => {
