@@ -46,6 +46,12 @@ export function positiveArg(
 // HTML carry as given. Anything else would be dropped from the reports' links without a word.
 const HTTP_URL = /^https?:\/\/[^\s/"'<>`\\]+(\/[^\s"'<>`\\]*)?$/;
 
+/** The path given for `--flag` (undefined when absent); an empty one names no file or folder: refused. */
+export function pathArg(flag: string, raw: string | undefined): string | undefined {
+  if (raw === '') throw new UsageError(`Expected a path for --${flag} but received ''`);
+  return raw;
+}
+
 /** The URL given for `--flag` (undefined when absent); throws naming the flag unless it is such a link. */
 export function urlArg(flag: string, raw: string | undefined): string | undefined {
   if (raw === undefined || HTTP_URL.test(raw)) return raw;

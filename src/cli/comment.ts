@@ -4,7 +4,7 @@
  * stored baseline. It reports the verdicts and does not judge them: exit 0 once written, 2 on a bad input.
  */
 import { checkNotInput, checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
-import { checkOutput, UsageError, urlArg } from '../base/cli-args.ts';
+import { checkOutput, pathArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logText } from '../base/log-text.ts';
 import { loadBaseRun, pairWithBases } from '../report/load-runs.ts';
 import { renderPrComment } from '../report/pr-comment.ts';
@@ -41,12 +41,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
   if (!parsed) return EXIT.ok;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`Unexpected argument '${positionals[0]}'\n\n${HELP}`);
-  if (!values.results || !values.out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
+  const [resultsFile, out] = [pathArg('results', values.results), pathArg('out', values.out)];
+  if (!resultsFile || !out) throw new UsageError(`Expected --results and --out\n\n${HELP}`);
   const runUrl = urlArg('run-url', values['run-url']);
-  const out = values.out;
-  const results = readResults(values.results);
+  const results = readResults(resultsFile);
   // Before anything is rendered (and after --results, so a refused command makes no folder for --out).
-  const inputs = [values.results, ...(values.base ? [values.base] : [])];
+  const inputs = [resultsFile, ...(values.base ? [values.base] : [])];
   checkOutput('--out', () => {
     checkWritableFile(out);
     checkNotInput(out, inputs);

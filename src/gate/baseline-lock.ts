@@ -268,7 +268,7 @@ export function heldLockMessage(path: string): string | null {
   if ('holder' in found) {
     return `${file} is locked by another baseline update: ${describeHolder(found.holder)}. If no fusebench is updating it, delete ${lock} and run again`;
   }
-  return `${file} is locked (${lock} names no holder yet)`;
+  return `${file} is locked (${lock} names no holder yet: a run is taking it, or one was killed as it did; if no fusebench is running, delete ${lock})`;
 }
 
 /**
@@ -353,7 +353,7 @@ export function holdRunLock(
       throw new Error(
         'holder' in found
           ? `${what} is in use by another fusebench run: ${describeHolder(found.holder)}. If no fusebench is running there, delete ${lock} and run again`
-          : `${what} is in use by another fusebench run (${lock} names no holder yet)`,
+          : `${what} is in use by another fusebench run (${lock} names no holder yet: a run is taking it, or one was killed as it did; if no fusebench is running, delete ${lock} and run again)`,
       );
     }
     stale = found;

@@ -11,6 +11,7 @@ import {
   digitsArg,
   joinNegativeValues,
   parseArgsMessage,
+  pathArg,
   positiveArg,
   refuseRepeated,
   UsageError,
@@ -150,7 +151,7 @@ const PERF_FLAGS = {
       `where BENCHMARK_RESULTS.md and fusebench-results.json go (default ${DEFAULT_OUT_DIR}); a results file`,
       'already there is moved to <dir>/previous/ first, for `fusebench compare`',
     ],
-    parse: (raw) => str(raw, 'out-dir') ?? DEFAULT_OUT_DIR,
+    parse: (raw) => pathArg('out-dir', str(raw, 'out-dir')) ?? DEFAULT_OUT_DIR,
   }),
   /** Folder of per-device baseline files. */
   baselinesDir: flag({
@@ -158,7 +159,7 @@ const PERF_FLAGS = {
     value: '<dir>',
     help: ["per-device baseline files (default: fusebench's own baselines/)"],
     parse: (raw) => {
-      const given = str(raw, 'baselines-dir');
+      const given = pathArg('baselines-dir', str(raw, 'baselines-dir'));
       if (given === undefined) return packagePath('baselines');
       // A folder that is not there would leave every shape without a baseline: the gate off, and exit 0.
       const records = raw.values['update-baselines'] || raw.values['add-baseline-run'];
@@ -173,7 +174,7 @@ const PERF_FLAGS = {
     flag: 'baseline-file',
     value: '<file>',
     help: ['compare with this file instead of <baselines-dir>/<device-slug>.json'],
-    parse: (raw) => str(raw, 'baseline-file'),
+    parse: (raw) => pathArg('baseline-file', str(raw, 'baseline-file')),
   }),
   /**
    * Rewrite this device's baseline file from the run (no verdict fails the run then): `replace` starts

@@ -98,6 +98,10 @@ describe('perf options', () => {
     }
   });
 
+  test.each(['out-dir', 'baselines-dir', 'baseline-file'])('an empty --%s names no folder or file: refused', (flag) => {
+    expect(() => parse([`--${flag}`, ''])).toThrow(`Expected a path for --${flag} but received ''`);
+  });
+
   // Every numeric option is bounded and written in plain decimal; each refusal says what was expected.
   test.each([
     [['--seed', ''], /^Expected an integer from 0 to 4294967295 for --seed but received ''$/],
