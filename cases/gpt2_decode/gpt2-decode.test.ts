@@ -6,6 +6,7 @@ import type { DeviceContext } from '../../src/addon/device.ts';
 import type { CaseDef } from '../../src/case/types.ts';
 import { decodeReferences } from '../../src/reference/kv-cache.ts';
 import { runCase } from '../../src/run/run-case.ts';
+import { everyDecodeDefect } from '../../suites/support/decode-defects.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import { type DecodeDefect, type DecodeDims, decodeStep } from './reference.ts';
@@ -50,16 +51,7 @@ describe.each(everyDtype.map((d) => [d.dtype, d] as const))(
 describe('gpt2_decode fp32: every planted defect is caught at every test shape', () => {
   const fp32 = everyDtype.find((d) => d.dtype === 'fp32') as CaseDef;
   test.each(fp32.testShapes.map((dims) => [dims.join('x'), dims] as const))('%s', (_label, dims) => {
-    const { layers, pos } = dimsOf(dims);
-    const defects: DecodeDefect[] = [
-      { skipLayer: 0 },
-      { skipLayer: layers - 1 },
-      { kvRow: pos - 1 },
-      { keyFirst: 1 },
-      { keyLast: pos - 1 },
-      { lmHeadShift: 1 },
-    ];
-    for (const defect of defects) expectCaught(withPlanted(fp32, defect), [...dims]);
+    for (const defect of everyDecodeDefect(dimsOf(dims))) expectCaught(withPlanted(fp32, defect), [...dims]);
   });
 });
 

@@ -7,6 +7,7 @@ import type { DeviceContext } from '../../src/addon/device.ts';
 import type { CaseDef } from '../../src/case/types.ts';
 import { decodeReferences } from '../../src/reference/kv-cache.ts';
 import { runCase } from '../../src/run/run-case.ts';
+import { everyDecodeDefect } from '../../suites/support/decode-defects.ts';
 import { expectCaught } from '../../suites/support/numerics-check.ts';
 import { findCase, findCaseInEveryDtype } from '../registry.ts';
 import { decodeStep, type LlamaDefect, type LlamaDims } from './reference.ts';
@@ -60,14 +61,9 @@ describe.each(everyDtype.map((d) => [d.dtype, d] as const))(
 describe('llama_decode fp32: every planted defect is caught at every test shape', () => {
   const fp32 = everyDtype.find((d) => d.dtype === 'fp32') as CaseDef;
   test.each(fp32.testShapes.map((dims) => [dims.join('x'), dims] as const))('%s', (_label, dims) => {
-    const { layers, pos, heads, kv_heads } = dimsOf(dims);
+    const { pos, heads, kv_heads } = dimsOf(dims);
     const defects: LlamaDefect[] = [
-      { skipLayer: 0 },
-      { skipLayer: layers - 1 },
-      { kvRow: pos - 1 },
-      { keyFirst: 1 },
-      { keyLast: pos - 1 },
-      { lmHeadShift: 1 },
+      ...everyDecodeDefect(dimsOf(dims)),
       { ropePos: pos - 1 },
       // Another K/V head than its group's, where there are two to choose from.
       ...(kv_heads > 1 ? [{ kvHeadOf: (h: number) => (Math.floor(h / (heads / kv_heads)) + 1) % kv_heads }] : []),
