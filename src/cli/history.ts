@@ -30,8 +30,8 @@ const HELP = renderHelp({
   fusebench history <history.jsonl> [--last N] [--out <file.md> [--baselines-dir <dir>] [--repo-url <url>]]
       each case's speedup over the last N commits (default ${DEFAULT_HISTORY_COMMITS}); with --out, Markdown and
       one SVG chart per case, shape and precision in <file>-charts/ beside it (speedup and fused time,
-      dated, over the SAME band of the device's baseline in --baselines-dir, default baselines/; points
-      link to their commits under --repo-url, default GitHub Actions' repository)
+      dated, over the SAME band of the device's baseline in --baselines-dir (default: fusebench's own
+      baselines/); points link to their commits under --repo-url, default GitHub Actions' repository)
   fusebench history append --dir <folder> <results.json>...
       append each run to <folder>/<device-slug>.jsonl (atomically; earlier lines are kept as they are)
   -h, --help  this text

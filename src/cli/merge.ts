@@ -12,6 +12,7 @@ import { basename, join } from 'node:path';
 import { checkWritableDir, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
+import { packagePath } from '../base/package-root.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
 import { isPlainSlug, readHistory } from '../history/history-file.ts';
 import type { HistoryRecord } from '../history/history-record.ts';
@@ -29,7 +30,6 @@ const MERGED_COMMENT = 'pr-comment.md';
 // The folder of the history charts, beside BENCHMARK_RESULTS.md (one subfolder per device slug).
 const HISTORY_CHARTS = 'benchmark-history';
 // Where the baseline files are, for the history charts' baseline band.
-const DEFAULT_BASELINES_DIR = 'baselines';
 
 const HELP = renderHelp({
   usage: `Usage: fusebench merge --out-dir <dir> [--base <file>]... [--history <file.jsonl>]...
@@ -39,7 +39,7 @@ Merges several GPUs' runs into one ${MERGED_MARKDOWN} and one pull-request comme
   --base <file>      a base-branch fusebench-results.json (repeatable; matched to GPUs by device)
   --history <file>   a device's history (JSON Lines, repeatable; matched to GPUs by device slug): charts of
                      the last 20 commits in ${MERGED_MARKDOWN}, SVGs in <dir>/${HISTORY_CHARTS}/
-  --baselines-dir <dir>  the baseline files whose SAME band the history charts show (default ${DEFAULT_BASELINES_DIR})
+  --baselines-dir <dir>  the baseline files whose SAME band the history charts show (default: fusebench's own baselines/)
   --repo-url <url>   the repository's URL, for links to commits (default: GitHub Actions' repository)
   --out-dir <dir>    where ${MERGED_MARKDOWN}, ${CHARTS_DIR}/ and ${MERGED_COMMENT} are written
   --run-url <url>    link to the workflow run, shown in the comment
@@ -84,7 +84,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const md = join(outDir, MERGED_MARKDOWN);
   const comment = join(outDir, MERGED_COMMENT);
   const history = await historySections(runs, values.history ?? [], outDir, {
-    baselineDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
+    baselineDir: values['baselines-dir'] ?? packagePath('baselines'),
     repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),
   });
   // The charts and the comment first, BENCHMARK_RESULTS.md (which shows the charts) last.
