@@ -16,7 +16,8 @@ Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std
       dims_(std::move(dims)),
       params_(std::move(params)),
       injection_(injection),
-      options_(options) {
+      options_(options),
+      launched_(spec.variants.size(), false) {
   specs_ = sized_buffers(spec_, dims_, backend_->memory_bytes(), backend_->memory_name());
   if (params_.size() != spec_.params.size())
     throw std::invalid_argument(spec_.name + ": expected " + std::to_string(spec_.params.size()) + " params but received " +
@@ -115,7 +116,6 @@ void Workspace::launch(int variant, bool pdl) {
   kernel_ = nullptr;
   ctx.kernel = &kernel_;
   bound_(backend_->kind(), static_cast<size_t>(variant), ctx);
-  launched_.resize(spec_.variants.size());
   launched_[static_cast<size_t>(variant)] = true;
   if (variant != injection_.variant) return;
   const bool cpu = backend_->kind() == BackendKind::Cpu;
@@ -147,7 +147,7 @@ std::string Workspace::run(int variant) {
 double Workspace::time_batch(int variant, int calls) {
   if (calls < 1) throw std::invalid_argument(spec_.name + ": a batch needs at least one call");
   check_variant(variant);  // before the queue is held: a refusal then leaves nothing waiting on the device
-  if (launched_.size() <= static_cast<size_t>(variant) || !launched_[static_cast<size_t>(variant)]) {
+  if (!launched_[static_cast<size_t>(variant)]) {
     // CUDA loads a kernel on its first launch (lazy loading, Linux's default since 12.2), and a load may wait
     // for the device's running kernels: behind the hold kernel, for a release that comes only after the
     // launches, so the batch would stall until the hold's 2 s timeout. One untimed call loads them first

@@ -16,7 +16,6 @@ import {
   readdirSync,
   readlinkSync,
   renameSync,
-  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -82,17 +81,6 @@ export function missingDirs(dir: string): string[] {
   return missing;
 }
 
-/** Removes each of `dirs` (deepest first) that is empty: a command that wrote nothing leaves no folder it made. */
-export function removeIfEmpty(dirs: readonly string[]): void {
-  for (const d of dirs) {
-    try {
-      rmdirSync(d);
-    } catch {
-      return; // not empty (something was written), or gone: the folders above it stay too
-    }
-  }
-}
-
 /** The error of a write whose target is a folder. */
 const folderTarget = (path: string) => new Error(`${path} is a folder; expected the path of a file to write`);
 
@@ -126,9 +114,9 @@ export function checkNotInput(out: string, inputs: readonly string[]): void {
   const target = resolveLinks(out);
   const written = statSync(target, { throwIfNoEntry: false });
   for (const input of inputs) {
-    const read = statSync(resolveLinks(input), { throwIfNoEntry: false });
-    const same =
-      resolveLinks(input) === target || (written && read && written.ino === read.ino && written.dev === read.dev);
+    const source = resolveLinks(input);
+    const read = statSync(source, { throwIfNoEntry: false });
+    const same = source === target || (written && read && written.ino === read.ino && written.dev === read.dev);
     if (same) throw new Error(`${out} is also an input (${input}): writing it would replace what is read`);
   }
 }

@@ -31,14 +31,26 @@ function removeRegistered(): void {
     }
   }
   files.clear();
-  for (const d of folders) {
+  removeIfEmpty([...folders]);
+  folders.clear();
+}
+
+/** Removes each of `dirs` (deepest first) that is empty: a command that wrote nothing leaves no folder it made. */
+export function removeIfEmpty(dirs: readonly string[]): void {
+  for (const d of dirs) {
     try {
       rmdirSync(d);
     } catch {
-      break; // not empty: it and the folders above it stay
+      return; // not empty (something was written), or gone: the folders above it stay too
     }
   }
-  folders.clear();
+}
+
+/** Installs the signal handlers once (they stay: see above). */
+function install(): void {
+  if (installed) return;
+  for (const s of SIGNALS) process.on(s, onSignal);
+  installed = true;
 }
 
 /**
@@ -47,10 +59,7 @@ function removeRegistered(): void {
  */
 export function removeEmptyOnSignal(dirs: readonly string[]): () => void {
   for (const d of dirs) folders.add(d);
-  if (!installed) {
-    for (const s of SIGNALS) process.on(s, onSignal);
-    installed = true;
-  }
+  install();
   return () => {
     for (const d of dirs) folders.delete(d);
   };
@@ -67,10 +76,7 @@ function onSignal(signal: NodeJS.Signals): void {
 /** Removes `file` if a SIGINT, SIGTERM or SIGHUP arrives before the returned function is called. */
 export function removeOnSignal(file: string): () => void {
   files.add(file);
-  if (!installed) {
-    for (const s of SIGNALS) process.on(s, onSignal);
-    installed = true;
-  }
+  install();
   return () => {
     files.delete(file);
   };

@@ -13,8 +13,8 @@ import { basename, dirname, extname, join } from 'node:path';
 import { checkNotInput, checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, digitsArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
-import { packagePath } from '../base/package-root.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
+import { defaultBaselinesDir } from '../gate/baseline-file.ts';
 import { appendHistory, assertHistoryRecord, historyFileFor, readHistory } from '../history/history-file.ts';
 import { historyRecord } from '../history/history-record.ts';
 import { caseHistories, DEFAULT_HISTORY_COMMITS, shortCommit } from '../history/history-series.ts';
@@ -203,7 +203,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
       checkNotInput(out, [file]);
     });
     await writeMarkdown(file, last, out, {
-      baselinesDir: values['baselines-dir'] ?? packagePath('baselines'),
+      baselinesDir: values['baselines-dir'] ?? defaultBaselinesDir(),
       repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),
     });
   } else printText(file, last);

@@ -12,8 +12,8 @@ import { basename, join } from 'node:path';
 import { checkWritableDir, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
-import { packagePath } from '../base/package-root.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
+import { defaultBaselinesDir } from '../gate/baseline-file.ts';
 import { isPlainSlug, readHistory } from '../history/history-file.ts';
 import type { HistoryRecord } from '../history/history-record.ts';
 import { renderBenchmarkMarkdown } from '../report/benchmark-markdown.ts';
@@ -29,7 +29,6 @@ const MERGED_MARKDOWN = 'BENCHMARK_RESULTS.md';
 const MERGED_COMMENT = 'pr-comment.md';
 // The folder of the history charts, beside BENCHMARK_RESULTS.md (one subfolder per device slug).
 const HISTORY_CHARTS = 'benchmark-history';
-// Where the baseline files are, for the history charts' baseline band.
 
 const HELP = renderHelp({
   usage: `Usage: fusebench merge --out-dir <dir> [--base <file>]... [--history <file.jsonl>]...
@@ -84,7 +83,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const md = join(outDir, MERGED_MARKDOWN);
   const comment = join(outDir, MERGED_COMMENT);
   const history = await historySections(runs, values.history ?? [], outDir, {
-    baselineDir: values['baselines-dir'] ?? packagePath('baselines'),
+    baselineDir: values['baselines-dir'] ?? defaultBaselinesDir(),
     repositoryUrl: repoUrl ?? repositoryUrlFromEnv(process.env),
   });
   // The charts and the comment first, BENCHMARK_RESULTS.md (which shows the charts) last.

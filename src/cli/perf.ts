@@ -7,12 +7,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCase } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
-import { checkWritableDir, checkWritableFile, missingDirs, removeIfEmpty } from '../base/atomic-write.ts';
+import { checkWritableDir, checkWritableFile, missingDirs } from '../base/atomic-write.ts';
 import { checkOutput, UsageError } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { freshSeed } from '../base/rng.ts';
-import { removeEmptyOnSignal } from '../base/signal-cleanup.ts';
+import { removeEmptyOnSignal, removeIfEmpty } from '../base/signal-cleanup.ts';
 import { checkSourceEnv, currentCommit } from '../base/source.ts';
 import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
@@ -74,7 +74,7 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
       );
     }
   }
-  validateBaselineDir(options.baselinesDir);
+  const baselineFiles = validateBaselineDir(options.baselinesDir);
   // A --baseline-file that does not exist yet is created by --update-baselines; without it, a typo.
   const given =
     options.baselineFile && (existsSync(options.baselineFile) || !options.updateBaselines)
@@ -95,7 +95,7 @@ async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
     // The file under this device's name must hold this device's baselines: another device's would be judged
     // as a model change (no fused-time gate), silently. --baseline-file compares across devices on purpose.
     const own = baselinePath(options.baselinesDir, backendSlug(backend));
-    const held = existsSync(own) ? readJsonFile(baselineFileSchema, own) : undefined;
+    const held = baselineFiles.get(own);
     if (held && held.device.slug !== backendSlug(backend)) {
       throw new UsageError(
         `${own} holds baselines of ${logText(held.device.name)} (${logText(held.device.slug)}), not of this device ` +

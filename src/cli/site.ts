@@ -5,9 +5,10 @@
  * file that fails its schema is named on the page and on stderr and left out; the rest is rendered.
  */
 import { existsSync, statSync } from 'node:fs';
-import { checkWritableDir, missingDirs, removeIfEmpty } from '../base/atomic-write.ts';
+import { checkWritableDir, missingDirs } from '../base/atomic-write.ts';
 import { checkOutput, positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
+import { removeIfEmpty } from '../base/signal-cleanup.ts';
 import { buildSite, SITE_PAGE } from '../site/build-site.ts';
 import { EXIT, type ExitCode, parseCommandLine, renderHelp, runIfEntry } from './command-line.ts';
 
@@ -63,7 +64,7 @@ function resultsRuns(argv: readonly string[]): Set<string> {
       inRun = a === '--results' || a.startsWith('--results=');
       continue;
     }
-    if (inRun && !(argv[i - 1] === '--results')) words.add(a);
+    if (inRun && argv[i - 1] !== '--results') words.add(a);
   }
   return words;
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { isTempFile } from '../base/atomic-write.ts';
 import { fileRecord } from '../base/file-record.ts';
+import { packagePath } from '../base/package-root.ts';
 import { DTYPES } from '../case/types.ts';
 import { entryKey, readJsonFile, schemaVersionField, speedupValue, timeMs } from '../results/results.ts';
 import { entryContradictions, MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
@@ -141,6 +142,11 @@ export function baselinePath(dir: string, slug: string): string {
   return join(dir, `${slug}.json`);
 }
 
+/** The folder of baseline files when none is given: fusebench's own baselines/, wherever it runs from. */
+export function defaultBaselinesDir(): string {
+  return packagePath('baselines');
+}
+
 /** A loaded baseline file, with warnings for entries fusebench cannot use. */
 export interface LoadedBaselines {
   file: string;
@@ -207,14 +213,15 @@ export function loadBaselineFile(file: string, knownCases: readonly string[]): L
 
 /**
  * Validates every baseline file in `dir` against the schema, so a broken file stops the run before
- * anything is measured. Unknown cases are not reported here: only the device's own file warns.
+ * anything is measured, and returns them by path (baselinePath's). Unknown cases are not reported here:
+ * only the device's own file warns.
  */
-export function validateBaselineDir(dir: string): void {
-  if (!existsSync(dir)) return;
+export function validateBaselineDir(dir: string): Map<string, BaselineFile> {
+  const read = new Map<string, BaselineFile>();
+  if (!existsSync(dir)) return read;
   if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder: expected the folder of baseline files`);
   // Only baseline files: not the temporary files of a write in progress or killed, nor hidden files.
   const files = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.') && !isTempFile(n));
-  for (const name of files) {
-    readJsonFile(baselineFileSchema, join(dir, name));
-  }
+  for (const name of files) read.set(join(dir, name), readJsonFile(baselineFileSchema, join(dir, name)));
+  return read;
 }

@@ -164,6 +164,11 @@ function isStale(found: Present): boolean {
   return h.host === hostname() && (h.pid === process.pid || !alive(h.pid) || pidReused(h));
 }
 
+/** What a lock that names no holder may be, and how to clear it. */
+function noHolderYet(lock: string): string {
+  return `${lock} names no holder yet: a run is taking it, or one was killed as it did; if no fusebench is running, delete ${lock}`;
+}
+
 function describeHolder(h: LockHolder): string {
   // Host, time and command come from the lock file: one escaped line each (log-text.ts).
   return `pid ${h.pid} on ${logText(h.host, 200)} since ${logText(h.started, 100)} (${h.command ? `\`${logText(h.command, 500)}\`` : 'no command recorded'})`;
@@ -268,7 +273,7 @@ export function heldLockMessage(path: string): string | null {
   if ('holder' in found) {
     return `${file} is locked by another baseline update: ${describeHolder(found.holder)}. If no fusebench is updating it, delete ${lock} and run again`;
   }
-  return `${file} is locked (${lock} names no holder yet: a run is taking it, or one was killed as it did; if no fusebench is running, delete ${lock})`;
+  return `${file} is locked (${noHolderYet(lock)})`;
 }
 
 /**
@@ -353,7 +358,7 @@ export function holdRunLock(
       throw new Error(
         'holder' in found
           ? `${what} is in use by another fusebench run: ${describeHolder(found.holder)}. If no fusebench is running there, delete ${lock} and run again`
-          : `${what} is in use by another fusebench run (${lock} names no holder yet: a run is taking it, or one was killed as it did; if no fusebench is running, delete ${lock} and run again)`,
+          : `${what} is in use by another fusebench run (${noHolderYet(lock)} and run again)`,
       );
     }
     stale = found;

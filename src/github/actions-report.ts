@@ -99,13 +99,14 @@ const ANNOTATIONS_SHOWN = 10;
  * many more there are and where they all are (the job summary, the report), instead of GitHub dropping them.
  */
 export function cappedAnnotations(all: readonly Annotation[], gpu: string): Annotation[] {
-  const count = (level: Annotation['level']) => all.filter((a) => a.level === level).length;
+  const count = { error: 0, notice: 0 };
+  for (const a of all) count[a.level]++;
   const seen = { error: 0, notice: 0 };
   // In the order collected; the count of the rest after each capped level's last one shown.
-  const shown = all.filter((a) => count(a.level) <= ANNOTATIONS_SHOWN || ++seen[a.level] < ANNOTATIONS_SHOWN);
+  const shown = all.filter((a) => count[a.level] <= ANNOTATIONS_SHOWN || ++seen[a.level] < ANNOTATIONS_SHOWN);
   const rest = (['error', 'notice'] as const).flatMap((level): Annotation[] => {
-    const more = count(level) - (ANNOTATIONS_SHOWN - 1);
-    if (count(level) <= ANNOTATIONS_SHOWN) return [];
+    const more = count[level] - (ANNOTATIONS_SHOWN - 1);
+    if (count[level] <= ANNOTATIONS_SHOWN) return [];
     const what = level === 'error' ? 'SLOWER, FAILED or ERRORED' : 'FASTER or AMBIGUOUS';
     return [
       {

@@ -17,9 +17,9 @@ import {
   UsageError,
 } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
-import { packagePath } from '../base/package-root.ts';
 import { freshSeed } from '../base/rng.ts';
 import { shellWord } from '../base/shell-words.ts';
+import { defaultBaselinesDir } from '../gate/baseline-file.ts';
 import { MIN_DECISION_PAIRS } from '../gate/decision.ts';
 import { MAX_PAIRS } from '../results/results.ts';
 
@@ -160,7 +160,7 @@ const PERF_FLAGS = {
     help: ["per-device baseline files (default: fusebench's own baselines/)"],
     parse: (raw) => {
       const given = pathArg('baselines-dir', str(raw, 'baselines-dir'));
-      if (given === undefined) return packagePath('baselines');
+      if (given === undefined) return defaultBaselinesDir();
       // A folder that is not there would leave every shape without a baseline: the gate off, and exit 0.
       const records = raw.values['update-baselines'] || raw.values['add-baseline-run'];
       if (!records && !existsSync(given)) {
