@@ -49,8 +49,11 @@ describe.runIf(process.platform === 'linux')('a perf run whose worker is killed'
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(killed.length, stderr).toBeGreaterThan(0);
     expect(code).toBe(1);
-    expect(stderr).toContain(
-      'fusebench: the run did not finish: 3 of 4 shapes have no result (the first: gelu_scale 1M fp32)',
+    // The worker prints a shape's line before Vitest hands its result to the main process, so the kill lands
+    // either after the first result arrived (3 left) or before (all 4): which one, the test cannot choose. Each
+    // count must come with the first shape it left without a result.
+    expect(stderr).toMatch(
+      /^fusebench: the run did not finish: (3 of 4 shapes have no result \(the first: gelu_scale 1M fp32\)|4 of 4 shapes have no result \(the first: gelu_scale 1K fp32\)); nothing written, the results already there kept$/m,
     );
     expect(readFileSync(join(out, 'fusebench-results.json'), 'utf8')).toBe('the run before');
   }, 120_000);
