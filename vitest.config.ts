@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ['suites/unit/**/*.test.ts', 'suites/e2e/**/*.test.ts', 'cases/**/*.test.ts'],
     pool: 'forks',
+    globalSetup: ['suites/support/scratch-tmpdir.ts'],
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 300_000,
     hookTimeout: 300_000,

@@ -62,6 +62,7 @@ Napi::Array buffer_list(Napi::Env env, const std::vector<BufferSpec>& buffers) {
     b.Set("count", static_cast<double>(buffers[i].count));
     b.Set("role", buffers[i].role == Role::Input ? "input" : buffers[i].role == Role::Output ? "output" : "scratch");
     b.Set("elem", elem_name(buffers[i].elem));
+    b.Set("bytes", static_cast<double>(buffers[i].bytes));
     out.Set(static_cast<uint32_t>(i), b);
   }
   return out;

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DTYPE_BYTES, type Dtype } from '../base/dtype.ts';
+import type { Dtype } from '../base/dtype.ts';
 
 interface RawWorkspace {
   buffers(): NativeBuffer[];
@@ -81,11 +81,8 @@ export interface NativeBuffer {
   role: 'input' | 'output' | 'scratch';
   /** How its elements are stored: a float type, or u32 (counters, never uploaded). */
   elem: 'fp32' | 'bf16' | 'fp16' | 'u32';
-}
-
-/** Bytes of one element of a native buffer. */
-export function elemBytes(elem: NativeBuffer['elem']): number {
-  return elem === 'u32' ? 4 : DTYPE_BYTES[elem];
+  /** What the backend allocates for it: count · element bytes, rounded up to whole 4-byte words. */
+  bytes: number;
 }
 
 /** A case in one precision as its native registration declares it (cases/<name>/<name>_case.cc). */

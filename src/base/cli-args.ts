@@ -2,6 +2,7 @@
  * What every command line of fusebench shares: the error a bad argument raises, strict number arguments and
  * link arguments.
  */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { logText } from './log-text.ts';
 
 /** Thrown for a bad command line or input; the message says what was expected. Every command exits 2 on it. */
@@ -42,6 +43,15 @@ export function positiveArg(
   return v;
 }
 
+/** δ from --delta: a fraction in (0, 1), 0.05 = ±5%; undefined without it. perf and compare both take it. */
+export function deltaArg(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const v = decimalArg(raw);
+  if (!Number.isFinite(v) || v <= 0 || v >= 1)
+    throw new UsageError(`Expected a fraction between 0 and 1 for --delta (0.05 = ±5%) but received '${raw}'`);
+  return v;
+}
+
 // http(s), a host, and no space, quote, angle bracket, backtick or backslash anywhere: a link that Markdown and
 // HTML carry as given. Anything else would be dropped from the reports' links without a word.
 const HTTP_URL = /^https?:\/\/[^\s/"'<>`\\]+(\/[^\s"'<>`\\]*)?$/;
@@ -64,7 +74,7 @@ export function urlArg(flag: string, raw: string | undefined): string | undefine
  * Throws naming the first option of one value (a string option without `multiple`) given more than once:
  * parseArgs keeps the last without a word, so `--results a.json --results b.json` would read only b.json.
  */
-export function refuseRepeated(
+function refuseRepeated(
   tokens: readonly { kind: string; name?: string }[],
   options: Record<string, { type: string; multiple?: boolean }>,
 ): void {
@@ -83,7 +93,7 @@ export function refuseRepeated(
  * as "ambiguous"; joined as `--flag=-1` (for a flag that takes a value), the value is checked like any
  * other and refused by name.
  */
-export function joinNegativeValues(argv: string[], takesValue: (flag: string) => boolean): string[] {
+function joinNegativeValues(argv: string[], takesValue: (flag: string) => boolean): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
@@ -113,7 +123,7 @@ export function checkOutput(what: string, check: () => void): void {
  * named as one escaped line, and where the command takes arguments, how to pass one that starts with '-'
  * (Node's own advice leaves a quote open). Any other error's message as it is.
  */
-export function parseArgsMessage(e: unknown): string {
+function parseArgsMessage(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
   if ((e as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return message;
   // Node ends the advice with the option as a JSON string (`as in '-- "--x"`); alone, the message ends with it.
@@ -122,4 +132,27 @@ export function parseArgsMessage(e: unknown): string {
   if (option === undefined) return message;
   const named = `Unknown option ${JSON.stringify(option)}`;
   return advised ? `${named} (an argument that starts with '-' goes after '--')` : named;
+}
+
+/** parseArgs's options: each flag's type, and whether it repeats or has a short form. */
+type FlagOptions = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Parses `argv` strictly against `options` (every fusebench command and perf alike): a negative value joined to its
+ * flag, a one-value flag given twice refused, and a malformed command line a UsageError ending with `help`.
+ */
+export function parseFlags<const O extends FlagOptions>(argv: string[], options: O, help: string, positionals = true) {
+  try {
+    const parsed = parseArgs({
+      args: joinNegativeValues(argv, (flag) => Object.hasOwn(options, flag) && options[flag]?.type === 'string'),
+      strict: true,
+      allowPositionals: positionals,
+      tokens: true,
+      options,
+    });
+    refuseRepeated(parsed.tokens, options);
+    return parsed;
+  } catch (e) {
+    throw new UsageError(`${parseArgsMessage(e)}\n\n${help}`);
+  }
 }

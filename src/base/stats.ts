@@ -169,3 +169,28 @@ export function normalQuantile(p: number): number {
   }
   return (lo + hi) / 2;
 }
+
+/**
+ * Standard deviations of the thinned band's reach. At 200 kept pairs a random subset leaves the median of
+ * all pairs outside the band with odds of at most 9e-8 a side (the binomial limit; by exact enumeration
+ * less at any finite count of pairs).
+ */
+const THINNED_Z = 5;
+/** Relative slack for a sample stored rounded to 5 significant digits (at most 5e-5), as baseline files keep them. */
+const SAMPLE_ROUNDING = 1e-4;
+
+/**
+ * Where the median of all pairs lies, from a random subset of k of them: between the subset's order
+ * statistics `THINNED_Z` standard deviations either side of its middle (a standard deviation is at most
+ * √k / 2 ranks), widened for rounding. Distribution-free: the counts of kept samples below and above
+ * the median of all pairs are hypergeometric with means of at most k / 2, so the band misses it only at
+ * odds of about the normal tail at `THINNED_Z` (for k ≳ 22; below, the band is the subset's whole range).
+ */
+export function medianBand(samples: readonly number[]): [number, number] {
+  const sorted = [...samples].sort((x, y) => x - y);
+  const k = sorted.length;
+  const reach = Math.ceil((THINNED_Z * Math.sqrt(k)) / 2);
+  const low = sorted[Math.max(0, Math.floor((k - 1) / 2) - reach)] as number;
+  const high = sorted[Math.min(k - 1, Math.ceil((k - 1) / 2) + reach)] as number;
+  return [low * (1 - SAMPLE_ROUNDING), high * (1 + SAMPLE_ROUNDING)];
+}

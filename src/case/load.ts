@@ -8,7 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackendName } from '../addon/device.ts';
-import { caseBuffers, checkShape, elemBytes, type NativeCase, nativeCases, roundFloats } from '../addon/native.ts';
+import { caseBuffers, checkShape, type NativeCase, nativeCases, roundFloats } from '../addon/native.ts';
 import { isDtype } from '../base/dtype.ts';
 import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { unavailableReason } from './availability.ts';
@@ -249,7 +249,7 @@ function comparisonDef(f: Folder, reg: NativeCase, cmp: Comparison): CaseDef {
     ...(extraNumerics
       ? { extraNumerics: (inputs, outputs, dims) => extraNumerics(inputs, outputs, dimsOf(dims), params) }
       : {}),
-    allocatedBytes: (dims) => buffers(dims).reduce((s, b) => s + b.count * elemBytes(b.elem), 0),
+    allocatedBytes: (dims) => buffers(dims).reduce((s, b) => s + b.bytes, 0),
     elements: (dims) => Math.max(...buffers(dims).map((b) => b.count)),
   };
 }

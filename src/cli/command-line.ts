@@ -5,8 +5,8 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { joinNegativeValues, parseArgsMessage, refuseRepeated, UsageError } from '../base/cli-args.ts';
+import type { ParseArgsConfig } from 'node:util';
+import { parseFlags } from '../base/cli-args.ts';
 import { logLines } from '../base/log-text.ts';
 import { CLOSED_OUTPUT, endOnClosedOutput } from '../base/signal-cleanup.ts';
 
@@ -77,28 +77,15 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * with `help`; with -h or --help the help is printed and the result is undefined (nothing more to do).
  */
 export function parseCommandLine<const O extends Options>(argv: string[], options: O, help: string) {
-  let parsed: ReturnType<typeof parseWith<O>>;
-  try {
-    parsed = parseWith(argv, options);
-  } catch (e) {
-    throw new UsageError(`${parseArgsMessage(e)}\n\n${help}`);
-  }
+  const parsed = parseFlags(
+    argv,
+    { ...options, help: { type: 'boolean', short: 'h' } } as O & { help: { type: 'boolean' } },
+    help,
+  );
   if ((parsed.values as { help?: boolean }).help) {
     console.log(help);
     return undefined;
   }
-  return parsed;
-}
-
-function parseWith<const O extends Options>(argv: string[], options: O) {
-  const parsed = parseArgs({
-    args: joinNegativeValues(argv, (flag) => (options as Options)[flag]?.type === 'string'),
-    strict: true,
-    allowPositionals: true,
-    tokens: true,
-    options: { ...options, help: { type: 'boolean', short: 'h' } } as O & { help: { type: 'boolean' } },
-  });
-  refuseRepeated(parsed.tokens, options);
   return parsed;
 }
 

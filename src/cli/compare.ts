@@ -6,7 +6,7 @@
  * message says which).
  */
 import { checkNotInput, checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
-import { checkOutput, decimalArg, UsageError } from '../base/cli-args.ts';
+import { checkOutput, deltaArg, UsageError } from '../base/cli-args.ts';
 import { finishDespiteClosedOutput } from '../base/signal-cleanup.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   if (!baseFile || !headFile || extra.length > 0) {
     throw new UsageError(`Expected two results files, base then head; got ${parsed.positionals.length}\n\n${HELP}`);
   }
-  const delta = parseDelta(parsed.values.delta);
+  const delta = deltaArg(parsed.values.delta);
   const out = parsed.values.markdown;
   // Before the comparison: a SLOWER verdict must not be lost to a write that could not succeed.
   if (out) {
@@ -67,16 +67,6 @@ export async function main(argv: string[]): Promise<ExitCode> {
     console.log(`wrote ${out}`);
   }
   return comparisonCounts(cmp).SLOWER > 0 ? EXIT.regression : EXIT.ok;
-}
-
-/** δ from --delta: a fraction in (0, 1); undefined without it (each case's own δ). */
-function parseDelta(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const v = decimalArg(raw);
-  if (!Number.isFinite(v) || v <= 0 || v >= 1) {
-    throw new UsageError(`Expected a fraction between 0 and 1 for --delta (0.05 = ±5%) but received '${raw}'`);
-  }
-  return v;
 }
 
 // A thrown error: nothing was compared, EXIT.usage.

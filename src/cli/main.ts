@@ -86,6 +86,10 @@ async function main(argv: string[]): Promise<ExitCode> {
     return about ? (await about.load()).main(['--help']) : unknown(asked);
   }
   if (name === '--version' || name === '-V') {
+    if (rest.length > 0) {
+      console.error(`fusebench: ${name} takes no arguments; got '${logText(rest.join(' '))}'`);
+      return EXIT.usage;
+    }
     console.log(VERSION);
     return EXIT.ok;
   }

@@ -73,8 +73,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
   const repoUrl = urlArg('repo-url', values['repo-url']);
   const runUrl = urlArg('run-url', values['run-url']);
-  const { runs, unreadable } = readGpuResults(positionals);
-  for (const u of unreadable) console.error(`fusebench: leaving out ${logText(u.file)}: ${logLines(u.why)}`);
+  const { runs, leftOut } = readGpuResults(positionals);
+  for (const u of leftOut) console.error(`fusebench: leaving out ${logText(u.file)}: ${logLines(u.why)}`);
   if (runs.length === 0) throw new Error('none of the results files could be read; nothing to merge');
   // Before anything is rendered: a folder that cannot be written would otherwise fail part-way.
   checkOutput(`--out-dir ${outDir} cannot hold the merged reports`, () => checkWritableDir(outDir));
@@ -89,13 +89,13 @@ export async function main(argv: string[]): Promise<ExitCode> {
   // The charts and the comment first, BENCHMARK_RESULTS.md (which shows the charts) last.
   const charts = await renderRooflineFiles(runs);
   for (const chart of charts) writeFileAtomic(join(outDir, chart.path), chart.svg);
-  writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl, unreadable }));
-  writeFileAtomic(md, renderBenchmarkMarkdown(runs, { history, unreadable }));
+  writeFileAtomic(comment, renderPrComment(pairWithBases(runs, bases), { runUrl, leftOut }));
+  writeFileAtomic(md, renderBenchmarkMarkdown(runs, { history, leftOut }));
   console.log(
     `merged ${runs.length} GPU${runs.length === 1 ? '' : 's'} (${runs.map((r) => logText(r.device.name)).join(', ')}): wrote ${logText(md)}, ${charts.length} roofline chart${charts.length === 1 ? '' : 's'} and ${logText(comment)}`,
   );
   // The rest was written; a results file left out is still a bad input.
-  return unreadable.length > 0 ? EXIT.usage : EXIT.ok;
+  return leftOut.length > 0 ? EXIT.usage : EXIT.ok;
 }
 
 /**

@@ -10,17 +10,16 @@ import { UNKNOWN_COMMIT } from '../base/source.ts';
 import { median } from '../base/stats.ts';
 import type { BaselineEntry } from '../gate/baseline-file.ts';
 import { decide, MIN_DECISION_PAIRS } from '../gate/decision.ts';
-import { judgedVerdict } from '../gate/gate.ts';
-import { asMeasured, gatedOnBatched, type JudgedTiming, type TimingMethod, timingOf } from '../gate/judged-timing.ts';
 import { DEFAULT_DELTA } from '../gate/tolerance.ts';
 import {
-  type CaseResult,
-  type Decision,
-  entryKey,
-  type MeasuredCase,
-  type ResultsFile,
-  type Verdict,
-} from '../results/results.ts';
+  asMeasured,
+  gatedOnBatched,
+  type JudgedTiming,
+  type TimingMethod,
+  timingOf,
+} from '../results/judged-timing.ts';
+import { type CaseResult, type Decision, entryKey, type MeasuredCase, type ResultsFile } from '../results/results.ts';
+import { judgedVerdict, type Verdict } from '../results/verdict-rule.ts';
 
 /**
  * δ of a comparison for a case whose head run has no δ from a measured baseline: the gate's δ for an entry

@@ -4,7 +4,7 @@
  * measured in both.
  */
 import { readJson } from '../base/json-read.ts';
-import { asMeasured } from '../gate/judged-timing.ts';
+import { asMeasured } from '../results/judged-timing.ts';
 import { entryKey, type ResultsFile, resultsFileSchema, validateFile } from '../results/results.ts';
 
 /** A results file and the path it was read from. */

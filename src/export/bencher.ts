@@ -9,7 +9,7 @@
  *            lower/upper: fusebench records no interval for the median time).
  * Both come from the timing the gate judged (batched when `gatedOn` says so). Measured cases only. Pure.
  */
-import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
+import { asMeasured, judgedTiming } from '../results/judged-timing.ts';
 import type { ResultsFile } from '../results/results.ts';
 
 /** The file name of the export, beside fusebench-results.json. */

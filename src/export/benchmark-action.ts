@@ -8,7 +8,7 @@
  * interval, the unfused median, the timing method and the verdict. The timing the gate judged (batched
  * when `gatedOn` says so). Measured cases only. Pure.
  */
-import { asMeasured, judgedTiming, methodLabel } from '../gate/judged-timing.ts';
+import { asMeasured, judgedTiming, methodLabel } from '../results/judged-timing.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { caseVerdict } from '../results/verdict.ts';
 

@@ -7,7 +7,8 @@
  * a noisy CPU, 11% apart, did it in CI), so a thinned entry is checked against the band of its kept
  * samples' order statistics that a random subset puts around the full median, whatever the distribution.
  */
-import { median } from '../base/stats.ts';
+import { median, medianBand } from '../base/stats.ts';
+import type { Contradiction } from '../results/results-consistency.ts';
 
 /** The fields of an entry these checks read. */
 export interface EntryNumbers {
@@ -17,12 +18,6 @@ export interface EntryNumbers {
   sampleCount: number;
   samples?: { unfused: number[]; fused: number[] };
   provenance: { kind: 'measured' | 'reported' };
-}
-
-/** A contradiction: the field that disagrees and why. */
-export interface Contradiction {
-  path: (string | number)[];
-  message: string;
 }
 
 /** Float rounding between the stored estimate and interval. */
@@ -38,14 +33,6 @@ const RATIO_MARGIN_FLOOR = 0.01;
  * Enough for the decision's bootstrap, small enough to review.
  */
 export const MAX_BASELINE_PAIRS = 200;
-/**
- * Standard deviations of the thinned band's reach. At 200 kept pairs a random subset leaves the median of
- * all pairs outside the band with odds of at most 9e-8 a side (the binomial limit; by exact enumeration
- * less at any finite count of pairs).
- */
-const THINNED_Z = 5;
-/** Relative slack for the 5-significant-digit rounding of a sample (at most 5e-5); stored medians are not rounded. */
-const SAMPLE_ROUNDING = 1e-4;
 
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
 const fmt = (x: number) => Number(x.toPrecision(5)).toString();
@@ -132,22 +119,6 @@ function allPairsContradictions(e: EntryNumbers, s: { unfused: number[]; fused: 
     });
   }
   return out;
-}
-
-/**
- * Where the median of all pairs lies, from a random subset of k of them: between the subset's order
- * statistics `THINNED_Z` standard deviations either side of its middle (a standard deviation is at most
- * √k / 2 ranks), widened for rounding. Distribution-free: the counts of kept samples below and above
- * the median of all pairs are hypergeometric with means of at most k / 2, so the band misses it only at
- * odds of about the normal tail at `THINNED_Z` (for k ≳ 22; below, the band is the subset's whole range).
- */
-export function medianBand(samples: readonly number[]): [number, number] {
-  const sorted = [...samples].sort((x, y) => x - y);
-  const k = sorted.length;
-  const reach = Math.ceil((THINNED_Z * Math.sqrt(k)) / 2);
-  const low = sorted[Math.max(0, Math.floor((k - 1) / 2) - reach)] as number;
-  const high = sorted[Math.min(k - 1, Math.ceil((k - 1) / 2) + reach)] as number;
-  return [low * (1 - SAMPLE_ROUNDING), high * (1 + SAMPLE_ROUNDING)];
 }
 
 /** The checks of a thinned entry: its medians and interval must fit where its random subset puts them. */

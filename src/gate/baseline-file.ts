@@ -13,7 +13,7 @@ import { isTempFile } from '../base/atomic-write.ts';
 import { fileRecord } from '../base/file-record.ts';
 import { packagePath } from '../base/package-root.ts';
 import { DTYPES } from '../case/types.ts';
-import { entryKey, readJsonFile, schemaVersionField, speedupValue, timeMs } from '../results/results.ts';
+import { entryKey, readJsonFile, schemaVersionField, speedupValue, timeMs, timestamp } from '../results/results.ts';
 import { entryContradictions, MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -23,7 +23,7 @@ const fraction = (what: string) =>
 
 const measured = z.looseObject({
   kind: z.literal('measured'),
-  date: z.string(),
+  date: timestamp,
   commit: z.string(),
   driver: z.string().optional(),
   cudaRuntime: z.string().optional(),
@@ -89,7 +89,7 @@ export const baselineEntrySchema = z
     runs: z
       .array(
         z.object({
-          date: z.string(),
+          date: timestamp,
           commit: z.string(),
           speedup: speedupValue,
           fusedMedianMs: timeMs,

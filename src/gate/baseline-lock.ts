@@ -23,6 +23,7 @@ import { dirname } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { makeDirs, resolveLinks } from '../base/atomic-write.ts';
 import { logText } from '../base/log-text.ts';
+import { procStatField } from '../base/proc-stat.ts';
 import { readTextFile } from '../base/read-text.ts';
 import { removeOnSignal } from '../base/signal-cleanup.ts';
 
@@ -124,18 +125,12 @@ function bootId(): string | undefined {
 }
 
 /**
- * When a process started, in clock ticks since boot (Linux: field 22 of /proc/<pid>/stat, counted after the
- * command's closing parenthesis, since the command may hold spaces); undefined where it cannot be read (no
- * /proc, the process gone, or hidden from this user). With the boot it names one process for good.
+ * When a process started, in clock ticks since boot (Linux: field 22 of /proc/<pid>/stat); undefined where it
+ * cannot be read. With the boot it names one process for good.
  */
 export function processStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return start && /^\d+$/.test(start) ? start : undefined;
-  } catch {
-    return undefined;
-  }
+  const start = procStatField(pid, 22);
+  return start && /^\d+$/.test(start) ? start : undefined;
 }
 
 /**

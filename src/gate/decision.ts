@@ -12,7 +12,8 @@
 import { quantile } from 'simple-statistics';
 import { normal, uniform } from '../base/rng.ts';
 import { BOOTSTRAP_SEED, median, medianInPlace, normalQuantile, pairedReplicates } from '../base/stats.ts';
-import type { Decision, Verdict } from '../results/results.ts';
+import type { Decision } from '../results/results.ts';
+import { classify } from '../results/verdict-rule.ts';
 import type { BaselineEntry } from './baseline-file.ts';
 
 /** Settings of a decision. */
@@ -33,24 +34,6 @@ export interface PairedSamples {
 
 /** The fewest pairs a run's timing is decided on (perf takes at least this many: --min-pairs). */
 export const MIN_DECISION_PAIRS = 10;
-
-/**
- * The SAME band around a baseline value (1: as ratios of current to baseline; a fused time's runs the other
- * way, between the same edges): [value · (1 − δ), value / (1 − δ)], symmetric in log, as δ's bound is. The
- * decision and the history charts both draw it from here.
- */
-export function sameBand(delta: number, value = 1): [number, number] {
-  return [value * (1 - delta), value / (1 - delta)];
-}
-
-/** The verdict for an interval of D against the ±δ band. */
-export function classify(lo: number, hi: number, delta: number): Verdict {
-  const [down, up] = sameBand(delta).map(Math.log) as [number, number];
-  if (hi < down) return 'SLOWER';
-  if (lo > up) return 'FASTER';
-  if (lo >= down && hi <= up) return 'SAME';
-  return 'AMBIGUOUS';
-}
 
 type Metric = 'speedup' | 'fusedTime';
 

@@ -5,10 +5,11 @@
  */
 import type { DeviceDescription } from '../addon/device.ts';
 import { decisionChange, ms, times } from '../base/format.ts';
-import { type CaseResult, type Decision, entryKey, type GateResult, type Verdict } from '../results/results.ts';
+import { gatedTiming } from '../results/judged-timing.ts';
+import { type CaseResult, type Decision, entryKey, type GateResult } from '../results/results.ts';
+import { judgedVerdict } from '../results/verdict-rule.ts';
 import type { BaselineEntry, LoadedBaselines } from './baseline-file.ts';
 import { decide, MIN_DECISION_PAIRS } from './decision.ts';
-import { gatedTiming } from './judged-timing.ts';
 import { type Deltas, deltaOrigin, entryDeltas } from './tolerance.ts';
 
 /** Settings of the gate for a run. */
@@ -17,32 +18,6 @@ export interface GateSettings {
   delta?: number;
   /** The command that records or updates this device's baselines (printed in messages). */
   updateCommand: string;
-}
-
-const ORDER: Verdict[] = ['SLOWER', 'AMBIGUOUS', 'FASTER', 'SAME'];
-
-/** The worst of several verdicts: SLOWER beats AMBIGUOUS beats FASTER beats SAME. */
-export function worst(verdicts: Verdict[]): Verdict {
-  return ORDER.find((v) => verdicts.includes(v)) ?? 'SAME';
-}
-
-/**
- * The verdict of a speedup decision and a fused-time one: the worse of the two, or the fused time's alone
- * for a shape whose speedup the case calls ungated (it moves with the machine: `ungatedSpeedup`), when
- * there is a fused-time decision (a baseline or base run of the same device model); `note` then says so.
- * The gate and compare both judge this way.
- */
-export function judgedVerdict(
-  speedup: Decision,
-  fusedTime: Decision | undefined,
-  ungatedSpeedup: string | undefined,
-): { verdict: Verdict; note: string | undefined } {
-  if (!ungatedSpeedup || fusedTime === undefined)
-    return { verdict: worst([speedup.verdict, ...(fusedTime ? [fusedTime.verdict] : [])]), note: undefined };
-  return {
-    verdict: fusedTime.verdict,
-    note: `The speedup is reported, not gated: ${ungatedSpeedup.replace(/\.$/, '')}.`,
-  };
 }
 
 /** δ above which a run's notes list a shape as one its gate is nearly blind to. */

@@ -8,6 +8,7 @@
 import { ms, times } from '../base/format.ts';
 import { uniform } from '../base/rng.ts';
 import { relativeHalfWidth } from '../base/stats.ts';
+import { gatedTiming } from '../results/judged-timing.ts';
 import { type CaseResult, entryKey, type ResultsFile } from '../results/results.ts';
 import { MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 import {
@@ -17,7 +18,6 @@ import {
   baselineEntrySchema,
   baselineFileSchema,
 } from './baseline-file.ts';
-import { gatedTiming } from './judged-timing.ts';
 import {
   type BaselineRun,
   type Deltas,

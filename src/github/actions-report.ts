@@ -8,9 +8,9 @@ import { appendFileSync } from 'node:fs';
 import type { AnnotationProperties } from '@actions/core';
 import { signedPct, speedup, times } from '../base/format.ts';
 import { logLines } from '../base/log-text.ts';
-import { gatedTiming } from '../gate/judged-timing.ts';
 import { NAME_CHARS, NOTE_CHARS, plain } from '../report/escape.ts';
 import { renderJobSummary } from '../report/job-summary.ts';
+import { gatedTiming } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, countVerdicts } from '../results/verdict.ts';
 

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { DTYPES } from '../base/dtype.ts';
 import { fileRecord } from '../base/file-record.ts';
 import { UNKNOWN_COMMIT } from '../base/source.ts';
-import { asMeasured, judgedTiming } from '../gate/judged-timing.ts';
-import { entryKey, type ResultsFile, speedupValue } from '../results/results.ts';
+import { asMeasured, judgedTiming } from '../results/judged-timing.ts';
+import { entryKey, type ResultsFile, speedupValue, timestamp } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, VERDICT_ORDER } from '../results/verdict.ts';
 
 /** The version of a history record this fusebench writes and reads. */
@@ -53,7 +53,7 @@ export const historyRecordSchema = z.object({
           ? `written by a newer fusebench (history record ${String(i.input)}; this one reads ${HISTORY_RECORD_VERSION}): update fusebench to read it`
           : `expected history record version ${HISTORY_RECORD_VERSION}; got ${String(i.input)}`,
     }),
-  date: z.string(),
+  date: timestamp,
   commit: z.string(),
   branch: z.string().optional(),
   device: z.object({ name: z.string(), slug: z.string() }),

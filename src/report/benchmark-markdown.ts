@@ -37,7 +37,7 @@ export interface BenchmarkMarkdownOptions {
   /** Each GPU's history section (history-markdown.ts), by device slug. */
   history?: ReadonlyMap<string, string>;
   /** Results files left out because they could not be read, with why: named at the top. */
-  unreadable?: LeftOut[];
+  leftOut?: LeftOut[];
 }
 
 function hardware(results: ResultsFile): string {
@@ -180,13 +180,13 @@ export function renderBenchmarkMarkdown(runs: ResultsFile[], options: BenchmarkM
     if (!section) return [];
     return [...(runs.length > 1 ? [md`### ${name(r.device.name)}`.markdown, ''] : []), section, ''];
   });
-  const unreadable = options.unreadable ?? [];
+  const leftOut = options.leftOut ?? [];
   return [
     '# fusebench results',
     '',
     heading(runs),
     '',
-    ...leftOutLines(unreadable),
+    ...leftOutLines(leftOut),
     summaryTable(runs),
     '',
     ...graphTwinSection(runs),

@@ -17,7 +17,7 @@ import {
   speedup,
   times,
 } from '../base/format.ts';
-import { gatedOnBatched, methodLabel, timingOf } from '../gate/judged-timing.ts';
+import { gatedOnBatched, methodLabel, timingOf } from '../results/judged-timing.ts';
 import type { CaseResult, GateResult, MeasuredCase } from '../results/results.ts';
 import { verdictLabel } from '../results/verdict.ts';
 import { codeSpan, type Inline, markdownTable, md, NOTE_CHARS, name, note, ours, text, trusted } from './escape.ts';

@@ -14,8 +14,8 @@ import {
   type RunComparison,
 } from '../compare/compare-runs.ts';
 import type { NamedRun } from '../compare/load-pair.ts';
-import { methodLabel } from '../gate/judged-timing.ts';
-import { VERDICTS } from '../results/results.ts';
+import { methodLabel } from '../results/judged-timing.ts';
+import { VERDICTS } from '../results/verdict-rule.ts';
 import { padTable, paintVerdict } from './color.ts';
 import { codeSpan, type Inline, join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
 

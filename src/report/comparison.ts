@@ -5,7 +5,7 @@
  * two point estimates. Pure; the PR comment and the Actions job summary both render these rows.
  */
 import { type CaseComparison, compareCase } from '../compare/compare-runs.ts';
-import { asMeasured, gatedTiming, type JudgedTiming, timingOf } from '../gate/judged-timing.ts';
+import { asMeasured, gatedTiming, type JudgedTiming, timingOf } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, verdictRank } from '../results/verdict.ts';
 

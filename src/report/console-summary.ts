@@ -7,7 +7,7 @@
 
 import { injectionLabel, speedup } from '../base/format.ts';
 import { logText } from '../base/log-text.ts';
-import { asMeasured, judgedTiming, timingOf } from '../gate/judged-timing.ts';
+import { asMeasured, judgedTiming, timingOf } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict } from '../results/verdict.ts';
 import { paintVerdict, ruledTable } from './color.ts';

@@ -7,7 +7,7 @@
  */
 
 import { labelledChange, ms, pct, sci, speedup, throughput, times } from '../base/format.ts';
-import { asMeasured, type JudgedTiming, judgedTiming } from '../gate/judged-timing.ts';
+import { asMeasured, type JudgedTiming, judgedTiming } from '../results/judged-timing.ts';
 import type { MeasuredCase, ResultsFile } from '../results/results.ts';
 import { caseVerdict } from '../results/verdict.ts';
 import { paintVerdict, ruledTable } from './color.ts';

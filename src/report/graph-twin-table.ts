@@ -10,7 +10,7 @@
  */
 import { ms, speedup, times } from '../base/format.ts';
 import { logText } from '../base/log-text.ts';
-import { asMeasured, timingOf } from '../gate/judged-timing.ts';
+import { asMeasured, timingOf } from '../results/judged-timing.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { ruledTable } from './color.ts';
 import {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { type BaselineFile, baselineFileSchema, baselinePath } from '../gate/baseline-file.ts';
 import { type ResultsFile, readJsonFile, readResults } from '../results/results.ts';
 import type { BaseRun } from './comparison.ts';
+import type { LeftOut } from './left-out.ts';
 import type { GpuRun } from './pr-comment.ts';
 
 /** A base results file, or why there is none. */
@@ -37,40 +38,42 @@ export function pairWithBases(runs: ResultsFile[], bases: BaseRun[]): GpuRun[] {
   });
 }
 
-/** A results file that could not be read, and why (the file and the first bad fields named). */
-export interface Unreadable {
-  file: string;
-  why: string;
-}
-
 /**
- * Reads several GPUs' results: each file that cannot be read or fails the schema is set aside with why,
- * and the rest are read; two files of the same device are refused, since their sections would collide.
- * The runs come sorted by device name.
+ * Reads several GPUs' results: each file that cannot be read or fails the schema is left out with why, and so is
+ * each older run of a GPU another file holds a newer run of (by `createdAt`; of two alike, the later given), since
+ * their sections would collide. The runs come sorted by device name.
  */
-export function readGpuResults(files: string[]): { runs: ResultsFile[]; unreadable: Unreadable[] } {
-  const read: { file: string; results: ResultsFile }[] = [];
-  const unreadable: Unreadable[] = [];
+export function readGpuResults(files: string[]): { runs: ResultsFile[]; leftOut: LeftOut[] } {
+  const newest = new Map<string, { file: string; results: ResultsFile }>();
+  const leftOut: LeftOut[] = [];
   for (const file of files) {
+    let results: ResultsFile;
     try {
-      read.push({ file, results: readResults(file) });
+      results = readResults(file);
     } catch (e) {
       const message = (e as Error).message;
       // The message starts with the file's name; the reason is the rest.
-      unreadable.push({
-        file,
-        why: message.startsWith(file) ? message.slice(file.length).replace(/^[\s:]+/, '') : message,
-      });
+      const why = message.startsWith(file) ? message.slice(file.length).replace(/^[\s:]+/, '') : message;
+      leftOut.push({ file, why: `could not be read: ${why}` });
+      continue;
     }
+    const slug = results.device.slug;
+    const other = newest.get(slug);
+    const older = (a: ResultsFile, b: ResultsFile) => Date.parse(a.createdAt) < Date.parse(b.createdAt);
+    if (other && older(results, other.results)) {
+      leftOut.push({ file, why: olderRun(results, other.file) });
+      continue;
+    }
+    if (other) leftOut.push({ file: other.file, why: olderRun(other.results, file) });
+    newest.set(slug, { file, results });
   }
-  const seen = new Map<string, string>();
-  for (const { file, results } of read) {
-    const other = seen.get(results.device.slug);
-    if (other) throw new Error(`${other} and ${file} are both results of ${results.device.name}; pass one per GPU`);
-    seen.set(results.device.slug, file);
-  }
-  const runs = read.map((r) => r.results).sort((a, b) => a.device.name.localeCompare(b.device.name));
-  return { runs, unreadable };
+  const runs = [...newest.values()].map((r) => r.results).sort((a, b) => a.device.name.localeCompare(b.device.name));
+  return { runs, leftOut };
+}
+
+/** Why a run of a GPU was left out for another file's run of it. */
+function olderRun(run: ResultsFile, newer: string): string {
+  return `is another run of ${run.device.name} (made ${run.createdAt}), not newer than ${newer}: one run a GPU is kept`;
 }
 
 /**

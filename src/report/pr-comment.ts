@@ -29,7 +29,7 @@ export interface PrCommentOptions {
   /** Link to the workflow run that measured this. */
   runUrl?: string;
   /** Results files merge had to leave out: named at the top, so a GPU is never silently missing. */
-  unreadable?: readonly LeftOut[];
+  leftOut?: readonly LeftOut[];
 }
 
 const FOOTER =
@@ -85,7 +85,7 @@ function render(
     '',
     md`${count}: ${gpus}.${options.runUrl ? md` ${link('Workflow run', options.runUrl)}.` : ''}`.markdown,
     '',
-    ...leftOutLines(options.unreadable ?? []),
+    ...leftOutLines(options.leftOut ?? []),
     ...sections,
     FOOTER,
     '',

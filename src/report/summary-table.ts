@@ -5,7 +5,7 @@
  * Every string from a results file is escaped (escape.ts). Pure.
  */
 import { speedup, times } from '../base/format.ts';
-import { gatedTiming } from '../gate/judged-timing.ts';
+import { gatedTiming } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
 import { fusedShare } from './charts/roofline.ts';

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { readJson } from '../base/json-read.ts';
 import { DTYPES, type Dtype } from '../case/types.ts';
 import { PHASES } from './phases.ts';
+import { caseContradictions } from './results-consistency.ts';
+import { VERDICTS } from './verdict-rule.ts';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
@@ -38,6 +40,14 @@ export const STOP_REASONS = ['converged', 'budget', 'pair cap'] as const;
 export const RESULTS_JSON = 'fusebench-results.json';
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
 
+/**
+ * When a run was made: an ISO 8601 date and time, as `Date.toISOString` writes it (an offset is accepted too). The
+ * history orders and labels runs by it; free text ("yesterday") would reach every chart and table as a date.
+ */
+export const timestamp = z.iso.datetime({
+  offset: true,
+  error: (i) => `expected an ISO 8601 date and time such as 2026-11-29T06:00:00.000Z; got ${JSON.stringify(i.input)}`,
+});
 /** A confidence level as the statistics use it (0.95, 0.99). */
 const confidence = z.number().min(0.5).lt(1);
 /**
@@ -130,10 +140,6 @@ const range = z.object({ min: z.number(), median: z.number(), max: z.number() })
 const phases = z.object(
   Object.fromEntries(PHASES.map((p) => [p, z.number().nonnegative()])) as Record<(typeof PHASES)[number], z.ZodNumber>,
 );
-
-/** Verdicts of the regression gate (see src/gate/decision.ts). */
-export const VERDICTS = ['SLOWER', 'FASTER', 'SAME', 'AMBIGUOUS'] as const;
-export type Verdict = (typeof VERDICTS)[number];
 
 /** One decision: current vs baseline for one metric, on D = log(current) − log(baseline). */
 const decisionSchema = z.object({
@@ -321,52 +327,60 @@ const deviceSchema = z.object({
   maxSharedMemoryPerBlock: z.number().optional(),
 });
 
-export const resultsFileSchema = z.object({
-  schemaVersion: schemaVersionField(
-    RESULTS_SCHEMA_VERSION,
-    'run `npm run perf` again with this fusebench to write a current results file',
-  ),
-  tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
-  createdAt: z.string(),
-  /** Wall time of the whole run, from the start of its first shape to the end of its last, ms. */
-  wallMs: z.number().nonnegative().optional(),
-  command: z.string(),
-  /** What was measured: the commit (with +dirty when tracked files differed) and the branch, when known. */
-  source: z.object({ commit: z.string(), branch: z.string().optional() }).optional(),
-  backendReason: z.string(),
-  settings: z.object({
-    budgetMs: z.number(),
-    minPairs: z.number().int(),
-    targetHalfWidth: z.number(),
-    seed: z.number(),
-  }),
-  device: deviceSchema,
-  /**
-   * Each case's key is its case/shape/precision, once in the file: a key twice (a hand-merged file) made
-   * compare judge one row against another shape's, and history keep one of the two without a word.
-   */
-  cases: z.array(caseResultSchema).superRefine((cases, ctx) => {
-    const first = new Map<string, number>();
-    cases.forEach((c, i) => {
-      const key = entryKey(c.case, c.shape.label, c.dtype);
-      if (c.key !== key) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [i, 'key'],
-          message: `expected ${JSON.stringify(key)} (case/shape/precision)`,
-        });
-      }
-      const at = first.get(key);
-      if (at !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [i],
-          message: `${JSON.stringify(key)} appears twice, as cases[${at}] and cases[${i}]`,
-        });
-      } else first.set(key, i);
+export const resultsFileSchema = z
+  .object({
+    schemaVersion: schemaVersionField(
+      RESULTS_SCHEMA_VERSION,
+      'run `npm run perf` again with this fusebench to write a current results file',
+    ),
+    tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
+    createdAt: timestamp,
+    /** Wall time of the whole run, from the start of its first shape to the end of its last, ms. */
+    wallMs: z.number().nonnegative().optional(),
+    command: z.string(),
+    /** What was measured: the commit (with +dirty when tracked files differed) and the branch, when known. */
+    source: z.object({ commit: z.string(), branch: z.string().optional() }).optional(),
+    backendReason: z.string(),
+    settings: z.object({
+      budgetMs: z.number(),
+      minPairs: z.number().int(),
+      targetHalfWidth: z.number(),
+      seed: z.number(),
+    }),
+    device: deviceSchema,
+    /**
+     * Each case's key is its case/shape/precision, once in the file: a key twice (a hand-merged file) made
+     * compare judge one row against another shape's, and history keep one of the two without a word.
+     */
+    cases: z.array(caseResultSchema).superRefine((cases, ctx) => {
+      const first = new Map<string, number>();
+      cases.forEach((c, i) => {
+        const key = entryKey(c.case, c.shape.label, c.dtype);
+        if (c.key !== key) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'key'],
+            message: `expected ${JSON.stringify(key)} (case/shape/precision)`,
+          });
+        }
+        const at = first.get(key);
+        if (at !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [i],
+            message: `${JSON.stringify(key)} appears twice, as cases[${at}] and cases[${i}]`,
+          });
+        } else first.set(key, i);
+      });
+    }),
+  })
+  .superRefine((file, ctx) => {
+    // Every summary, speedup, rate and verdict must be what the file's own samples give (results-consistency.ts).
+    file.cases.forEach((c, i) => {
+      for (const x of caseContradictions(c, file.device.copyBandwidthGBs))
+        ctx.addIssue({ code: 'custom', path: ['cases', i, ...x.path], message: x.message });
     });
-  }),
-});
+  });
 
 /** One case at one shape: numerics, samples, speedup and traffic. */
 export type CaseResult = z.infer<typeof caseResultSchema>;

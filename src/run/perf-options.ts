@@ -4,18 +4,8 @@
  * help text are all derived from it.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
-import {
-  decimalArg,
-  digitsArg,
-  joinNegativeValues,
-  parseArgsMessage,
-  pathArg,
-  positiveArg,
-  refuseRepeated,
-  UsageError,
-} from '../base/cli-args.ts';
+import { decimalArg, deltaArg, digitsArg, parseFlags, pathArg, positiveArg, UsageError } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
 import { freshSeed } from '../base/rng.ts';
 import { shellWord } from '../base/shell-words.ts';
@@ -199,11 +189,7 @@ const PERF_FLAGS = {
     flag: 'delta',
     value: '<f>',
     help: ["SAME band ±f for every case (default: each entry's tolerance, else 0.05)"],
-    parse: (raw) => {
-      const d = positiveArg('delta', str(raw, 'delta'), false);
-      if (d !== undefined && d >= 1) throw new UsageError(`Expected --delta in (0, 1) but received ${d}`);
-      return d;
-    },
+    parse: (raw) => deltaArg(str(raw, 'delta')),
   }),
   /** AMBIGUOUS fails, and so does a fingerprint that differs from the baseline's. */
   strict: flag({
@@ -274,7 +260,6 @@ export function defaultPerfOptions(): PerfOptions {
 
 /** Parses perf arguments; returns null when --help was asked for (after printing it). */
 export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfOptions | null {
-  let values: Raw['values'];
   const config = Object.fromEntries(
     Object.values(PERF_FLAGS).map((f: Flag<unknown>) => [
       f.flag,
@@ -285,19 +270,7 @@ export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfO
       },
     ]),
   );
-  try {
-    const parsed = parseArgs({
-      args: joinNegativeValues(argv, (flag) => config[flag]?.type === 'string'),
-      strict: true,
-      allowPositionals: false,
-      tokens: true,
-      options: config,
-    });
-    refuseRepeated(parsed.tokens, config);
-    values = parsed.values as Raw['values'];
-  } catch (e) {
-    throw new UsageError(`${parseArgsMessage(e)}\n\n${PERF_HELP}`);
-  }
+  const values = parseFlags(argv, config, PERF_HELP, false).values as Raw['values'];
   const raw = { values, seed: defaults.seed };
   const parsed = Object.fromEntries(
     Object.entries(PERF_FLAGS).map(([key, f]: [string, Flag<unknown>]) => [key, f.parse(raw)]),

@@ -6,9 +6,9 @@
  * and the verdict; worst verdict first. Pure.
  */
 import { ms, speedup } from '../base/format.ts';
-import { gatedTiming } from '../gate/judged-timing.ts';
 import { fusedShare } from '../report/charts/roofline.ts';
 import { shareLabel } from '../report/share-label.ts';
+import { gatedTiming } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, verdictRank } from '../results/verdict.ts';
 import { type Html, html, name, note } from './html.ts';

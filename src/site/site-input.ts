@@ -90,8 +90,8 @@ export function loadSiteInput({ historyDir, resultsFiles, baselinesDir }: SiteSo
       d.name = record.device.name;
     }
   }
-  const { runs, unreadable } = readGpuResults(resultsFiles);
-  const fileProblems = unreadable.map((u) => `${u.file}: ${u.why}`);
+  const { runs, leftOut } = readGpuResults(resultsFiles);
+  const fileProblems = leftOut.map((u) => `${u.file} ${u.why}`);
   for (const run of runs) {
     const d = device(run.device.slug, run.device.name);
     d.latest = run;

@@ -193,11 +193,11 @@ describe('bad input: a results file that fails its schema', () => {
     const out = join(tmp, 'site-broken');
     const built = site(['--history', historyDir, '--results', h100Results, broken, '--out', out]);
     expect(built.code).toBe(2);
-    expect(built.stderr).toContain(`${broken}: is not valid:`);
+    expect(built.stderr).toContain(`${broken} could not be read: is not valid:`);
     const v = await visit(join(out, 'index.html'));
     expect(v.trouble).toEqual([]);
     const problems = (await v.page.textContent('#problems')) ?? '';
-    expect(problems).toContain(`${broken}: is not valid:`);
+    expect(problems).toContain(`${broken} could not be read: is not valid:`);
     expect(problems).toContain('device.name');
     // The H100's table is there.
     expect(await v.page.locator('#gpu-nvidia-h100-80gb-hbm3 table.results tbody tr').count()).toBe(

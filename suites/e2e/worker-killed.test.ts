@@ -6,21 +6,15 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { procStatField } from '../../src/base/proc-stat.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-/** The pids whose parent is `pid` (Linux: /proc/<pid>/stat's fourth field). */
+/** The pids whose parent is `pid` (Linux: /proc/<pid>/stat's fourth field; a process gone meanwhile has none). */
 function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(d)] : [];
-      } catch {
-        return []; // gone meanwhile
-      }
-    });
+    .filter((d) => /^\d+$/.test(d) && Number(procStatField(Number(d), 4)) === pid)
+    .map(Number);
 }
 
 describe.runIf(process.platform === 'linux')('a perf run whose worker is killed', () => {

@@ -2,7 +2,7 @@
 // test CPU, for the gate, update-flow and baseline-lock tests.
 
 import { speedupInterval, summarize } from '../../src/base/stats.ts';
-import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
+import type { CaseResult, MeasuredCase, ResultsFile } from '../../src/results/results.ts';
 
 /** A measured gelu_scale result at shape `label` whose timing, summaries and speedup come from the samples. */
 export function measuredCase(label: string, unfused: number[], fused: number[]): CaseResult {
@@ -54,5 +54,35 @@ export function oneShapeResults(label: string, command: string, createdAt = new 
         Array.from({ length: 40 }, (_, i) => 1 + 0.01 * Math.cos(i)),
       ),
     ],
+  };
+}
+
+/**
+ * A measured case whose samples a test has changed, with everything a run derives from them derived again
+ * (summaries, speedup, rates) and its gate dropped, as a run that measured those samples would have written it
+ * before judging them: a results file must agree with its own samples (src/results/results-consistency.ts).
+ */
+export function rederived(c: MeasuredCase, copyBandwidthGBs: number): MeasuredCase {
+  const { unfused, fused } = c.timing.samples;
+  const speedup = speedupInterval(unfused, fused, { resamples: 200 });
+  const t = {
+    ...c.timing,
+    unfused: summarize(unfused),
+    fused: summarize(fused),
+    pairsTaken: unfused.length + c.timing.droppedThrottled,
+  };
+  const fusedGBs = c.traffic.fused.bytes / (t.fused.median / 1e3) / 1e9;
+  const flops = c.flops;
+  const { gate: _, ...rest } = c;
+  return {
+    ...rest,
+    timing: t,
+    speedup,
+    efficiency: speedup.estimate / c.traffic.theoreticalSpeedup,
+    fusedGBs,
+    fusedPctOfCopy: (100 * fusedGBs) / copyBandwidthGBs,
+    ...(flops && c.tflops
+      ? { tflops: { unfused: flops / (t.unfused.median / 1e3) / 1e12, fused: flops / (t.fused.median / 1e3) / 1e12 } }
+      : {}),
   };
 }

@@ -4,11 +4,10 @@
 import { normal, uniform } from '../../src/base/rng.ts';
 import { relativeHalfWidth } from '../../src/base/stats.ts';
 import type { BaselineEntry } from '../../src/gate/baseline-file.ts';
-import { classify, decide } from '../../src/gate/decision.ts';
-import { worst } from '../../src/gate/gate.ts';
+import { decide } from '../../src/gate/decision.ts';
 import { type BaselineRun, entryDeltas, runNoise } from '../../src/gate/tolerance.ts';
 import { thin } from '../../src/gate/update.ts';
-import type { Verdict } from '../../src/results/results.ts';
+import { classify, type Verdict, worst } from '../../src/results/verdict-rule.ts';
 import { type Measurement, measurePairs } from '../../src/run/measure.ts';
 
 /** Noise of one timed call. */

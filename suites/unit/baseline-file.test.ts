@@ -144,7 +144,10 @@ describe('baseline files', () => {
     ['fusedMedianMs', { fusedMedianMs: 1e-300 }],
     ['unfusedMedianMs', { unfusedMedianMs: 1e9 }],
     ['samples.fused[0]', { samples: { unfused: [1, 1, 1, 1, 1], fused: [5e-324, 1, 1, 1, 1] } }],
-    ['runs[0].speedup', { runs: [{ date: 'd', commit: 'c', speedup: 1e7, fusedMedianMs: 0.04, halfWidth: 0 }] }],
+    [
+      'runs[0].speedup',
+      { runs: [{ date: '2026-11-21T22:27:45Z', commit: 'c', speedup: 1e7, fusedMedianMs: 0.04, halfWidth: 0 }] },
+    ],
   ])('%s out of the range a results file holds is refused, naming the field', (field, change) => {
     const p = write(`range-${field}.json`, file({ 'gelu_scale/16M/fp32': { ...entry, ...change } }));
     expect(() => loadBaselineFile(p, known)).toThrow(`entries.gelu_scale/16M/fp32.${field}: expected a`);

@@ -5,13 +5,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { normal, seedStream, uniform } from '../../src/base/rng.ts';
-import { median } from '../../src/base/stats.ts';
-import {
-  type EntryNumbers,
-  entryContradictions,
-  MAX_BASELINE_PAIRS,
-  medianBand,
-} from '../../src/gate/baseline-consistency.ts';
+import { median, medianBand } from '../../src/base/stats.ts';
+import { type EntryNumbers, entryContradictions, MAX_BASELINE_PAIRS } from '../../src/gate/baseline-consistency.ts';
 import { thin } from '../../src/gate/update.ts';
 
 /** An entry as `--update-baselines` records it: medians and estimate from all pairs, samples thinned. */

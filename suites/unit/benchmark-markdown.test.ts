@@ -2,8 +2,8 @@
 // peak), a real H200 run, and the H200 run with every verdict.
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { gatedTiming } from '../../src/gate/judged-timing.ts';
 import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
+import { gatedTiming } from '../../src/results/judged-timing.ts';
 import { type CaseResult, type ResultsFile, readResults } from '../../src/results/results.ts';
 import { codeBlocks, hostileResults, injections } from '../support/hostile-results.ts';
 import { markdownTables, tableProblems } from '../support/markdown-check.ts';
@@ -314,7 +314,9 @@ describe('several GPUs in one document', () => {
 
   test('a results file left out is named at the top, before the table', () => {
     const left = renderBenchmarkMarkdown([h200], {
-      unreadable: [{ file: 'h100/fusebench-results.json', why: 'cases[1].speedup.estimate: expected number' }],
+      leftOut: [
+        { file: 'h100/fusebench-results.json', why: 'could not be read: cases[1].speedup.estimate: expected number' },
+      ],
     });
     expect(lineOf(left, '> **Left out:** `h100/fusebench-results.json` could not be read')).toBeLessThan(
       lineOf(left, '| Case |'),

@@ -116,8 +116,12 @@ describe.each(cases.map((c) => [`${c.name} ${c.dtype}`, c] as const))('%s', (_na
     const ws = new Workspace('cpu', def.nativeCase, def.dtype, dims, [...def.params], undefined);
     try {
       expect(caseBuffers(def.nativeCase, def.dtype, dims)).toEqual(ws.buffers());
-      const bytes = ws.buffers().reduce((s, b) => s + b.count * (b.elem === 'u32' ? 4 : DTYPE_BYTES[b.elem]), 0);
-      expect(def.allocatedBytes(dims)).toBe(bytes);
+      // Each buffer's bytes are its elements', rounded up to whole 4-byte words (a word holds 2 bf16 or fp16).
+      for (const b of ws.buffers()) {
+        const exact = b.count * (b.elem === 'u32' ? 4 : DTYPE_BYTES[b.elem]);
+        expect(b.bytes, b.name).toBe(Math.ceil(exact / 4) * 4);
+      }
+      expect(def.allocatedBytes(dims)).toBe(ws.buffers().reduce((s, b) => s + b.bytes, 0));
     } finally {
       ws.dispose();
     }

@@ -6,8 +6,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EXIT } from '../../src/cli/command-line.ts';
+import { asMeasured } from '../../src/results/judged-timing.ts';
 import { type ResultsFile, readResults } from '../../src/results/results.ts';
 import { RESULTS_JSON_SCHEMA_FILE } from '../../src/results/results-json-schema.ts';
+import { rederived } from '../support/measured-case.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
@@ -54,6 +56,11 @@ describe('fusebench', () => {
     const r = fusebench(['--version']);
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
+    // A word after it is a mistake (a command meant, a flag misplaced), not something to ignore.
+    const extra = fusebench(['--version', 'perf']);
+    expect(extra.code).toBe(EXIT.usage);
+    expect(extra.stdout).toBe('');
+    expect(extra.stderr).toContain("fusebench: --version takes no arguments; got 'perf'");
   });
 
   test('docs/cli.md lists every command, and the exit-code table per command', () => {
@@ -119,11 +126,12 @@ describe('exit codes', () => {
     const head: ResultsFile = structuredClone(base);
     // Two shapes of gelu_scale 1.5× slower, every sample: SLOWER beyond any noise.
     const slowed = ['gelu_scale/1M/fp32', 'gelu_scale/16M/fp32'];
-    for (const c of head.cases.filter((x) => slowed.includes(x.key) && x.timing)) {
-      const t = c.timing as NonNullable<typeof c.timing>;
-      t.samples.fused = t.samples.fused.map((x) => x * 1.5);
-      t.fused = { ...t.fused, median: t.fused.median * 1.5 };
-    }
+    head.cases = head.cases.map((c) => {
+      const m = asMeasured(c);
+      if (!m || !slowed.includes(c.key)) return c;
+      m.timing.samples.fused = m.timing.samples.fused.map((x) => x * 1.5);
+      return rederived(m, head.device.copyBandwidthGBs);
+    });
     const fb = join(dir, 'base.json');
     const fh = join(dir, 'head.json');
     writeFileSync(fb, JSON.stringify(base));

@@ -44,14 +44,14 @@ describe('keys from files', () => {
   });
 
   test('a history case keyed __proto__ (or constructor) is kept', () => {
-    const line = `{"v":${HISTORY_RECORD_VERSION},"date":"d","commit":"c","device":{"name":"n","slug":"s"},"cases":{"__proto__":{"case":"a","shape":"1","verdict":"SAME"},"constructor":{"case":"b","shape":"1","verdict":"SAME"}}}`;
+    const line = `{"v":${HISTORY_RECORD_VERSION},"date":"2026-11-29T06:00:00.000Z","commit":"c","device":{"name":"n","slug":"s"},"cases":{"__proto__":{"case":"a","shape":"1","verdict":"SAME"},"constructor":{"case":"b","shape":"1","verdict":"SAME"}}}`;
     const { records, problems } = parseHistory(line, 'h.jsonl');
     expect(problems).toEqual([]);
     expect(Object.keys(records[0]?.record.cases ?? {})).toEqual(['__proto__', 'constructor']);
   });
 
   test('a history case that is not an object is named with its key', () => {
-    const line = `{"v":${HISTORY_RECORD_VERSION},"date":"d","commit":"c","device":{"name":"n","slug":"s"},"cases":{"__proto__":7}}`;
+    const line = `{"v":${HISTORY_RECORD_VERSION},"date":"2026-11-29T06:00:00.000Z","commit":"c","device":{"name":"n","slug":"s"},"cases":{"__proto__":7}}`;
     expect(parseHistory(line, 'h.jsonl').problems).toEqual([
       expect.stringMatching(/^h\.jsonl:1: not a history record \(cases\.__proto__/),
     ]);
@@ -93,7 +93,7 @@ describe('symbolic links', () => {
   test('a history append through a link appends to the shared file; a dangling link creates its target', async () => {
     const rec = (commit: string): HistoryRecord => ({
       v: HISTORY_RECORD_VERSION,
-      date: 'd',
+      date: '2026-11-29T06:00:00.000Z',
       commit,
       device: { name: 'n', slug: 's' },
       cases: {},

@@ -3,10 +3,11 @@ import { loadCases } from '../../cases/registry.ts';
 import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
 import { normal, uniform } from '../../src/base/rng.ts';
 import { type BaselineEntry, baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { classify, decide, MIN_DECISION_PAIRS } from '../../src/gate/decision.ts';
-import { fingerprintNotes, gateCase, worst } from '../../src/gate/gate.ts';
+import { decide, MIN_DECISION_PAIRS } from '../../src/gate/decision.ts';
+import { fingerprintNotes, gateCase } from '../../src/gate/gate.ts';
 import { updateBaselines } from '../../src/gate/update.ts';
 import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
+import { classify, worst } from '../../src/results/verdict-rule.ts';
 import { batchCalls } from '../../src/run/run-case.ts';
 import { measuredCase } from '../support/measured-case.ts';
 
@@ -153,7 +154,13 @@ describe('no baseline and fingerprints', () => {
       sampleCount: 0,
       tolerance: 0.05,
       gating: true,
-      provenance: { kind: 'measured' as const, date: '', commit: '', driver: '570.1', maxSmClockMHz: 1755 },
+      provenance: {
+        kind: 'measured' as const,
+        date: '2026-11-21T22:27:45Z',
+        commit: '',
+        driver: '570.1',
+        maxSmClockMHz: 1755,
+      },
     };
     expect(fingerprintNotes(device('NVIDIA H200'), entry)).toEqual([
       'driver: baseline 570.1, now 580.159.04',

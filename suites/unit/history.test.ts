@@ -12,9 +12,11 @@ import { appendHistory, historyFileFor, parseHistory, readHistory } from '../../
 import { type HistoryRecord, historyRecord } from '../../src/history/history-record.ts';
 import { caseHistories, lastCommits, shortCommit } from '../../src/history/history-series.ts';
 import { renderHistorySection } from '../../src/report/history-markdown.ts';
+import { asMeasured } from '../../src/results/judged-timing.ts';
 import { type ResultsFile, readResults } from '../../src/results/results.ts';
 import { historyAt } from '../support/history-at.ts';
 import { hostile, injections } from '../support/hostile-results.ts';
+import { rederived } from '../support/measured-case.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
@@ -235,10 +237,17 @@ describe('npm run history and npm run merge --history', () => {
     const files = [1, 2].map((i) => {
       const r: ResultsFile = structuredClone(run);
       r.source = { commit: `${i}${'0'.repeat(11)}`, branch: 'main' };
-      const c = r.cases.find((x) => x.speedup);
-      // The second run's fused call took 5,000 s: a valid results file (times up to a day), but no history
+      // The second run's calls took 5,000 s: a valid results file (times up to a day), but no history
       // record (an hour per call is no kernel), so its readers would skip it.
-      if (i === 2 && c?.timing) c.timing.fused = { ...c.timing.fused, median: 5_000_000 };
+      const at = r.cases.findIndex((x) => x.speedup);
+      const c = asMeasured(r.cases[at]);
+      if (i === 2 && c) {
+        c.timing.samples = {
+          unfused: c.timing.samples.unfused.map((x) => x * 5e7),
+          fused: c.timing.samples.fused.map((x) => x * 5e7),
+        };
+        r.cases[at] = rederived(c, r.device.copyBandwidthGBs);
+      }
       const f = join(dir, `run${i}.json`);
       writeFileSync(f, JSON.stringify(r));
       return f;

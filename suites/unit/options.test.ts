@@ -116,7 +116,7 @@ describe('perf options', () => {
     [['--budget-ms', 'Infinity'], /for --budget-ms but received 'Infinity'/],
     [['--max-elements', '1e300'], /for --max-elements but received '1e300'/],
     [['--target-half-width', '0x1'], /for --target-half-width but received '0x1'/],
-    [['--delta', '0b1'], /for --delta but received '0b1'/],
+    [['--delta', '0b1'], /for --delta \(0\.05 = ±5%\) but received '0b1'/],
     [['--inject', 'gelu_scale: 0x10%'], /^Expected --inject <case>:<p>% with p in \(0, 100\]/],
     [['--inject', 'gelu_scale:1e1%'], null],
     [['--inject', 'gelu_scale:0x4'], /^Expected --inject <case>\[:<passes>\]/],

@@ -121,8 +121,8 @@ describe('npm run merge', () => {
     writeFileSync(bad, JSON.stringify(json));
     const r = run('merge', ['--out-dir', join(dir, 'merged'), mixed, cut, bad]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`fusebench: leaving out ${cut}: is not valid JSON`);
-    expect(r.stderr).toContain(`fusebench: leaving out ${bad}: is not valid:`);
+    expect(r.stderr).toContain(`fusebench: leaving out ${cut}: could not be read: is not valid JSON`);
+    expect(r.stderr).toContain(`fusebench: leaving out ${bad}: could not be read: is not valid:`);
     expect(r.stderr).toContain('cases[1].speedup.estimate: ');
     const md = readFileSync(join(dir, 'merged', 'BENCHMARK_RESULTS.md'), 'utf8');
     expect(md).toContain('**GPU** NVIDIA H200');

@@ -149,16 +149,28 @@ describe('reading a results file', () => {
     expect(() => readResults(join(dir, 'absent.json'))).toThrow(/Cannot read .*absent\.json/);
   });
 
-  test('two results of the same GPU cannot be merged', () => {
-    expect(() => readGpuResults([fixture, fixture])).toThrow(/are both results of NVIDIA H200; pass one per GPU/);
+  test('of two runs of one GPU, the newer is read and the older left out with why, in either order', () => {
+    const older = edited('older-h200.json', ['createdAt'], '2026-11-21T22:28:02.000Z');
+    const newer = edited('newer-h200.json', ['createdAt'], '2026-11-29T06:00:00.000Z');
+    const why = `is another run of NVIDIA H200 (made 2026-11-21T22:28:02.000Z), not newer than ${newer}: one run a GPU is kept`;
+    for (const files of [
+      [older, newer],
+      [newer, older],
+    ]) {
+      const { runs, leftOut } = readGpuResults(files);
+      expect(runs.map((r) => r.createdAt)).toEqual(['2026-11-29T06:00:00.000Z']);
+      expect(leftOut).toEqual([{ file: older, why }]);
+    }
+    // Made at the same time (one file given twice): the one given last is kept.
+    expect(readGpuResults([newer, newer]).leftOut).toHaveLength(1);
   });
 
   test('of several GPUs’ files, one that cannot be read is set aside with why, and the others are read', () => {
     const file = join(dir, 'cut-for-merge.json');
     writeFileSync(file, text.slice(0, 100));
-    const { runs, unreadable } = readGpuResults([file, fixture]);
+    const { runs, leftOut } = readGpuResults([file, fixture]);
     expect(runs.map((r) => r.device.name)).toEqual(['NVIDIA H200']);
-    expect(unreadable).toEqual([{ file, why: expect.stringMatching(/^is not valid JSON: /) }]);
+    expect(leftOut).toEqual([{ file, why: expect.stringMatching(/^could not be read: is not valid JSON: /) }]);
   });
 });
 

@@ -58,7 +58,7 @@ describe('the dashboard’s inputs', () => {
     writeFileSync(join(baselines, 'nvidia-h100-80gb-hbm3.json'), '{"schemaVersion": 1, "device": 3');
     const input = loadSiteInput({ historyDir, resultsFiles: [h100, broken, h200], baselinesDir: baselines });
     expect(input.fileProblems).toEqual([
-      expect.stringContaining(`${broken}: is not valid:\n  device:`),
+      expect.stringContaining(`${broken} could not be read: is not valid:\n  device:`),
       expect.stringMatching(
         /nvidia-h100-80gb-hbm3\.json is not valid JSON.*\n\(the history charts of NVIDIA H100 80GB HBM3 have no baseline band\)/,
       ),
@@ -67,10 +67,13 @@ describe('the dashboard’s inputs', () => {
     expect(input.devices.map((d) => d.baselines?.file)).toEqual([undefined, undefined]);
   });
 
-  test('two results files of one GPU are refused, as merge refuses them', () => {
-    expect(() => loadSiteInput({ historyDir, resultsFiles: [h200, h200] })).toThrow(
-      `${h200} and ${h200} are both results of NVIDIA H200; pass one per GPU`,
-    );
+  test('of two results files of one GPU, the older is left out with why, as merge leaves it out', () => {
+    const input = loadSiteInput({ historyDir, resultsFiles: [h200, h200] });
+    // The H100 is there by its history alone; the H200 by one of its two runs.
+    expect(input.devices.map((d) => d.latest?.device.slug)).toEqual([undefined, 'nvidia-h200']);
+    expect(input.fileProblems).toEqual([
+      expect.stringMatching(/is another run of NVIDIA H200 \(made .*\), not newer than .*: one run a GPU is kept$/),
+    ]);
   });
 
   test('the baselines of each device are read from --baselines for the SAME band', () => {

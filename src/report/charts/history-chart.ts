@@ -12,11 +12,11 @@ import type { Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js'
 import type { LayerSpec } from 'vega-lite/types_unstable/spec/index.js';
 import type { Dtype } from '../../base/dtype.ts';
 import type { BaselineFile } from '../../gate/baseline-file.ts';
-import { sameBand } from '../../gate/decision.ts';
 import type { HistoryRecord } from '../../history/history-record.ts';
 import { caseHistories, DEFAULT_HISTORY_COMMITS, lastCommits, shortCommit } from '../../history/history-series.ts';
 import { entryKey } from '../../results/results.ts';
 import type { RowVerdict } from '../../results/verdict.ts';
+import { sameBand } from '../../results/verdict-rule.ts';
 import { plain } from '../escape.ts';
 import { CHART_CONFIG, type VegaLiteSpec } from './render-svg.ts';
 

@@ -12,7 +12,7 @@
 import type { Field, PositionDef, ShapeDef } from 'vega-lite/types_unstable/channeldef.js';
 import type { LayerSpec } from 'vega-lite/types_unstable/spec/index.js';
 import { DTYPES, type Dtype } from '../../base/dtype.ts';
-import { asMeasured } from '../../gate/judged-timing.ts';
+import { asMeasured } from '../../results/judged-timing.ts';
 import type { CaseResult, MeasuredCase, ResultsFile } from '../../results/results.ts';
 import { plain } from '../escape.ts';
 import { CHART_CONFIG, type VegaLiteSpec } from './render-svg.ts';

@@ -4,7 +4,7 @@
  * history and the exports all read this, as the gate itself does, so they report what the gate decided on. Pure.
  */
 import type { Interval, SampleSummary } from '../base/stats.ts';
-import type { CaseResult, MeasuredCase } from '../results/results.ts';
+import type { CaseResult, MeasuredCase } from './results.ts';
 
 /** How a case's samples were timed. */
 export type TimingMethod = 'per-call' | 'batched';

@@ -1,0 +1,216 @@
+// A results file's summaries, speedups, rates and verdicts must be what its own samples and the decision rule
+// give: a hand edit or a merge gone wrong is refused naming the field, and nothing a run writes ever is.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
+import type { BaselineEntry, LoadedBaselines } from '../../src/gate/baseline-file.ts';
+import { gateCase } from '../../src/gate/gate.ts';
+import { type ResultsFile, resultsFileSchema, validateFile } from '../../src/results/results.ts';
+import { caseContradictions } from '../../src/results/results-consistency.ts';
+import { measuredCase } from '../support/measured-case.ts';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures');
+const read = (name: string): ResultsFile => JSON.parse(readFileSync(join(fixtures, name), 'utf8'));
+/** A real H100 run: cases 27 (a GEMM, every pair kept, gated SAME on both metrics) and 0 (gelu_scale 1K, gated
+ * on its batched timing, both timings thinned to 40 of their pairs). */
+const h100 = read('h100-results-cb047cf.json');
+/** A real H200 run of gpt2_decode with its graph twin, every pair kept. */
+const decode = read('h200-gpt2-decode-run.json');
+
+type Path = (string | number)[];
+/** The file with the number at `path` passed through `f`. */
+function edit(file: ResultsFile, path: Path, f: (x: number) => number): ResultsFile {
+  const copy = structuredClone(file) as unknown as Record<string | number, unknown>;
+  let node = copy;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
+  const last = path.at(-1) as string | number;
+  node[last] = f(node[last] as number);
+  return copy as unknown as ResultsFile;
+}
+const problems = (file: ResultsFile): string => {
+  try {
+    validateFile(resultsFileSchema, file, 'run.json');
+    return '';
+  } catch (e) {
+    return (e as Error).message;
+  }
+};
+
+describe('a results file against its own samples', () => {
+  test('every recorded run loads: thinned or whole, gated or not, with hand-written verdicts that keep the rule', () => {
+    for (const name of [
+      'h100-results-cb047cf.json',
+      'h200-results.json',
+      'h200-gate-run.json',
+      'h200-gate-inject.json',
+      'h200-mixed-verdicts.json',
+      'h200-gpt2-decode-run.json',
+    ])
+      expect(problems(read(name)), name).toBe('');
+  });
+
+  test.each([
+    [
+      'a fused median 3% off',
+      h100,
+      ['cases', 27, 'timing', 'fused', 'median'],
+      1.03,
+      'cases[27].timing.fused.median: ',
+    ],
+    ['a speedup 2% off', h100, ['cases', 27, 'speedup', 'estimate'], 1.02, 'cases[27].speedup.estimate: '],
+    ['a sample count', h100, ['cases', 27, 'timing', 'unfused', 'n'], 2, 'cases[27].timing.unfused.n: '],
+    ['a least time', h100, ['cases', 27, 'timing', 'unfused', 'min'], 0.9, 'cases[27].timing.unfused.min: '],
+    ['a bandwidth', h100, ['cases', 27, 'fusedGBs'], 1.1, 'cases[27].fusedGBs: '],
+    ['a share of the copy rate', h100, ['cases', 27, 'fusedPctOfCopy'], 1.1, 'cases[27].fusedPctOfCopy: '],
+    ['an efficiency', h100, ['cases', 27, 'efficiency'], 1.1, 'cases[27].efficiency: '],
+    ['a TFLOP/s', decode, ['cases', 1, 'tflops', 'fused'], 1.1, 'cases[1].tflops.fused: '],
+    [
+      "the gate's current speedup",
+      h100,
+      ['cases', 27, 'gate', 'speedup', 'current'],
+      1.05,
+      'cases[27].gate.speedup.current: ',
+    ],
+    [
+      "the gate's baseline",
+      h100,
+      ['cases', 27, 'gate', 'fusedTime', 'baseline'],
+      1.05,
+      'cases[27].gate.fusedTime.diff.estimate: ',
+    ],
+    // Thinned: a median far outside where 40 kept samples put the median of all is refused; so is a batched one.
+    ['a thinned median', h100, ['cases', 0, 'timing', 'fused', 'median'], 2, 'cases[0].timing.fused.median: '],
+    ['a batched median', h100, ['cases', 0, 'batched', 'fused', 'median'], 2, 'cases[0].batched.fused.median: '],
+    [
+      'a batched speedup',
+      h100,
+      ['cases', 0, 'batched', 'speedup', 'estimate'],
+      2,
+      'cases[0].batched.speedup.estimate: ',
+    ],
+    [
+      "the graph twin's median",
+      decode,
+      ['cases', 1, 'graphTwin', 'graph', 'median'],
+      1.01,
+      'cases[1].graphTwin.graph.median: ',
+    ],
+    [
+      "the graph twin's speedup",
+      decode,
+      ['cases', 1, 'graphTwin', 'speedup', 'estimate'],
+      1.01,
+      'cases[1].graphTwin.speedup.estimate: ',
+    ],
+  ] as [string, ResultsFile, Path, number, string][])(
+    '%s edited by hand is refused naming the field',
+    (_, file, path, k, says) => {
+      expect(problems(file)).toBe('');
+      expect(problems(edit(file, path, (x) => x * k))).toContain(`\n  ${says}`);
+    },
+  );
+
+  test('a verdict its interval and δ do not give is refused, and so is a status its decisions do not give', () => {
+    // SAME made SLOWER: the interval lies inside the ±δ band.
+    const slower = structuredClone(h100);
+    const g = slower.cases[27]?.gate;
+    if (!g?.speedup) throw new Error('the fixture has a gated GEMM');
+    g.speedup.verdict = 'SLOWER';
+    expect(problems(slower)).toContain('cases[27].gate.speedup.verdict: SLOWER disagrees with its interval');
+    // The case's status alone: FASTER where both decisions say SAME.
+    const faster = structuredClone(h100);
+    (faster.cases[27]?.gate as NonNullable<typeof g>).status = 'FASTER';
+    expect(problems(faster)).toContain('cases[27].gate.status: FASTER disagrees with its decisions, which give SAME');
+    // An AMBIGUOUS is never refused: the gate says it for a baseline of too few pairs, whatever the interval.
+    const ambiguous = structuredClone(h100);
+    const a = ambiguous.cases[27]?.gate as NonNullable<typeof g>;
+    (a.speedup as NonNullable<typeof a.speedup>).verdict = 'AMBIGUOUS';
+    a.status = 'AMBIGUOUS';
+    expect(problems(ambiguous)).toBe('');
+  });
+
+  test('a thinned copy may not hold more samples than its pairs', () => {
+    expect(problems(edit(h100, ['cases', 0, 'timing', 'fused', 'n'], () => 39))).toContain(
+      'cases[0].timing.fused.n: 39 pairs, but timing.samples.fused holds 40 samples',
+    );
+  });
+});
+
+describe('what a run writes is consistent, whatever it measured', () => {
+  const device: DeviceDescription = {
+    backend: 'cuda',
+    name: 'Test GPU',
+    slug: deviceSlug('Test GPU'),
+    details: {},
+    fingerprint: {},
+    copyBandwidthGBs: 1000,
+    freeMemoryBytes: 1e9,
+  };
+  const timesOf = (n: number, medianMs: number, spread: number, seed: number) =>
+    Array.from({ length: n }, (_, i) => medianMs * Math.exp(spread * Math.sin(seed + 1.7 * i * i)));
+
+  test.prop(
+    [
+      fc.integer({ min: 10, max: 300 }),
+      fc.double({ min: 0.001, max: 50, noNaN: true }),
+      fc.double({ min: 0.2, max: 5, noNaN: true }),
+      fc.double({ min: 0, max: 0.3, noNaN: true }),
+      fc.double({ min: 0.5, max: 2, noNaN: true }),
+      fc.boolean(),
+      fc.integer({ min: 0, max: 1000 }),
+    ],
+    { numRuns: 60 },
+  )(
+    'a gated case built by the run’s own code, then a random thinned copy of it',
+    (n, fusedMs, speedup, spread, drift, withSamples, seed) => {
+      const u = timesOf(n, fusedMs * speedup, spread, seed);
+      const f = timesOf(n, fusedMs, spread, seed + 1);
+      const c = measuredCase('1M', u, f);
+      const base = timesOf(40, drift, spread, seed + 2);
+      const entry = {
+        case: 'gelu_scale',
+        shape: { label: '1M', dims: [1] },
+        dtype: 'fp32',
+        speedup: {
+          estimate: speedup * drift,
+          lo: speedup * drift * 0.98,
+          hi: speedup * drift * 1.02,
+          confidence: 0.95,
+        },
+        unfusedMedianMs: fusedMs * speedup,
+        fusedMedianMs: fusedMs * drift,
+        sampleCount: 40,
+        ...(withSamples
+          ? { samples: { unfused: base.map((x) => x * fusedMs * speedup), fused: base.map((x) => x * fusedMs) } }
+          : {}),
+        tolerance: 0.03,
+        gating: true,
+        provenance: { kind: 'reported', source: 'test', approximate: false },
+      } as BaselineEntry;
+      const baselines: LoadedBaselines = {
+        file: 'b.json',
+        data: {
+          schemaVersion: 1,
+          device: { name: device.name, slug: device.slug },
+          entries: { [c.key]: entry },
+        } as never,
+        warnings: [],
+      };
+      c.gate = gateCase(c, baselines, device, { updateCommand: 'x' });
+      expect(caseContradictions(c, device.copyBandwidthGBs)).toEqual([]);
+      // A random 30 of the pairs (as a fixture keeps them): the medians of all still lie in the kept ones' bands.
+      if (n > 30 && c.timing) {
+        const keep = new Set(
+          Array.from({ length: n }, (_, i) => i)
+            .sort((i, j) => Math.sin(seed * i) - Math.sin(seed * j))
+            .slice(0, 30),
+        );
+        const pick = (xs: number[]) => xs.filter((_, i) => keep.has(i));
+        c.timing.samples = { unfused: pick(c.timing.samples.unfused), fused: pick(c.timing.samples.fused) };
+        expect(caseContradictions(c, device.copyBandwidthGBs)).toEqual([]);
+      }
+    },
+  );
+});
