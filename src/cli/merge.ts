@@ -34,7 +34,7 @@ const HELP = renderHelp({
   usage: `Usage: fusebench merge --out-dir <dir> [--base <file>]... [--history <file.jsonl>]...
                        [--baselines-dir <dir>] [--repo-url <url>] [--run-url <url>] <results.json>...
 Merges several GPUs' runs into one ${MERGED_MARKDOWN} and one pull-request comment.
-  <results.json>...  one fusebench-results.json per GPU
+  <results.json>...  one fusebench-results.json per GPU (of two runs of one GPU, the newer is merged)
   --base <file>      a base-branch fusebench-results.json (repeatable; matched to GPUs by device)
   --history <file>   a device's history (JSON Lines, repeatable; matched to GPUs by device slug): charts of
                      the last 20 commits in ${MERGED_MARKDOWN}, SVGs in <dir>/${HISTORY_CHARTS}/
@@ -50,7 +50,7 @@ Merges several GPUs' runs into one ${MERGED_MARKDOWN} and one pull-request comme
   exits: {
     ok: `${MERGED_MARKDOWN} and ${MERGED_COMMENT} were written (they show SLOWER cases; the perf run is what fails on them)`,
     usage:
-      'a bad flag, an --out-dir that cannot be written, or a results file that cannot be read or is not valid (named; the others are still merged and written)',
+      'a bad flag, an --out-dir that cannot be written, or a results file that cannot be read, is not valid, or is an older run of a GPU another file holds (named; the others are still merged and written)',
   },
 });
 

@@ -38,7 +38,7 @@ left out; the rest is rendered.`,
   ],
   exits: {
     ok: `${SITE_PAGE} was written from every file given (broken history lines are named and skipped, as \`history\` does)`,
-    usage: `a bad flag, a missing history folder, two results files of one GPU, an --out that cannot be written; or a results or baseline file that cannot be read or fails its schema (${SITE_PAGE} is still written without it)`,
+    usage: `a bad flag, a missing history folder, an --out that cannot be written; or a results or baseline file that cannot be read or fails its schema, or an older run of a GPU another file holds (${SITE_PAGE} is still written without it)`,
   },
 });
 
