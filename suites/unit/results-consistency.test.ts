@@ -7,7 +7,7 @@ import { describe, expect } from 'vitest';
 import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
 import type { BaselineEntry, LoadedBaselines } from '../../src/gate/baseline-file.ts';
 import { gateCase } from '../../src/gate/gate.ts';
-import { type ResultsFile, resultsFileSchema, validateFile } from '../../src/results/results.ts';
+import { fieldPath, type ResultsFile, resultsFileSchema, validateFile } from '../../src/results/results.ts';
 import { caseContradictions } from '../../src/results/results-consistency.ts';
 import { measuredCase } from '../support/measured-case.ts';
 
@@ -51,64 +51,31 @@ describe('a results file against its own samples', () => {
       expect(problems(read(name)), name).toBe('');
   });
 
+  // Each row: what is edited, in which run, the number's path and the factor; the field the refusal names is that
+  // path unless given.
   test.each([
-    [
-      'a fused median 3% off',
-      h100,
-      ['cases', 27, 'timing', 'fused', 'median'],
-      1.03,
-      'cases[27].timing.fused.median: ',
-    ],
-    ['a speedup 2% off', h100, ['cases', 27, 'speedup', 'estimate'], 1.02, 'cases[27].speedup.estimate: '],
-    ['a sample count', h100, ['cases', 27, 'timing', 'unfused', 'n'], 2, 'cases[27].timing.unfused.n: '],
-    ['a least time', h100, ['cases', 27, 'timing', 'unfused', 'min'], 0.9, 'cases[27].timing.unfused.min: '],
-    ['a bandwidth', h100, ['cases', 27, 'fusedGBs'], 1.1, 'cases[27].fusedGBs: '],
-    ['a share of the copy rate', h100, ['cases', 27, 'fusedPctOfCopy'], 1.1, 'cases[27].fusedPctOfCopy: '],
-    ['an efficiency', h100, ['cases', 27, 'efficiency'], 1.1, 'cases[27].efficiency: '],
-    ['a TFLOP/s', decode, ['cases', 1, 'tflops', 'fused'], 1.1, 'cases[1].tflops.fused: '],
-    [
-      "the gate's current speedup",
-      h100,
-      ['cases', 27, 'gate', 'speedup', 'current'],
-      1.05,
-      'cases[27].gate.speedup.current: ',
-    ],
-    [
-      "the gate's baseline",
-      h100,
-      ['cases', 27, 'gate', 'fusedTime', 'baseline'],
-      1.05,
-      'cases[27].gate.fusedTime.diff.estimate: ',
-    ],
+    ['a fused median 3% off', h100, 'cases.27.timing.fused.median', 1.03],
+    ['a speedup 2% off', h100, 'cases.27.speedup.estimate', 1.02],
+    ['a sample count', h100, 'cases.27.timing.unfused.n', 2],
+    ['a least time', h100, 'cases.27.timing.unfused.min', 0.9],
+    ['a bandwidth', h100, 'cases.27.fusedGBs', 1.1],
+    ['a share of the copy rate', h100, 'cases.27.fusedPctOfCopy', 1.1],
+    ['an efficiency', h100, 'cases.27.efficiency', 1.1],
+    ['a TFLOP/s', decode, 'cases.1.tflops.fused', 1.1],
+    ["the gate's current speedup", h100, 'cases.27.gate.speedup.current', 1.05],
+    ["the gate's baseline", h100, 'cases.27.gate.fusedTime.baseline', 1.05, 'cases.27.gate.fusedTime.diff.estimate'],
     // Thinned: a median far outside where 40 kept samples put the median of all is refused; so is a batched one.
-    ['a thinned median', h100, ['cases', 0, 'timing', 'fused', 'median'], 2, 'cases[0].timing.fused.median: '],
-    ['a batched median', h100, ['cases', 0, 'batched', 'fused', 'median'], 2, 'cases[0].batched.fused.median: '],
-    [
-      'a batched speedup',
-      h100,
-      ['cases', 0, 'batched', 'speedup', 'estimate'],
-      2,
-      'cases[0].batched.speedup.estimate: ',
-    ],
-    [
-      "the graph twin's median",
-      decode,
-      ['cases', 1, 'graphTwin', 'graph', 'median'],
-      1.01,
-      'cases[1].graphTwin.graph.median: ',
-    ],
-    [
-      "the graph twin's speedup",
-      decode,
-      ['cases', 1, 'graphTwin', 'speedup', 'estimate'],
-      1.01,
-      'cases[1].graphTwin.speedup.estimate: ',
-    ],
-  ] as [string, ResultsFile, Path, number, string][])(
+    ['a thinned median', h100, 'cases.0.timing.fused.median', 2],
+    ['a batched median', h100, 'cases.0.batched.fused.median', 2],
+    ['a batched speedup', h100, 'cases.0.batched.speedup.estimate', 2],
+    ["the graph twin's median", decode, 'cases.1.graphTwin.graph.median', 1.01],
+    ["the graph twin's speedup", decode, 'cases.1.graphTwin.speedup.estimate', 1.01],
+  ] as [string, ResultsFile, string, number, string?][])(
     '%s edited by hand is refused naming the field',
-    (_, file, path, k, says) => {
+    (_, file, at, k, named = at) => {
+      const path = (p: string) => p.split('.').map((x) => (/^\d+$/.test(x) ? Number(x) : x));
       expect(problems(file)).toBe('');
-      expect(problems(edit(file, path, (x) => x * k))).toContain(`\n  ${says}`);
+      expect(problems(edit(file, path(at), (x) => x * k))).toContain(`\n  ${fieldPath(path(named))}: `);
     },
   );
 
