@@ -123,7 +123,7 @@ ${historyPart(device, id, charts, slots)}
 function problemsPart(problems: string[]): Html | string {
   if (problems.length === 0) return '';
   return html`<section class="problems" id="problems" role="alert">
-<h2>Left out: ${problems.length === 1 ? 'a file or line' : `${problems.length} files or lines`} that could not be read or failed ${problems.length === 1 ? 'its' : 'their'} schema</h2>
+<h2>Left out: ${problems.length === 1 ? 'a file or line' : `${problems.length} files or lines`}</h2>
 <p>Everything else is shown. Each is named, with why:</p>
 <ul>${problems.map((p) => html`<li><code>${p}</code></li>`)}</ul>
 </section>`;
