@@ -335,6 +335,11 @@ export const resultsFileSchema = z
     ),
     tool: z.object({ name: z.literal('fusebench'), version: z.string() }),
     createdAt: timestamp,
+    /**
+     * Set only on a copy whose samples were cut after the run, saying how (the test fixtures, cut to keep them
+     * small). A run keeps every pair it summarized; without this field every summary must be what its samples give.
+     */
+    samplesThinned: z.string().optional(),
     /** Wall time of the whole run, from the start of its first shape to the end of its last, ms. */
     wallMs: z.number().nonnegative().optional(),
     command: z.string(),
@@ -377,7 +382,7 @@ export const resultsFileSchema = z
   .superRefine((file, ctx) => {
     // Every summary, speedup, rate and verdict must be what the file's own samples give (results-consistency.ts).
     file.cases.forEach((c, i) => {
-      for (const x of caseContradictions(c, file.device.copyBandwidthGBs))
+      for (const x of caseContradictions(c, file.device, file.samplesThinned !== undefined))
         ctx.addIssue({ code: 'custom', path: ['cases', i, ...x.path], message: x.message });
     });
   });

@@ -14,7 +14,7 @@ import {
 } from '../../src/github/actions-report.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { renderPrComment } from '../../src/report/pr-comment.ts';
-import { readResults } from '../../src/results/results.ts';
+import { type ResultsFile, readResults } from '../../src/results/results.ts';
 import type { PerfMeta } from '../../src/run/perf-meta.ts';
 import { parsePerfArgs } from '../../src/run/perf-options.ts';
 import { PerfReporter } from '../../src/run/perf-reporter.ts';
@@ -29,6 +29,15 @@ const inActions = {
   GITHUB_ACTIONS: 'true',
   GITHUB_OUTPUT: join(mkdtempSync(join(tmpdir(), 'fusebench-output-')), 'output.txt'),
 };
+
+/**
+ * A results file the simulated runs below wrote. Their cases are the fixture's, whose samples were cut
+ * (a file may hold such only with `samplesThinned`, which a run never writes), so the file is read as JSON, not
+ * through readResults; the e2e runs read back what a real run writes.
+ */
+function written(file: string): Pick<ResultsFile, 'cases' | 'source'> {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
 
 /** Records what a run would send to @actions/core. */
 function fakeSink() {
@@ -256,7 +265,7 @@ describe('the perf reporter', () => {
       return { meta: () => ({ fusebench: meta }) };
     });
     await reporter.onTestRunEnd([{ children: { allTests: () => tests }, errors: () => [] }] as unknown as TestModule[]);
-    expect(readResults(join(out, 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
+    expect(written(join(out, 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
     const md = readFileSync(join(out, 'BENCHMARK_RESULTS.md'), 'utf8');
     expect(md).toContain('**🔴 SLOWER**');
     // The roofline the report shows is written beside it.
@@ -284,7 +293,7 @@ describe('the perf reporter', () => {
     const action = JSON.parse(readFileSync(join(out, 'benchmark-action.json'), 'utf8')) as { name: string }[];
     expect(action.map((e) => e.name)).toEqual(measured);
     expect(reporter.writeFailures).toEqual([]);
-    expect(readResults(join(out, 'fusebench-results.json')).source).toEqual({ commit: '3f6141c8923b', branch: 'main' });
+    expect(written(join(out, 'fusebench-results.json')).source).toEqual({ commit: '3f6141c8923b', branch: 'main' });
     vi.restoreAllMocks();
   });
 
@@ -311,7 +320,7 @@ describe('the perf reporter', () => {
     expect(kept).toMatch(
       /previous\/fusebench-results\.json: npx fusebench compare '.*previous\/fusebench-results\.json' '/,
     );
-    expect(readResults(join(out, 'previous', 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
+    expect(written(join(out, 'previous', 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
     expect(printed.join('\n')).not.toMatch(/^::/m); // the out-dir's newline and "::error::" were neutralised
     expect(printed.find((l) => l.startsWith('\nwrote '))).toContain('fusebench-results.json');
     vi.restoreAllMocks();

@@ -58,10 +58,14 @@ describe('a results file against its own samples', () => {
     ['a speedup 2% off', h100, 'cases.27.speedup.estimate', 1.02],
     ['a sample count', h100, 'cases.27.timing.unfused.n', 2],
     ['a least time', h100, 'cases.27.timing.unfused.min', 0.9],
+    ['a mean', h100, 'cases.27.timing.fused.mean', 1.01],
+    ['a 90th percentile', h100, 'cases.27.timing.unfused.p90', 1.01],
+    ['a spread', h100, 'cases.27.timing.unfused.relMad', 3],
     ['a bandwidth', h100, 'cases.27.fusedGBs', 1.1],
     ['a share of the copy rate', h100, 'cases.27.fusedPctOfCopy', 1.1],
     ['an efficiency', h100, 'cases.27.efficiency', 1.1],
     ['a TFLOP/s', decode, 'cases.1.tflops.fused', 1.1],
+    ['a share of the matrix peak', decode, 'cases.1.fusedPctOfMatrixPeak', 1.1],
     ["the gate's current speedup", h100, 'cases.27.gate.speedup.current', 1.05],
     ["the gate's baseline", h100, 'cases.27.gate.fusedTime.baseline', 1.05, 'cases.27.gate.fusedTime.diff.estimate'],
     // Thinned: a median far outside where 40 kept samples put the median of all is refused; so is a batched one.
@@ -98,7 +102,31 @@ describe('a results file against its own samples', () => {
     expect(problems(ambiguous)).toBe('');
   });
 
-  test('a thinned copy may not hold more samples than its pairs', () => {
+  test('a FASTER written by the rule before 6febc14 (the upper edge log(1 + δ)) is still read', () => {
+    const faster = structuredClone(h100);
+    const g = faster.cases[27]?.gate;
+    if (!g?.speedup?.diff) throw new Error('the fixture has a gated GEMM');
+    // Between log(1.05) = 0.0488 and −log(0.95) = 0.0513: FASTER then, AMBIGUOUS now.
+    g.speedup = { ...g.speedup, verdict: 'FASTER', delta: 0.05, diff: { ...g.speedup.diff, lo: 0.05, hi: 0.07 } };
+    g.status = 'FASTER';
+    (g.fusedTime as NonNullable<typeof g.fusedTime>).verdict = 'SAME';
+    expect(problems(faster)).toBe('');
+    g.speedup.diff.lo = 0.048;
+    expect(problems(faster)).toContain(
+      'cases[27].gate.speedup.verdict: FASTER disagrees with its interval [0.048, 0.07]',
+    );
+  });
+
+  test('a copy whose samples were cut must say so; then it may hold fewer samples than its pairs, never more', () => {
+    // One pair taken out of a whole run: its checks must not loosen to a cut copy's bands by themselves.
+    const cut = structuredClone(decode);
+    const t = cut.cases[1]?.timing;
+    if (!t) throw new Error('the fixture measured gpt2_decode bf16');
+    t.samples = { unfused: t.samples.unfused.slice(1), fused: t.samples.fused.slice(1) };
+    expect(problems(cut)).toContain(
+      `cases[1].timing.unfused.n: ${t.unfused.n} pairs, but timing.samples.unfused holds ${t.unfused.n - 1} samples: a run keeps every pair it summarized`,
+    );
+    expect(problems({ ...cut, samplesThinned: 'the first pair dropped' })).toBe('');
     expect(problems(edit(h100, ['cases', 0, 'timing', 'fused', 'n'], () => 39))).toContain(
       'cases[0].timing.fused.n: 39 pairs, but timing.samples.fused holds 40 samples',
     );
@@ -166,7 +194,7 @@ describe('what a run writes is consistent, whatever it measured', () => {
         warnings: [],
       };
       c.gate = gateCase(c, baselines, device, { updateCommand: 'x' });
-      expect(caseContradictions(c, device.copyBandwidthGBs)).toEqual([]);
+      expect(caseContradictions(c, device)).toEqual([]);
       // A random 30 of the pairs (as a fixture keeps them): the medians of all still lie in the kept ones' bands.
       if (n > 30 && c.timing) {
         const keep = new Set(
@@ -176,7 +204,12 @@ describe('what a run writes is consistent, whatever it measured', () => {
         );
         const pick = (xs: number[]) => xs.filter((_, i) => keep.has(i));
         c.timing.samples = { unfused: pick(c.timing.samples.unfused), fused: pick(c.timing.samples.fused) };
-        expect(caseContradictions(c, device.copyBandwidthGBs)).toEqual([]);
+        expect(caseContradictions(c, device, true)).toEqual([]);
+        // Without the file saying its samples were cut, fewer samples than pairs is itself the contradiction.
+        expect(caseContradictions(c, device).map((x) => x.path.join('.'))).toEqual([
+          'timing.unfused.n',
+          'timing.fused.n',
+        ]);
       }
     },
   );

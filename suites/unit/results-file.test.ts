@@ -161,8 +161,20 @@ describe('reading a results file', () => {
       expect(runs.map((r) => r.createdAt)).toEqual(['2026-11-29T06:00:00.000Z']);
       expect(leftOut).toEqual([{ file: older, why }]);
     }
-    // Made at the same time (one file given twice): the one given last is kept.
-    expect(readGpuResults([newer, newer]).leftOut).toHaveLength(1);
+    // Made at the same time: the one given last is kept.
+    const twin = edited('twin-h200.json', ['createdAt'], '2026-11-29T06:00:00.000Z');
+    expect(readGpuResults([newer, twin]).leftOut).toEqual([
+      {
+        file: newer,
+        why: `is another run of NVIDIA H200 (made 2026-11-29T06:00:00.000Z), not newer than ${twin}: one run a GPU is kept`,
+      },
+    ]);
+    // One file given twice is read once, and the second naming of it said so.
+    const again = readGpuResults([newer, join(dir, '.', 'newer-h200.json')]);
+    expect(again.runs).toHaveLength(1);
+    expect(again.leftOut).toEqual([
+      { file: join(dir, '.', 'newer-h200.json'), why: 'is given more than once: it is read once' },
+    ]);
   });
 
   test('of several GPUs’ files, one that cannot be read is set aside with why, and the others are read', () => {

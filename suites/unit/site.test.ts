@@ -68,11 +68,13 @@ describe('the dashboard’s inputs', () => {
   });
 
   test('of two results files of one GPU, the older is left out with why, as merge leaves it out', () => {
-    const input = loadSiteInput({ historyDir, resultsFiles: [h200, h200] });
+    const older = join(tmp(), 'older-h200.json');
+    writeFileSync(older, JSON.stringify({ ...readResults(h200), createdAt: '2026-11-20T00:00:00.000Z' }));
+    const input = loadSiteInput({ historyDir, resultsFiles: [h200, older] });
     // The H100 is there by its history alone; the H200 by one of its two runs.
     expect(input.devices.map((d) => d.latest?.device.slug)).toEqual([undefined, 'nvidia-h200']);
     expect(input.fileProblems).toEqual([
-      expect.stringMatching(/is another run of NVIDIA H200 \(made .*\), not newer than .*: one run a GPU is kept$/),
+      `${older} is another run of NVIDIA H200 (made 2026-11-20T00:00:00.000Z), not newer than ${h200}: one run a GPU is kept`,
     ]);
   });
 
