@@ -49,20 +49,36 @@ function progressLine(p: ShapeProgress): string {
   return parts.join(' · ');
 }
 
+/** The terminal's size now (a resize is followed), or undefined to keep the width the run started with. */
+type SizeNow = () => { columns: number; rows: number } | undefined;
+
 /**
  * The live view of a run's shapes on `stream`: redrawn in place when `columns` (the width of the terminal
- * behind it) is given, plain lines otherwise. The stream itself may be a pipe to that terminal: the test
- * worker's stderr is one.
+ * behind it when the run started) is given, plain lines otherwise. The stream itself may be a pipe to that
+ * terminal: the test worker's stderr is one, so its size is asked of `sizeNow` at every redraw.
  */
 export class LiveProgress {
   readonly #stream: NodeJS.WritableStream;
   readonly #draw: ReturnType<typeof createLogUpdate> | undefined;
 
-  constructor(columns: number | undefined, stream: NodeJS.WritableStream = process.stderr) {
+  constructor(
+    columns: number | undefined,
+    stream: NodeJS.WritableStream = process.stderr,
+    sizeNow: SizeNow = () => undefined,
+  ) {
     this.#stream = stream;
-    this.#draw = columns
-      ? createLogUpdate(stream as NodeJS.WriteStream, { showCursor: true, defaultWidth: columns })
-      : undefined;
+    // log-update writes to the stream, and reads its `columns` and `rows` at every redraw: a pipe has neither.
+    const sized = {
+      write: (text: string) => stream.write(text),
+      isTTY: (stream as NodeJS.WriteStream).isTTY,
+      get columns() {
+        return sizeNow()?.columns ?? columns;
+      },
+      get rows() {
+        return sizeNow()?.rows;
+      },
+    } as NodeJS.WriteStream;
+    this.#draw = columns ? createLogUpdate(sized, { showCursor: true, defaultWidth: columns }) : undefined;
   }
 
   /** Redraws the live line (terminal only; piped output gets the finished lines alone). */

@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { logText } from '../base/log-text.ts';
+import { terminalSize } from '../base/terminal-size.ts';
 import type { CaseDef, Shape } from '../case/types.ts';
 import { gateCase } from '../gate/gate.ts';
 import { LiveProgress } from '../report/live-progress.ts';
@@ -20,7 +21,7 @@ import { leftOutByMaxElements, type Progress, resultSkeleton, runCase } from './
  */
 let liveView: LiveProgress | undefined;
 function live(): LiveProgress {
-  liveView ??= new LiveProgress(perfOptions().terminalColumns);
+  liveView ??= new LiveProgress(perfOptions().terminalColumns, process.stderr, terminalSize);
   return liveView;
 }
 

@@ -1,6 +1,7 @@
 // What a perf run leaves behind for each finished shape when its output is not a terminal: one plain line,
 // with the speedup the gate judged and "(batched)" when that is of back-to-back calls.
 import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { expect, test } from 'vitest';
 import { LiveProgress } from '../../src/report/live-progress.ts';
 
@@ -31,4 +32,22 @@ test('piped, a finished shape is one line: its judged speedup, batched or not, i
     '[3/3] gemm 256x512x128 bf16: SKIPPED',
     '',
   ]);
+});
+
+test('on a terminal, each redraw fits the width the terminal has now: a resize during the run is followed', () => {
+  const out = new PassThrough();
+  const chunks: string[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c.toString()));
+  let columns = 200;
+  const p = new LiveProgress(200, out, () => ({ columns, rows: 40 }));
+  const at = { index: 2, total: 9, label: 'gelu_scale 16M bf16', phase: 'sampling', pairs: 120 };
+  const line = '[2/9] gelu_scale 16M bf16 · sampling · 120 pairs';
+  // The drawn frame, without log-update's cursor movements and erasures.
+  const frame = () => stripVTControlCharacters(chunks.pop() ?? '');
+  p.update(at);
+  expect(frame()).toBe(`${line}\n`);
+  columns = 20; // the window made narrow: the same line is wrapped at 20 columns, not drawn past the edge
+  p.update({ ...at, pairs: 121 });
+  expect(frame()).toBe('[2/9] gelu_scale 16M\n bf16 · sampling · 1\n21 pairs\n');
+  p.done();
 });
