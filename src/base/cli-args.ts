@@ -2,6 +2,7 @@
  * What every command line of fusebench shares: the error a bad argument raises, strict number arguments and
  * link arguments.
  */
+import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { logText } from './log-text.ts';
 
@@ -41,6 +42,24 @@ export function positiveArg(
     );
   }
   return v;
+}
+
+/**
+ * The paths of a command line, each file once (by where it resolves), and those given again: a file named twice
+ * (a glob and its file, a path written two ways) is read once, with a warning, not left out as a problem.
+ */
+export function onceEach(paths: readonly string[]): { paths: string[]; repeated: string[] } {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  const repeated: string[] = [];
+  for (const p of paths) {
+    if (seen.has(resolve(p))) repeated.push(p);
+    else {
+      seen.add(resolve(p));
+      out.push(p);
+    }
+  }
+  return { paths: out, repeated };
 }
 
 /** δ from --delta: a fraction in (0, 1), 0.05 = ±5%; undefined without it. perf and compare both take it. */

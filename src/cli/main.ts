@@ -77,7 +77,9 @@ async function main(argv: string[]): Promise<ExitCode> {
     return EXIT.usage;
   };
   if (name === '-h' || name === '--help' || name === 'help') {
-    const asked = name === 'help' ? rest[0] : undefined;
+    // `help perf`, `--help perf`: one command's help. A word more is a mistake, not something to ignore.
+    if (rest.length > 1) return extraArguments(name, rest.slice(1), 'at most the command to help with');
+    const asked = rest[0];
     if (asked === undefined || asked === '-h' || asked === '--help') {
       console.log(HELP);
       return EXIT.ok;
@@ -86,10 +88,7 @@ async function main(argv: string[]): Promise<ExitCode> {
     return about ? (await about.load()).main(['--help']) : unknown(asked);
   }
   if (name === '--version' || name === '-V') {
-    if (rest.length > 0) {
-      console.error(`fusebench: ${name} takes no arguments; got '${logText(rest.join(' '))}'`);
-      return EXIT.usage;
-    }
+    if (rest.length > 0) return extraArguments(name, rest, 'no arguments');
     console.log(VERSION);
     return EXIT.ok;
   }
@@ -99,6 +98,12 @@ async function main(argv: string[]): Promise<ExitCode> {
   }
   const command = commandOf(name);
   return command ? (await command.load()).main(rest) : unknown(name);
+}
+
+/** A usage error for words `name` does not take (exit 2). */
+function extraArguments(name: string, extra: string[], takes: string): ExitCode {
+  console.error(`fusebench: ${name} takes ${takes}; got '${logText(extra.join(' '))}'`);
+  return EXIT.usage;
 }
 
 runCommand(main, process.argv.slice(2));

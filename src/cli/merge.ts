@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkWritableDir, writeFileAtomic } from '../base/atomic-write.ts';
-import { checkOutput, UsageError, urlArg } from '../base/cli-args.ts';
+import { checkOutput, onceEach, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { repositoryUrlFromEnv } from '../base/source.ts';
 import { defaultBaselinesDir } from '../gate/baseline-file.ts';
@@ -73,7 +73,9 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
   const repoUrl = urlArg('repo-url', values['repo-url']);
   const runUrl = urlArg('run-url', values['run-url']);
-  const { runs, leftOut } = readGpuResults(positionals);
+  const given = onceEach(positionals);
+  for (const f of given.repeated) console.warn(`fusebench: ${logText(f)} is given more than once; it is read once`);
+  const { runs, leftOut } = readGpuResults(given.paths);
   for (const u of leftOut) console.error(`fusebench: leaving out ${logText(u.file)}: ${logLines(u.why)}`);
   if (runs.length === 0) throw new Error('none of the results files could be read; nothing to merge');
   // Before anything is rendered: a folder that cannot be written would otherwise fail part-way.

@@ -2,11 +2,12 @@
  * `fusebench site --history <dir> --results <files...> --out <dir>`: builds the dashboard, one
  * self-contained HTML page (src/site/, docs/site.md): per GPU the latest run's table, the roofline per
  * precision, and each case's speedup and fused time over commits. A history line, results file or baseline
- * file that fails its schema is named on the page and on stderr and left out; the rest is rendered.
+ * file that fails its schema, or an older run of a GPU another results file holds, is named on the page and on
+ * stderr and left out; the rest is rendered.
  */
 import { existsSync, statSync } from 'node:fs';
 import { checkWritableDir, missingDirs } from '../base/atomic-write.ts';
-import { checkOutput, positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
+import { checkOutput, onceEach, positiveArg, UsageError, urlArg } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { removeIfEmpty } from '../base/signal-cleanup.ts';
 import { buildSite, SITE_PAGE } from '../site/build-site.ts';
@@ -29,8 +30,8 @@ Builds the dashboard: one self-contained ${SITE_PAGE} (Vega inlined; no server, 
   --repo-url <url>    https://github.com/<owner>/<repo>: a click on a point opens its commit there
   --last N            commits per history chart (default ${SITE_COMMITS})
   -h, --help          this text
-A history line, results file or baseline file that fails its schema is named on the page and on stderr, and
-left out; the rest is rendered.`,
+A history line, results file or baseline file that fails its schema, or an older run of a GPU another results
+file holds, is named on the page and on stderr, and left out; the rest is rendered.`,
   examples: [
     'fusebench site --history perf-history/history --results perf-out/fusebench-results.json --out site',
     'fusebench site --history history --results h100.json h200.json --baselines baselines --out site \\\n' +
@@ -77,7 +78,9 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const listed = resultsRuns(argv);
   const stray = positionals.find((p) => !listed.has(p));
   if (stray !== undefined) throw new UsageError(`Unexpected argument '${logText(stray)}'\n\n${HELP}`);
-  const resultsFiles = [...(values.results ?? []), ...positionals];
+  const given = onceEach([...(values.results ?? []), ...positionals]);
+  for (const f of given.repeated) console.warn(`fusebench: ${logText(f)} is given more than once; it is read once`);
+  const resultsFiles = given.paths;
   if (!values.history || !values.out) throw new UsageError(`Expected --history and --out\n\n${HELP}`);
   const repoUrl = urlArg('repo-url', values['repo-url']);
   if (values.baselines !== undefined && !isFolder(values.baselines))

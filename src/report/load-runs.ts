@@ -4,7 +4,6 @@
  * says there is no base run and compares with the stored baseline only).
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { type BaselineFile, baselineFileSchema, baselinePath } from '../gate/baseline-file.ts';
 import { type ResultsFile, readJsonFile, readResults } from '../results/results.ts';
 import type { BaseRun } from './comparison.ts';
@@ -42,18 +41,12 @@ export function pairWithBases(runs: ResultsFile[], bases: BaseRun[]): GpuRun[] {
 /**
  * Reads several GPUs' results: each file that cannot be read or fails the schema is left out with why, and so is
  * each older run of a GPU another file holds a newer run of (by `createdAt`; of two alike, the later given), since
- * their sections would collide, and a file given again. The runs come sorted by device name.
+ * their sections would collide. The runs come sorted by device name.
  */
 export function readGpuResults(files: string[]): { runs: ResultsFile[]; leftOut: LeftOut[] } {
   const newest = new Map<string, { file: string; results: ResultsFile }>();
   const leftOut: LeftOut[] = [];
-  const given = new Set<string>();
   for (const file of files) {
-    if (given.has(resolve(file))) {
-      leftOut.push({ file, why: 'is given more than once: it is read once' });
-      continue;
-    }
-    given.add(resolve(file));
     let results: ResultsFile;
     try {
       results = readResults(file);

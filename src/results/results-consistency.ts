@@ -13,7 +13,7 @@
  * Every other verdict must be the one its interval and δ give; a FASTER written before 6febc14 (2026-11-28, when
  * the band's upper edge was log(1 + δ), not −log(1 − δ)) is accepted by that edge too.
  */
-import { median, medianBand, type SampleSummary, summarize } from '../base/stats.ts';
+import { median, medianBand, SAMPLE_ROUNDING, type SampleSummary, summarize } from '../base/stats.ts';
 import { classify, judgedVerdict, type Verdict } from './verdict-rule.ts';
 
 /** A contradiction: the field that disagrees and why. */
@@ -37,7 +37,7 @@ interface DecisionNumbers {
 }
 
 /** The fields of a case result these checks read. */
-export interface CaseNumbers {
+interface CaseNumbers {
   dtype: 'fp32' | 'bf16' | 'fp16';
   traffic: { fused: { bytes: number }; theoreticalSpeedup: number };
   flops?: number;
@@ -59,12 +59,6 @@ export interface CaseNumbers {
 
 /** Float rounding between numbers derived from one another (a rate from a median, a log from a ratio). */
 const ROUNDING = 1e-9;
-/**
- * A summary or ratio against the samples it came from: samples may be stored rounded to 5 significant digits (as
- * older runs and the test fixtures keep them; at most 5e-5 each, so 1e-4 for a ratio of two), which no edit of
- * consequence hides in.
- */
-const SAMPLE_ROUNDING = 1e-4;
 /** relMad (a spread over the median) against its samples': an absolute difference, for the same rounding. */
 const RELMAD_ROUNDING = 2e-4;
 const agree = (a: number, b: number, rel = ROUNDING) =>
@@ -72,7 +66,7 @@ const agree = (a: number, b: number, rel = ROUNDING) =>
 const fmt = (x: number) => Number(x.toPrecision(6)).toString();
 
 /** The device's measured rates that a case's shares are of. */
-export interface DeviceRates {
+interface DeviceRates {
   copyBandwidthGBs: number;
   matrixPeakTFlops?: Partial<Record<CaseNumbers['dtype'], number>>;
 }

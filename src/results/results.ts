@@ -41,12 +41,13 @@ export const RESULTS_JSON = 'fusebench-results.json';
 export const RESULTS_MARKDOWN = 'BENCHMARK_RESULTS.md';
 
 /**
- * When a run was made: an ISO 8601 date and time, as `Date.toISOString` writes it (an offset is accepted too). The
- * history orders and labels runs by it; free text ("yesterday") would reach every chart and table as a date.
+ * When a run was made: an ISO 8601 date and time in UTC, as `Date.toISOString` writes it. The reports label it
+ * UTC, the charts date runs by it and merge keeps the newer of two runs of a GPU by it: free text ("yesterday") or
+ * a local time would reach them as a wrong date.
  */
 export const timestamp = z.iso.datetime({
-  offset: true,
-  error: (i) => `expected an ISO 8601 date and time such as 2026-11-29T06:00:00.000Z; got ${JSON.stringify(i.input)}`,
+  error: (i) =>
+    `expected an ISO 8601 date and time in UTC such as 2026-11-29T06:00:00.000Z; got ${JSON.stringify(i.input)}`,
 });
 /** A confidence level as the statistics use it (0.95, 0.99). */
 const confidence = z.number().min(0.5).lt(1);
@@ -339,7 +340,7 @@ export const resultsFileSchema = z
      * Set only on a copy whose samples were cut after the run, saying how (the test fixtures, cut to keep them
      * small). A run keeps every pair it summarized; without this field every summary must be what its samples give.
      */
-    samplesThinned: z.string().optional(),
+    samplesThinned: z.string().min(1, 'expected how the samples were cut').optional(),
     /** Wall time of the whole run, from the start of its first shape to the end of its last, ms. */
     wallMs: z.number().nonnegative().optional(),
     command: z.string(),

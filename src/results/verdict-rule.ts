@@ -3,7 +3,7 @@
  * decides by it (src/gate/decision.ts, gate.ts), compare judges two runs by it, and a results file is checked
  * against it when read (results-consistency.ts), so a verdict in a file always says what its numbers say.
  */
-/** Verdicts of the regression gate (see src/gate/decision.ts). */
+/** Verdicts of the regression gate: what the rule below gives a decision's interval (src/gate/decision.ts decides). */
 export const VERDICTS = ['SLOWER', 'FASTER', 'SAME', 'AMBIGUOUS'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 

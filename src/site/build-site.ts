@@ -15,7 +15,7 @@ export const SITE_PAGE = 'index.html';
 interface SiteBuilt {
   file: string;
   devices: string[];
-  /** Results and baseline files left out (unreadable or invalid): input errors. */
+  /** Results and baseline files left out (unreadable, invalid, or an older run of a GPU): input errors. */
   fileProblems: string[];
   /** History lines (or files) skipped. */
   historyProblems: string[];

@@ -61,6 +61,11 @@ describe('fusebench', () => {
     expect(extra.code).toBe(EXIT.usage);
     expect(extra.stdout).toBe('');
     expect(extra.stderr).toContain("fusebench: --version takes no arguments; got 'perf'");
+    // Help takes the command to help with, and nothing after it.
+    expect(fusebench(['--help', 'compare']).stdout).toContain('Usage: fusebench compare');
+    const more = fusebench(['help', 'perf', 'extra']);
+    expect(more.code).toBe(EXIT.usage);
+    expect(more.stderr).toContain("fusebench: help takes at most the command to help with; got 'extra'");
   });
 
   test('docs/cli.md lists every command, and the exit-code table per command', () => {

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PR_COMMENT_MARKER } from '../../src/report/pr-comment.ts';
 import { tableProblems } from '../support/markdown-check.ts';
@@ -109,6 +109,16 @@ describe('npm run merge', () => {
     expect(comment).toContain("**No base run:** the base branch's perf results include none of Tesla V100-SXM2-32GB.");
     expect(tableProblems(md)).toEqual([]);
     expect(tableProblems(comment)).toEqual([]);
+  });
+
+  test('a results file given twice (a path written two ways) is read once, with a warning: nothing is left out', () => {
+    const dir = tmp();
+    const again = join(dirname(mixed), '.', basename(mixed));
+    const r = run('merge', ['--out-dir', join(dir, 'merged'), mixed, again]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`fusebench: ${again} is given more than once; it is read once`);
+    expect(r.stdout).toContain('merged 1 GPU (NVIDIA H200)');
+    expect(readFileSync(join(dir, 'merged', 'BENCHMARK_RESULTS.md'), 'utf8')).not.toContain('Left out');
   });
 
   test('a results file that fails its schema is named and left out; the rest is merged and written (exit 2)', () => {

@@ -158,7 +158,7 @@ describe('what a run writes is consistent, whatever it measured', () => {
     ],
     { numRuns: 60 },
   )(
-    'a gated case built by the run’s own code, then a random thinned copy of it',
+    'a case whose summaries, speedup and gate come from the run’s own statistics and gate, then a random cut copy of it',
     (n, fusedMs, speedup, spread, drift, withSamples, seed) => {
       const u = timesOf(n, fusedMs * speedup, spread, seed);
       const f = timesOf(n, fusedMs, spread, seed + 1);

@@ -169,12 +169,6 @@ describe('reading a results file', () => {
         why: `is another run of NVIDIA H200 (made 2026-11-29T06:00:00.000Z), not newer than ${twin}: one run a GPU is kept`,
       },
     ]);
-    // One file given twice is read once, and the second naming of it said so.
-    const again = readGpuResults([newer, join(dir, '.', 'newer-h200.json')]);
-    expect(again.runs).toHaveLength(1);
-    expect(again.leftOut).toEqual([
-      { file: join(dir, '.', 'newer-h200.json'), why: 'is given more than once: it is read once' },
-    ]);
   });
 
   test('of several GPUs’ files, one that cannot be read is set aside with why, and the others are read', () => {
