@@ -45,21 +45,21 @@ export function positiveArg(
 }
 
 /**
- * The paths of a command line, each file once (by where it resolves), and those given again: a file named twice
- * (a glob and its file, a path written two ways) is read once, with a warning, not left out as a problem.
+ * The paths of a command line, each file once (by where it resolves): a file named twice (a glob and its file, a
+ * path written two ways) is read once, and each naming of it after the first is a warning on stderr, not a problem
+ * that fails the command.
  */
-export function onceEach(paths: readonly string[]): { paths: string[]; repeated: string[] } {
+export function onceEach(paths: readonly string[]): string[] {
   const seen = new Set<string>();
-  const out: string[] = [];
-  const repeated: string[] = [];
-  for (const p of paths) {
-    if (seen.has(resolve(p))) repeated.push(p);
-    else {
-      seen.add(resolve(p));
-      out.push(p);
+  return paths.filter((p) => {
+    const at = resolve(p);
+    if (!seen.has(at)) {
+      seen.add(at);
+      return true;
     }
-  }
-  return { paths: out, repeated };
+    console.warn(`fusebench: ${logText(p)} is given more than once; it is read once`);
+    return false;
+  });
 }
 
 /** δ from --delta: a fraction in (0, 1), 0.05 = ±5%; undefined without it. perf and compare both take it. */

@@ -73,9 +73,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
   const repoUrl = urlArg('repo-url', values['repo-url']);
   const runUrl = urlArg('run-url', values['run-url']);
-  const given = onceEach(positionals);
-  for (const f of given.repeated) console.warn(`fusebench: ${logText(f)} is given more than once; it is read once`);
-  const { runs, leftOut } = readGpuResults(given.paths);
+  const { runs, leftOut } = readGpuResults(onceEach(positionals));
   for (const u of leftOut) console.error(`fusebench: leaving out ${logText(u.file)}: ${logLines(u.why)}`);
   if (runs.length === 0) throw new Error('none of the results files could be read; nothing to merge');
   // Before anything is rendered: a folder that cannot be written would otherwise fail part-way.

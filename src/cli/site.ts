@@ -78,9 +78,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const listed = resultsRuns(argv);
   const stray = positionals.find((p) => !listed.has(p));
   if (stray !== undefined) throw new UsageError(`Unexpected argument '${logText(stray)}'\n\n${HELP}`);
-  const given = onceEach([...(values.results ?? []), ...positionals]);
-  for (const f of given.repeated) console.warn(`fusebench: ${logText(f)} is given more than once; it is read once`);
-  const resultsFiles = given.paths;
+  const resultsFiles = onceEach([...(values.results ?? []), ...positionals]);
   if (!values.history || !values.out) throw new UsageError(`Expected --history and --out\n\n${HELP}`);
   const repoUrl = urlArg('repo-url', values['repo-url']);
   if (values.baselines !== undefined && !isFolder(values.baselines))
@@ -95,7 +93,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   try {
     return writeSite({ history: values.history, baselines: values.baselines }, resultsFiles, out, last, repoUrl);
   } finally {
-    removeIfEmpty(made); // refused before writing (two results of one GPU): no empty folder left
+    removeIfEmpty(made); // refused before writing (a missing history folder): no empty folder left
   }
 }
 

@@ -59,8 +59,7 @@ export function readGpuResults(files: string[]): { runs: ResultsFile[]; leftOut:
     }
     const slug = results.device.slug;
     const other = newest.get(slug);
-    const older = (a: ResultsFile, b: ResultsFile) => Date.parse(a.createdAt) < Date.parse(b.createdAt);
-    if (other && older(results, other.results)) {
+    if (other && Date.parse(results.createdAt) < Date.parse(other.results.createdAt)) {
       leftOut.push({ file, why: olderRun(results, other.file) });
       continue;
     }
