@@ -27,7 +27,7 @@
 // no correct barrier either); with each block's pieces of layer l + n asked of L2 before layer l's first
 // piece, n = 1 or 2 (b.l2_ahead: the ring's copies then hit L2); and with the pieces copied as 16-byte
 // cp.async by the producer warp's 32 lanes (b.cp_async; 13 or 6 slots, and relaxed), as gpt2_decode's
-// 16-bit ring kernels copy them. Then single launches stamp each stage's end (thread 0's clock64) and print the spans
+// 16-bit ring kernels copy them, alone and with L2 asked a layer ahead (the cp.async then hit L2). Then single launches stamp each stage's end (thread 0's clock64) and print the spans
 // of the median block. The grid barrier and the counters are the kernels' own (gpt2_decode_sync.cuh, over
 // the consumer warps): one release add a block on a count that only grows, and thread 0 polls it with
 // acquire loads 100 cycles apart. There is no LM head: a layer's time is the step's, less a launch of the
@@ -489,6 +489,9 @@ int main(int argc, char** argv) {
   b.l2_ahead = 0;
   b.cp_async = 1;
   streams("... cp.async 16 B", {kSlots, 6}, true);
+  b.l2_ahead = 1;
+  streams("... cp.async, L2 1 layer ahead", {kSlots, 6}, true);
+  b.l2_ahead = 0;
   b.cp_async = 0;
   row("grid2 (head-local QKV), sync only", time_step<false, false>(b, kLayers, x_bytes, reps));
   row("grid2 (head-local QKV), with data", time_step<false, true>(b, kLayers, x_bytes, reps));
@@ -511,6 +514,10 @@ int main(int argc, char** argv) {
   b.l2_ahead = 0;
   b.cp_async = 1;
   spans("grid3, 8 copies, the stream in 13 slots by cp.async", time_step<true, true, 8, true, true>, b, x_bytes);
+  b.l2_ahead = 1;
+  spans("grid3, 8 copies, the stream in 13 slots by cp.async, L2 a layer ahead", time_step<true, true, 8, true, true>, b,
+        x_bytes);
+  b.l2_ahead = 0;
   b.cp_async = 0;
   b.ring_slots = 3;
   spans("grid3, 8 copies, the stream in 3 slots", time_step<true, true, 8, true, true>, b, x_bytes);
