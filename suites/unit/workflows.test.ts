@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import {
   actionlint,
+  checkConcurrencyQueues,
   configuredLabels,
   dropConfiguredLabels,
   hasShellcheck,
@@ -36,7 +37,26 @@ describe('the workflow linter', () => {
   });
 
   test.each(files)('%s passes actionlint', async (f) => {
-    expect(dropConfiguredLabels(await actionlint(text(f), f), labels)).toEqual([]);
+    expect(checkConcurrencyQueues(dropConfiguredLabels(await actionlint(text(f), f), labels), text(f), f)).toEqual([]);
+  });
+
+  test('checks concurrency.queue, which actionlint does not know yet: "single" or "max", and "max" never with cancel-in-progress', async () => {
+    const w = (concurrency: string) =>
+      `on: push\nconcurrency:\n  group: w\n${concurrency}jobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo hi\n`;
+    const lint = async (t: string) => checkConcurrencyQueues(await actionlint(t, 'q.yml'), t, 'q.yml');
+    expect(await lint(w('  queue: max\n'))).toEqual([]);
+    expect(await lint(w('  cancel-in-progress: false\n  queue: single\n'))).toEqual([]);
+    expect((await lint(w('  queue: maxx\n'))).map((f) => [f.line, f.message])).toEqual([
+      [4, '"queue" must be "single" or "max", not "maxx"'],
+    ]);
+    const withCancel = await lint(w(`  cancel-in-progress: ${expr("github.event_name == 'push'")}\n  queue: max\n`));
+    expect(withCancel.map((f) => [f.line, f.message])).toEqual([
+      [5, '"queue: max" needs "cancel-in-progress" absent or false (GitHub refuses it with true)'],
+    ]);
+    // Any other unknown key is still actionlint's to report.
+    expect((await lint(w('  queue: max\n  bogus: 1\n'))).map((f) => f.message)).toEqual([
+      expect.stringMatching(/unexpected key "bogus" for "concurrency" section/),
+    ]);
   });
 
   test.skipIf(!withShellcheck).each(files)('%s has run: scripts that pass shellcheck', (f) => {
@@ -140,28 +160,49 @@ describe('the workflows', () => {
   });
 
   test.each(files)(
-    '%s grants write access only to the jobs that propose, comment, unlabel, append history or deploy Pages',
+    '%s grants write access only to the jobs that propose, comment, unlabel, push history or deploy Pages',
     (f) => {
       const w = workflow(f);
       expect(JSON.stringify(w.permissions ?? {})).not.toContain('write');
       for (const [name, job] of Object.entries(w.jobs) as [string, { permissions?: unknown }][]) {
         if (JSON.stringify(job.permissions ?? {}).includes('write'))
-          expect(['propose', 'comment', 'unlabel', 'history', 'pages']).toContain(name);
+          expect(['propose', 'comment', 'unlabel', 'history-push', 'pages']).toContain(name);
       }
     },
   );
 
-  test('perf.yml runs one job per GPU model, each GPU in its own concurrency group shared with baselines.yml', () => {
+  test.each(files)('%s restores no Actions cache where a pull_request_target run could have written one', (f) => {
+    if (f !== 'ci.yml') expect(text(f)).not.toMatch(/^\s*cache:/m);
+  });
+
+  test('perf.yml runs one job per GPU model of FUSEBENCH_GPUS, each waiting in order in a group shared with baselines.yml', () => {
     const job = workflow('perf.yml').jobs.measure;
-    const gpus = job.strategy.matrix.include.map((m: { gpu: string }) => m.gpu);
-    for (const m of job.strategy.matrix.include) {
-      expect(m.runner).toEqual(['self-hosted', 'linux', 'gpu', m.gpu]);
-      expect(labels).toContain(m.gpu);
-    }
-    expect(job.concurrency).toEqual({ group: `gpu-${expr('matrix.gpu')}`, 'cancel-in-progress': false });
+    const gpus = `fromJSON(vars.FUSEBENCH_GPUS || '["h200", "h100", "v100"]')`;
+    expect(job.strategy.matrix).toEqual({ gpu: expr(gpus) });
+    expect(job['runs-on']).toEqual(['self-hosted', 'linux', 'gpu', expr('matrix.gpu')]);
+    expect(labels).toEqual(['gpu']); // the models' labels come from the variable, not from a list here
+    const queued = { 'cancel-in-progress': false, queue: 'max' };
+    expect(job.concurrency).toEqual({ group: `gpu-${expr('matrix.gpu')}`, ...queued });
     const record = workflow('baselines.yml');
-    expect(record.on.workflow_dispatch.inputs.gpu.options).toEqual(gpus);
-    expect(record.jobs.record.concurrency.group).toBe(`gpu-${expr('inputs.gpu')}`);
+    expect(record.jobs.record.concurrency).toEqual({ group: `gpu-${expr('inputs.gpu')}`, ...queued });
+    // baselines.yml takes the same list, with the same default, before a GPU job waits for a runner.
+    expect(record.jobs.record.needs).toBe('check');
+    const check = record.jobs.check.steps[0];
+    expect(check.env).toEqual({
+      GPU: expr('inputs.gpu'),
+      GPUS: expr(`vars.FUSEBENCH_GPUS || '["h200", "h100", "v100"]'`),
+    });
+    const run = (gpu: string, gpus: string) =>
+      spawnSync('bash', ['-e', '-c', check.run], { encoding: 'utf8', env: { ...process.env, GPU: gpu, GPUS: gpus } });
+    expect(run('v100', '["v100"]').status).toBe(0);
+    expect(run('h100', '["v100"]').stdout).toContain(
+      '::error::The gpu input must be one of the GPU labels perf.yml measures: ["v100"]',
+    );
+    expect(run('v100 x', '["v100 x"]').status).toBe(1);
+    // Pushes do not replace one another while they wait; a pull request's new label still supersedes its run.
+    const group = String(workflow('perf.yml').concurrency.group);
+    expect(group).toContain("format('run-{0}', github.run_id)");
+    expect(group).toContain("format('pr-{0}{1}', github.event.pull_request.number");
   });
 
   test('baselines.yml records a fresh baseline or adds a run to it, the input reaching the shell only as an env var', () => {
@@ -226,52 +267,109 @@ type Job = any;
 describe('the perf-history branch', () => {
   const w = workflow('perf.yml');
   const job = w.jobs.history;
+  const push = w.jobs['history-push'];
   const steps = job.steps as Job[];
+  const pushSteps = push.steps as Job[];
   const onDefaultBranch = "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)";
 
-  test('the history job runs only for pushes to the default branch, never for pull_request_target, on a hosted runner', () => {
-    expect(job.if).toContain("github.event_name == 'push'");
-    expect(job.if).toContain(onDefaultBranch);
-    expect(job.if).not.toContain('pull_request');
-    expect(job['runs-on']).toBe('ubuntu-latest');
-    expect(selfHosted(job)).toBe(false);
+  test('the history jobs run only for pushes to the default branch, never for pull_request_target, on hosted runners', () => {
+    for (const j of [job, push]) {
+      expect(j.if).toContain("github.event_name == 'push'");
+      expect(j.if).toContain(onDefaultBranch);
+      expect(j.if).not.toContain('pull_request');
+      expect(j['runs-on']).toBe('ubuntu-latest');
+      expect(selfHosted(j)).toBe(false);
+    }
     expect(job.needs).toBe('measure');
-    expect(job.concurrency).toEqual({ group: 'perf-history', 'cancel-in-progress': false });
+    expect(push.needs).toBe('history');
+    expect(push.if).toContain("needs.history.outputs.records == 'true'");
+    // One append at a time, in order: none waiting is cancelled.
+    expect(push.concurrency).toEqual({ group: 'perf-history', 'cancel-in-progress': false, queue: 'max' });
   });
 
-  test('only it may write contents, and only contents; it checks out the pushed commit without credentials', () => {
-    expect(job.permissions).toEqual({ contents: 'write' });
-    for (const [name, other] of Object.entries(w.jobs) as [string, Job][]) {
-      if (name !== 'history' && name !== 'propose') expect(other.permissions?.contents).not.toBe('write');
-    }
+  test('the job that runs npm holds a read-only token; the one that pushes runs no npm and checks out no code', () => {
+    expect(job.permissions).toEqual({ contents: 'read' });
+    expect(JSON.stringify(job)).not.toContain('github.token');
     const checkouts = steps.filter((s) => String(s.uses).startsWith('actions/checkout@'));
     expect(checkouts).toHaveLength(1);
     expect(checkouts[0].with).toEqual({ 'persist-credentials': false });
-  });
-
-  test('the write token reaches only the git steps, never a step that runs npm or node', () => {
-    const withToken = steps.filter((s) => JSON.stringify(s.env ?? {}).includes('github.token'));
-    expect(withToken.map((s) => s.name)).toEqual([
-      'Check out the perf-history branch (or start it, orphan)',
-      'Commit and push the history',
-    ]);
-    for (const s of withToken) expect(String(s.run)).not.toMatch(/\b(npm|npx|node)\b/);
     const append = steps.find((s) => String(s.run).includes('npm run history'));
-    expect(append.env).toBeUndefined();
-    expect(append.run).toContain(`npm run history -- append --dir history-branch/history ${all('files')}`);
-    expect(JSON.stringify(job)).not.toMatch(/secrets\./);
+    expect(append.run).toContain(`npm run history -- append --dir history-new ${all('files')}`);
+    expect(steps.at(-1).with).toMatchObject({ name: 'perf-history-lines', path: 'history-new/' });
+
+    expect(push.permissions).toEqual({ contents: 'write' });
+    for (const [name, other] of Object.entries(w.jobs) as [string, Job][]) {
+      if (name !== 'history-push' && name !== 'propose') expect(other.permissions?.contents).not.toBe('write');
+    }
+    expect(pushSteps.map((s) => String(s.uses ?? 'run').split('@')[0])).toEqual(['actions/download-artifact', 'run']);
+    expect(pushSteps[0].with).toEqual({ name: 'perf-history-lines', path: 'lines' });
+    for (const s of pushSteps) expect(String(s.run ?? '')).not.toMatch(/\b(npm|npx|node)\b/);
+    expect(JSON.stringify(push)).not.toMatch(/secrets\./);
+    expect(pushSteps[1].run).not.toMatch(/push[^\n]*(--force|-f\b)/);
   });
 
-  test('appends to history/<device-slug>.jsonl on perf-history, creating the branch as an orphan, and pushes without force', () => {
-    const script = steps.map((s) => String(s.run ?? '')).join('\n');
-    expect(script).toContain('git worktree add --orphan -b perf-history history-branch');
-    expect(script).toContain('git -c "http.extraheader=$auth" push origin HEAD:refs/heads/perf-history');
-    expect(script).not.toMatch(/push[^\n]*(--force|-f\b)/);
+  describe("history-push's script, against a local repository", () => {
+    const script: string = pushSteps[1].run;
+    const home = mkdtempSync(join(tmpdir(), 'fusebench-history-push-'));
+    const server = join(home, 'server');
+    const remote = join(server, 'owner', 'repo');
+    mkdirSync(remote, { recursive: true });
+    spawnSync('git', ['init', '-q', '--bare', remote]);
+    let run = 0;
+    /** Runs the script in a fresh workspace whose lines/ holds these files. */
+    const pushLines = (lines: Record<string, string>) => {
+      const work = join(home, `work-${++run}`);
+      mkdirSync(join(work, 'lines'), { recursive: true });
+      for (const [name, body] of Object.entries(lines)) writeFileSync(join(work, 'lines', name), body);
+      return spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], {
+        cwd: work,
+        encoding: 'utf8',
+        env: {
+          PATH: process.env.PATH,
+          HOME: home,
+          GH_TOKEN: 'x',
+          GITHUB_SERVER_URL: `file://${server}`,
+          GITHUB_REPOSITORY: 'owner/repo',
+          GITHUB_SHA: 'c'.repeat(40),
+          GITHUB_RUN_ID: String(run),
+        },
+      });
+    };
+    const branch = () =>
+      spawnSync('git', ['--git-dir', remote, 'show', 'perf-history:history/h200.jsonl'], { encoding: 'utf8' }).stdout;
+    const commits = () =>
+      spawnSync('git', ['--git-dir', remote, 'rev-list', '--count', 'perf-history'], {
+        encoding: 'utf8',
+      }).stdout.trim();
+
+    test('starts the branch, appends a new line, and adds nothing for a line it holds (a re-run job)', () => {
+      const first = pushLines({ 'h200.jsonl': '{"run":1}\n' });
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toContain('No perf-history branch yet: starting it');
+      expect(branch()).toBe('{"run":1}\n');
+      const again = pushLines({ 'h200.jsonl': '{"run":1}\n' });
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toContain('No new history');
+      const second = pushLines({ 'h200.jsonl': '{"run":2}' }); // no final newline: the line still counts
+      expect(second.status, second.stderr).toBe(0);
+      expect(branch()).toBe('{"run":1}\n{"run":2}\n');
+      expect(commits()).toBe('2');
+    });
+
+    test('pushes nothing when the lines hold anything but <device-slug>.jsonl files', () => {
+      for (const name of ['H200.jsonl', '.hidden.jsonl', 'h200.json', 'a b.jsonl']) {
+        const before = commits();
+        const r = pushLines({ [name]: '{"run":9}\n' });
+        expect(r.status, name).toBe(1);
+        expect(r.stdout).toContain('::error::The history lines hold an unexpected entry; nothing was pushed');
+        expect(commits()).toBe(before);
+      }
+    });
   });
 
-  test('merge waits for the history job and passes the branch’s files with --history; propose commits the charts', () => {
+  test('merge waits for the history jobs and passes the branch’s files with --history; propose commits the charts', () => {
     const merge = w.jobs.merge;
-    expect(merge.needs).toEqual(['measure', 'history']);
+    expect(merge.needs).toEqual(['measure', 'history-push']);
     const script = (merge.steps as Job[]).map((s) => String(s.run ?? '')).join('\n');
     expect(script).toContain('fetch --no-tags --depth=1 origin perf-history');
     expect(script).toContain('for h in perf-history/history/*.jsonl; do history+=(--history "$h"); done');
@@ -295,9 +393,9 @@ describe('the dashboard on GitHub Pages', () => {
   test('is built only for pushes to the default branch, after the history job, on a hosted runner with a read-only token', () => {
     expect(site.if).toContain("github.event_name == 'push'");
     expect(site.if).toContain(onDefaultBranch);
-    expect(site.if).toContain("needs.history.result == 'success'");
+    expect(site.if).toContain("needs.history-push.result == 'success'");
     expect(site.if).not.toContain('pull_request');
-    expect(site.needs).toEqual(['measure', 'history']);
+    expect(site.needs).toEqual(['measure', 'history-push']);
     expect(site['runs-on']).toBe('ubuntu-latest');
     expect(selfHosted(site)).toBe(false);
     expect(site.permissions).toEqual({ contents: 'read' });
@@ -502,6 +600,65 @@ describe('the label race: the approval names the commit it approves', () => {
     const r = check(permission, pages);
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain(`alice approved ${B}`);
+  });
+});
+
+describe('perf-comment.yml names every GPU job that measured nothing or failed', () => {
+  const render: string = (workflow('perf-comment.yml').jobs.comment.steps as Job[]).find((s) =>
+    /Render the comment/.test(s.name ?? ''),
+  ).run;
+  // The part of the step that reads the run's jobs, then what it found.
+  const from = render.indexOf('missing=()');
+  const to = render.indexOf('mkdir -p comment');
+  const part = `${render.slice(from, to)}\nprintf 'missing=%s\\n' "\${missing[*]}"\nprintf 'failed=%s\\n' "\${failed[*]}"`;
+
+  /** Runs it where pr/ holds results for `measured`, with a gh that lists these jobs (or fails). */
+  function names(jobs: string | undefined, measured: string[]): { missing: string; failed: string; out: string } {
+    const work = mkdtempSync(join(tmpdir(), 'fusebench-comment-jobs-'));
+    for (const gpu of measured) {
+      mkdirSync(join(work, 'pr', `perf-results-${gpu}`), { recursive: true });
+      writeFileSync(join(work, 'pr', `perf-results-${gpu}`, 'fusebench-results.json'), '{}');
+    }
+    mkdirSync(join(work, 'pr', 'perf-results-v100'), { recursive: true }); // an artifact with no results file
+    const bin = join(work, 'bin');
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, 'gh'),
+      jobs === undefined ? '#!/usr/bin/env bash\nexit 1\n' : `#!/usr/bin/env bash\nprintf '%s' "$FAKE_JOBS"\n`,
+    );
+    chmodSync(join(bin, 'gh'), 0o755);
+    const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', `shopt -s nullglob\n${part}`], {
+      cwd: work,
+      encoding: 'utf8',
+      env: { PATH: `${bin}:${process.env.PATH}`, FAKE_JOBS: jobs ?? '', RUN_ID: '1', GITHUB_REPOSITORY: 'o/r' },
+    });
+    const out = `${r.stdout}${r.stderr}`;
+    expect(r.status, out).toBe(0);
+    return {
+      missing: /^missing=(.*)$/m.exec(r.stdout)?.[1] ?? '?',
+      failed: /^failed=(.*)$/m.exec(r.stdout)?.[1] ?? '?',
+      out,
+    };
+  }
+
+  test('from the run’s jobs: a GPU with no artifact at all is named too, and one that failed after measuring', () => {
+    expect(from, 'the step reads the jobs').toBeGreaterThan(0);
+    const jobs = 'h200\tsuccess\nh100\tfailure\nv100\tfailure\na100\tcancelled\n';
+    expect(names(jobs, ['h200', 'h100'])).toMatchObject({
+      missing: 'v100 (failure) a100 (cancelled)',
+      failed: 'h100 (failure)',
+    });
+  });
+
+  test('a job name or conclusion reaches the comment only as plain characters', () => {
+    const jobs = 'h1`00](x)<b>\nh\tfail`ure](y)\n';
+    expect(names(jobs, ['h200'])).toMatchObject({ missing: 'h100xb (unfinished) h (failurey)' });
+  });
+
+  test('without the list of jobs, the artifacts without results are still named, with a warning', () => {
+    const r = names(undefined, ['h200']);
+    expect(r).toMatchObject({ missing: 'v100 (failure)', failed: '' });
+    expect(r.out).toContain("::warning::Could not list the run's jobs");
   });
 });
 
