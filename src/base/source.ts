@@ -1,11 +1,12 @@
 /**
- * What a run measured: the commit (`currentCommit`: FUSEBENCH_COMMIT, GITHUB_SHA or git,
- * with +dirty) and the branch (FUSEBENCH_BRANCH, GITHUB_REF_NAME, or git's current branch; left out when
+ * What a run measured: the commit (`currentCommit`: FUSEBENCH_COMMIT, GITHUB_SHA or git in fusebench's own
+ * checkout, whose kernels ran, wherever the command is run from; with +dirty) and the branch (FUSEBENCH_BRANCH, GITHUB_REF_NAME, or git's current branch; left out when
  * unknown or detached). Results files carry it as `source`, history records as `commit` and `branch`.
  * A value from the environment must look like what it names, else a UsageError names the variable.
  */
 import { execFileSync } from 'node:child_process';
 import { UsageError } from './cli-args.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 /** A commit id as git abbreviates or writes it in full (SHA-1 or SHA-256), with +dirty for a tree that had changes. */
 const COMMIT = /^[0-9a-f]{7,64}(?:\+dirty)?$/i;
@@ -61,7 +62,7 @@ export const UNKNOWN_COMMIT = 'unknown';
  * else git's HEAD (with +dirty when tracked files changed), else "unknown". Throws a UsageError for a
  * set value that is not 7 to 64 hexadecimal digits (optionally +dirty).
  */
-export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+export function currentCommit(cwd = PACKAGE_ROOT, env: NodeJS.ProcessEnv = process.env): string {
   const given = fromEnv(env, COMMIT_ENV);
   if (given) return given;
   const git = (args: string[]) =>
@@ -78,7 +79,7 @@ export function currentCommit(cwd = process.cwd(), env: NodeJS.ProcessEnv = proc
  * The branch being measured, or undefined when there is none to name (a detached HEAD, no git). Throws a
  * UsageError for a FUSEBENCH_BRANCH or GITHUB_REF_NAME that does not match BRANCH.
  */
-export function currentBranch(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function currentBranch(cwd = PACKAGE_ROOT, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = fromEnv(env, BRANCH_ENV);
   if (given) return given;
   try {
@@ -95,7 +96,7 @@ export function currentBranch(cwd = process.cwd(), env: NodeJS.ProcessEnv = proc
 
 /** The results file's `source`: the commit, and the branch when known. */
 export function runSource(
-  cwd = process.cwd(),
+  cwd = PACKAGE_ROOT,
   env: NodeJS.ProcessEnv = process.env,
 ): { commit: string; branch?: string } {
   const branch = currentBranch(cwd, env);

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { findCase } from '../../cases/registry.ts';
+import { findCase, findCaseInEveryDtype } from '../../cases/registry.ts';
 import { backendSlug, resolveBackend } from '../addon/device.ts';
 import { checkWritableDir, checkWritableFile, missingDirs } from '../base/atomic-write.ts';
 import { checkOutput, UsageError } from '../base/cli-args.ts';
@@ -60,7 +60,15 @@ function cpuDefaultDtypes(options: PerfOptions, backend: 'cpu' | 'cuda'): { opti
 async function checkInputs(options: PerfOptions): Promise<'cpu' | 'cuda'> {
   // The commit and branch the results will name: a malformed one in the environment stops the run first.
   checkSourceEnv();
-  for (const c of options.cases) await findCase(c);
+  for (const c of options.cases) {
+    // A case none of whose precisions --dtype keeps would be left out in silence: said here, before a run.
+    const dtypes = (await findCaseInEveryDtype(c)).map((d) => d.dtype);
+    if (options.dtypes.length > 0 && !dtypes.some((d) => options.dtypes.includes(d))) {
+      throw new UsageError(
+        `--case ${c} runs in ${dtypes.join(', ')} only: --dtype ${options.dtypes.join(',')} leaves nothing of it to run`,
+      );
+    }
+  }
   if (options.inject) {
     await findCase(options.inject.case);
     if (options.updateBaselines) {
@@ -125,7 +133,13 @@ async function writeBaselines(options: PerfOptions, results: ResultsFile): Promi
   const file = options.baselineFile ?? baselinePath(options.baselinesDir, results.device.slug);
   const mode = options.updateBaselines === 'add-run' ? 'add-run' : 'replace';
   try {
-    const outcome = await recordBaselines(file, results, currentCommit(), { command: options.command }, mode);
+    const outcome = await recordBaselines(
+      file,
+      results,
+      currentCommit(PACKAGE_ROOT),
+      { command: options.command },
+      mode,
+    );
     for (const line of outcomeLines(outcome)) console.log(line);
     return EXIT.ok;
   } catch (e) {
@@ -197,10 +211,13 @@ async function measure(options: PerfOptions): Promise<ExitCode> {
   for (const f of reporter.writeFailures) console.error(`fusebench: could not write ${f.file}: ${logLines(f.message)}`);
   // Vitest sets process.exitCode 1 for a failed test (a SLOWER, FAILED or ERRORED case), 130 when
   // interrupted; runCommand keeps a code already set.
-  if (process.exitCode || reporter.writeFailures.length > 0 || reporter.incomplete) return EXIT.regression;
+  if (process.exitCode || reporter.writeFailures.length > 0 || reporter.incomplete || reporter.reportFailure)
+    return EXIT.regression;
+  // Nothing judged: the options left no case and precision to run (said by the reporter).
+  if (!reporter.results)
+    throw new Error(`the run produced no results${options.updateBaselines ? '; baselines left unchanged' : ''}`);
   if (!options.updateBaselines) return EXIT.ok;
   // The reporter hands its results over in memory: what was just measured, never a file read back.
-  if (!reporter.results) throw new Error('the run produced no results; baselines left unchanged');
   // Awaited under the --out-dir lock, so no other run starts in the folder before the baselines are recorded.
   return writeBaselines(options, reporter.results);
 }

@@ -13,6 +13,7 @@ import * as core from '@actions/core';
 import type { Reporter, TestModule } from 'vitest/node';
 import { writeFileAtomic } from '../base/atomic-write.ts';
 import { logLines, logText } from '../base/log-text.ts';
+import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { finishDespiteClosedOutput } from '../base/signal-cleanup.ts';
 import { runSource } from '../base/source.ts';
 import { BENCHER_JSON, renderBencherJson } from '../export/bencher.ts';
@@ -73,6 +74,8 @@ export class PerfReporter implements Reporter {
   readonly writeFailures: { file: string; message: string }[] = [];
   /** Why nothing was written when shapes were left without a result (their worker died); else undefined. */
   incomplete: string | undefined;
+  /** Why rendering or writing the reports threw, when it did (a bug): the run then fails, with what it wrote. */
+  reportFailure: string | undefined;
   /** The run's results once it has ended (null when it produced none): handed to the CLI in memory. */
   results: ResultsFile | null = null;
   readonly #options: PerfOptions;
@@ -121,8 +124,10 @@ export class PerfReporter implements Reporter {
     try {
       await this.#finish();
     } catch (e) {
-      // A bug in rendering must not turn a finished measurement into a crashed run.
-      console.warn(`fusebench: reporting failed: ${logLines(e instanceof Error ? (e.stack ?? e.message) : String(e))}`);
+      // A bug in rendering must not turn a finished measurement into a crashed run, nor into a green one
+      // without its reports: said here, with its stack, and perf exits 1.
+      this.reportFailure = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      console.error(`fusebench: reporting failed: ${logLines(this.reportFailure)}`);
     }
   }
 
@@ -132,7 +137,8 @@ export class PerfReporter implements Reporter {
       this.#options,
       this.#version,
       new Date(),
-      runSource(process.cwd(), this.#actions.env),
+      // The commit of the kernels measured: fusebench's own checkout, wherever perf is run from.
+      runSource(PACKAGE_ROOT, this.#actions.env),
       performance.now() - this.#startedAt,
     );
     this.results = results;

@@ -1,10 +1,12 @@
 // The commit and branch a run names, from the environment end to end: a value that is not what its
 // variable names is refused before anything is made or measured (exit 2, the variable named, the value
 // quoted on one line); a well-formed one reaches the results file. Every shape is skipped (--max-elements 1).
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { currentBranch, currentCommit } from '../../src/base/source.ts';
 import { readResults } from '../../src/results/results.ts';
 import { runPerf } from '../support/perf-cli.ts';
 
@@ -43,5 +45,25 @@ describe('the commit and branch from the environment', () => {
       commit: '4bb25af0c1d2+dirty',
       branch: 'perf/decode-step',
     });
+  }, 120_000);
+
+  test("with none set, the commit and branch are fusebench's own checkout's, not those of the folder perf runs in", () => {
+    const other = mkdtempSync(join(tmpdir(), 'fusebench-other-repo-'));
+    const git = (...args: string[]) => spawnSync('git', ['-C', other, ...args], { encoding: 'utf8' });
+    git('init', '-q', '-b', 'someone-elses');
+    git('-c', 'user.name=x', '-c', 'user.email=x@example.com', 'commit', '-q', '--allow-empty', '-m', 'other');
+    const out = join(tmp, 'elsewhere');
+    const r = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', '..', 'bin', 'fusebench.mjs'), 'perf', ...quick, '--out-dir', out],
+      { cwd: other, encoding: 'utf8', env: { ...process.env, GITHUB_ACTIONS: '', ...unset } },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const branch = currentBranch(undefined, {});
+    expect(readResults(join(out, 'fusebench-results.json')).source).toEqual({
+      commit: currentCommit(undefined, {}),
+      ...(branch ? { branch } : {}),
+    });
+    expect(currentCommit(other, {})).not.toBe(currentCommit(undefined, {}));
   }, 120_000);
 });

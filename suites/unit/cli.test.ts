@@ -345,6 +345,15 @@ describe('exit codes', () => {
     expect(r.stderr).toContain('no_such_case');
   });
 
+  test('perf: a case none of whose precisions --dtype keeps is exit 2 naming what it runs in, before anything is measured', () => {
+    const out = tmp();
+    const r = fusebench(['perf', '--backend', 'cpu', '--case', 'gemm', '--dtype', 'bf16', '--out-dir', out]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.stderr).toContain('fusebench: --case gemm runs in fp32 only: --dtype bf16 leaves nothing of it to run');
+    expect(r.stdout).not.toContain('[1/');
+    expect(existsSync(join(out, 'fusebench-results.json'))).toBe(false);
+  });
+
   test('perf: an --out-dir another live run holds is exit 2 naming it, before anything is measured; a stale lock is taken over', () => {
     const dir = tmp();
     const lock = join(dir, '.fusebench-perf.lock');
