@@ -22,3 +22,10 @@ export function fileRecord<T extends z.ZodType>(value: T) {
     return out;
   });
 }
+
+/**
+ * For a refinement across fields (a summary against its samples, a ratio of two arrays): it runs only once
+ * every field it reads has passed its own schema. zod would otherwise run it on a value with issues (an
+ * empty sample array, say) and the refinement would throw instead of the field being named.
+ */
+export const ONCE_FIELDS_VALID = { when: (payload: { issues: readonly unknown[] }) => payload.issues.length === 0 };

@@ -4,11 +4,21 @@
  * conflict resolved by hand could drop a baseline entry silently.
  */
 import { logText } from './log-text.ts';
-import { readTextFile } from './read-text.ts';
+import { MAX_JSON_FILE_BYTES, readTextFile } from './read-text.ts';
 
-/** The parsed contents of `file`; throws naming the file when it cannot be read, parsed, or has a key twice. */
+/**
+ * Deeper than any file fusebench writes (a results file nests 6 levels), and shallow enough for every
+ * recursive walk of the value after it is read: a baseline entry's unknown field 200,000 levels deep was
+ * kept as it was and overflowed the stack when the baselines were written, after the whole run.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The parsed contents of `file`; throws naming the file when it cannot be read or parsed, is larger than
+ * MAX_JSON_FILE_BYTES, nests deeper than MAX_JSON_DEPTH, or has a key twice.
+ */
 export function readJson(file: string): unknown {
-  const text = readTextFile(file);
+  const text = readTextFile(file, MAX_JSON_FILE_BYTES);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -16,10 +26,15 @@ export function readJson(file: string): unknown {
     // One line: V8's message quotes the text, newlines and all.
     throw new Error(`${file} is not valid JSON: ${logText((e as Error).message, 300)}`);
   }
-  const twice = duplicateKey(text);
-  if (twice) {
+  const problem = structureProblem(text);
+  if (problem?.kind === 'twice') {
     throw new Error(
-      `${file} is not valid: ${twice} appears twice in one object (a merge conflict resolved by hand?); JSON would keep only the last`,
+      `${file} is not valid: ${problem.path} appears twice in one object (a merge conflict resolved by hand?); JSON would keep only the last`,
+    );
+  }
+  if (problem?.kind === 'deep') {
+    throw new Error(
+      `${file} is not valid: ${logText(problem.path, 200)} nests deeper than ${MAX_JSON_DEPTH} levels, more than any file fusebench writes`,
     );
   }
   return data;
@@ -33,11 +48,17 @@ interface Frame {
   path: string;
 }
 
-/**
- * The path of the first key that an object of `text`, valid JSON, holds twice (e.g. `entries["a/1K/fp32"]`),
- * or undefined. One pass over the text.
- */
+/** The path of the first key that an object of `text`, valid JSON, holds twice (e.g. `entries["a/1K/fp32"]`), or undefined. */
 export function duplicateKey(text: string): string | undefined {
+  const problem = structureProblem(text);
+  return problem?.kind === 'twice' ? problem.path : undefined;
+}
+
+/**
+ * The first key an object of `text` (valid JSON) holds twice, or the first value nested deeper than
+ * MAX_JSON_DEPTH, with its path; undefined when there is neither. One pass over the text.
+ */
+function structureProblem(text: string): { kind: 'twice' | 'deep'; path: string } | undefined {
   const stack: Frame[] = [];
   const childPath = () => {
     const top = stack.at(-1);
@@ -50,6 +71,7 @@ export function duplicateKey(text: string): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '{' || c === '[') {
+      if (stack.length >= MAX_JSON_DEPTH) return { kind: 'deep', path: childPath() };
       stack.push({
         ...(c === '{' ? { keys: new Set<string>() } : {}),
         expectKey: c === '{',
@@ -71,7 +93,7 @@ export function duplicateKey(text: string): string | undefined {
         const key = JSON.parse(text.slice(i, j + 1)) as string;
         if (top.keys.has(key)) {
           top.key = key;
-          return childPath();
+          return { kind: 'twice', path: childPath() };
         }
         top.keys.add(key);
         top.key = key;

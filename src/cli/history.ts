@@ -81,7 +81,6 @@ async function append(dir: string | undefined, files: string[]): Promise<void> {
 }
 
 /** Broken lines named one by one up to this many; the rest are counted. */
-const SHOWN_PROBLEMS = 20;
 
 /**
  * The history to show: its broken lines named on stderr (the first SHOWN_PROBLEMS, then how many more),
@@ -89,16 +88,13 @@ const SHOWN_PROBLEMS = 20;
  */
 function readShownHistory(file: string): ReturnType<typeof readHistory> {
   const read = readHistory(file);
-  const { records, problems } = read;
-  if (records.length === 0 && problems.length > 0) {
+  const { records, problems, broken } = read;
+  if (records.length === 0 && broken > 0) {
     throw new UsageError(
-      `${file} is not a fusebench history: none of its lines is a record (${problems.length} broken; the first: ${problems[0]?.replace(/; skipped$/, '')})`,
+      `${file} is not a fusebench history: none of its lines is a record (${broken} broken; the first: ${problems[0]?.replace(/; skipped$/, '')})`,
     );
   }
-  for (const p of problems.slice(0, SHOWN_PROBLEMS)) console.warn(`fusebench: ${logText(p)}`);
-  if (problems.length > SHOWN_PROBLEMS) {
-    console.warn(`fusebench: ${problems.length - SHOWN_PROBLEMS} more broken lines in ${logText(file)}; skipped`);
-  }
+  for (const p of problems) console.warn(`fusebench: ${logText(p)}`);
   return read;
 }
 

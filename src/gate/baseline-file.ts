@@ -10,7 +10,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isTempFile } from '../base/atomic-write.ts';
-import { fileRecord } from '../base/file-record.ts';
+import { isPlainSlug } from '../base/device-slug.ts';
+import { fileRecord, ONCE_FIELDS_VALID } from '../base/file-record.ts';
+import { logText } from '../base/log-text.ts';
 import { packagePath } from '../base/package-root.ts';
 import { DTYPES } from '../case/types.ts';
 import { entryKey, readJsonFile, schemaVersionField, speedupValue, timeMs, timestamp } from '../results/results.ts';
@@ -121,7 +123,7 @@ export const baselineEntrySchema = z
         message: `${entry.noise.runs} runs, but the entry lists ${entry.runs.length} in runs: the noise is of those runs`,
       });
     }
-  });
+  }, ONCE_FIELDS_VALID);
 
 export const baselineFileSchema = z.looseObject({
   schemaVersion: schemaVersionField(
@@ -139,6 +141,12 @@ export type BaselineFile = z.infer<typeof baselineFileSchema>;
 
 /** The file that holds a device's baselines. */
 export function baselinePath(dir: string, slug: string): string {
+  // A slug from a file (a history record, a results file) names no file outside `dir`.
+  if (!isPlainSlug(slug)) {
+    throw new Error(
+      `device slug ${logText(JSON.stringify(slug), 120)} is not a plain name (lower-case letters, digits, '.', '-'); no baseline file is named after it`,
+    );
+  }
   return join(dir, `${slug}.json`);
 }
 

@@ -7,10 +7,12 @@
  * lock, so two appends at once both land. A record that is not valid is refused before the file is
  * touched, so that no reader skips what a run just wrote.
  */
+
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
+import { isPlainSlug } from '../base/device-slug.ts';
 import { readFileBytes, readTextFile } from '../base/read-text.ts';
 import { type BaselineLockOptions, withBaselineLock } from '../gate/baseline-lock.ts';
 import { fieldPath } from '../results/results.ts';
@@ -19,9 +21,18 @@ import { type HistoryRecord, historyRecordSchema } from './history-record.ts';
 /** A history file's readable records (with their line numbers) and a message per line that was skipped. */
 export interface HistoryRead {
   records: { line: number; record: HistoryRecord }[];
-  /** "history/nvidia-h200.jsonl:7: not valid JSON (Unexpected end of JSON input); skipped". */
+  /**
+   * "history/nvidia-h200.jsonl:7: not valid JSON (Unexpected end of JSON input); skipped": the first
+   * SHOWN_PROBLEMS broken lines, then one line with how many more, so every reader (history, merge, site,
+   * append) names a few and counts the rest instead of keeping and printing millions.
+   */
   problems: string[];
+  /** How many lines were broken in all. */
+  broken: number;
 }
+
+/** How many broken lines of a history file are named one by one. */
+export const SHOWN_PROBLEMS = 20;
 
 /** The first three issues of a failed parse as a history record, each naming its field. */
 function schemaIssues(error: z.ZodError): string {
@@ -48,6 +59,10 @@ export function assertHistoryRecord(file: string, record: unknown): void {
 export function parseHistory(text: string, file: string): HistoryRead {
   const records: HistoryRead['records'] = [];
   const problems: string[] = [];
+  let broken = 0;
+  const skip = (problem: () => string) => {
+    if (++broken <= SHOWN_PROBLEMS) problems.push(problem());
+  };
   text.split('\n').forEach((raw, i) => {
     const line = i + 1;
     const content = raw.trim();
@@ -56,17 +71,18 @@ export function parseHistory(text: string, file: string): HistoryRead {
     try {
       data = JSON.parse(content);
     } catch (e) {
-      problems.push(`${file}:${line}: not valid JSON (${(e as Error).message}); skipped`);
+      skip(() => `${file}:${line}: not valid JSON (${(e as Error).message}); skipped`);
       return;
     }
     const parsed = historyRecordSchema.safeParse(data);
     if (!parsed.success) {
-      problems.push(`${file}:${line}: not a history record (${schemaIssues(parsed.error)}); skipped`);
+      skip(() => `${file}:${line}: not a history record (${schemaIssues(parsed.error)}); skipped`);
       return;
     }
     records.push({ line, record: parsed.data });
   });
-  return { records, problems };
+  if (broken > SHOWN_PROBLEMS) problems.push(`${file}: ${broken - SHOWN_PROBLEMS} more broken lines; skipped`);
+  return { records, problems, broken };
 }
 
 /** Whether `text` is one JSON document with a results file's fields (given where a history was expected). */
@@ -84,7 +100,7 @@ function isResultsDocument(text: string): boolean {
  * a results file given in its place (which would otherwise be a warning for every one of its lines).
  */
 export function readHistory(file: string): HistoryRead {
-  if (!existsSync(file)) return { records: [], problems: [] };
+  if (!existsSync(file)) return { records: [], problems: [], broken: 0 };
   const text = readTextFile(file);
   const read = parseHistory(text, file);
   if (read.records.length === 0 && read.problems.length > 0 && isResultsDocument(text)) {
@@ -142,14 +158,6 @@ export async function appendHistory(
     },
     lock,
   );
-}
-
-/** Device slugs as fusebench writes them: lower-case letters, digits, dots and dashes (never a path). */
-const SLUG = /^[a-z0-9][a-z0-9.-]{0,199}$/;
-
-/** Whether a device slug is a plain name, safe as a file or folder name. */
-export function isPlainSlug(slug: string): boolean {
-  return SLUG.test(slug) && !slug.includes('..');
 }
 
 /** The history file of a device in `dir`: `<dir>/<slug>.jsonl`; a slug that is not a plain name is refused. */

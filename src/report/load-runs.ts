@@ -83,9 +83,9 @@ export function readDeviceBaselines(
   dir: string,
   slug: string,
 ): { baselines?: { file: string; data: BaselineFile }; problem?: string } {
-  const file = baselinePath(dir, slug);
-  if (!existsSync(file)) return {};
   try {
+    const file = baselinePath(dir, slug);
+    if (!existsSync(file)) return {};
     return { baselines: { file, data: readJsonFile(baselineFileSchema, file) } };
   } catch (e) {
     return { problem: (e as Error).message };

@@ -3,6 +3,7 @@
  * so a hand-edited, truncated or older file is rejected with the file and the field named.
  */
 import { z } from 'zod';
+import { ONCE_FIELDS_VALID } from '../base/file-record.ts';
 import { readJson } from '../base/json-read.ts';
 import { DTYPES, type Dtype } from '../case/types.ts';
 import { PHASES } from './phases.ts';
@@ -386,7 +387,7 @@ export const resultsFileSchema = z
       for (const x of caseContradictions(c, file.device, file.samplesThinned !== undefined))
         ctx.addIssue({ code: 'custom', path: ['cases', i, ...x.path], message: x.message });
     });
-  });
+  }, ONCE_FIELDS_VALID);
 
 /** One case at one shape: numerics, samples, speedup and traffic. */
 export type CaseResult = z.infer<typeof caseResultSchema>;

@@ -7,8 +7,9 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { isPlainSlug } from '../base/device-slug.ts';
 import type { BaselineFile } from '../gate/baseline-file.ts';
-import { isPlainSlug, readHistory } from '../history/history-file.ts';
+import { readHistory } from '../history/history-file.ts';
 import type { HistoryRecord } from '../history/history-record.ts';
 import { readDeviceBaselines, readGpuResults } from '../report/load-runs.ts';
 import type { ResultsFile } from '../results/results.ts';

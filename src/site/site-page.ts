@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isPlainSlug } from '../history/history-file.ts';
+import { isPlainSlug } from '../base/device-slug.ts';
 import { shortCommit } from '../history/history-series.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { type Html, html, name, safeUrl, scriptJson } from './html.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { appendHistory, parseHistory, readHistory } from '../../src/history/history-file.ts';
+import { appendHistory, parseHistory, readHistory, SHOWN_PROBLEMS } from '../../src/history/history-file.ts';
 import { HISTORY_RECORD_VERSION, type HistoryRecord } from '../../src/history/history-record.ts';
 import { historyCharts, historySpec } from '../../src/report/charts/history-chart.ts';
 import { renderSvg } from '../../src/report/charts/render-svg.ts';
@@ -142,6 +142,16 @@ describe('the record boundary', () => {
     }
   });
 
+  test('a history of a million broken lines keeps the first SHOWN_PROBLEMS and a count, for every reader', () => {
+    // Every broken line's message kept: a 40 MB file of them ended history, merge and site with V8's
+    // out-of-memory abort; merge and site printed each one.
+    const { records, problems, broken } = parseHistory('x\n'.repeat(1_000_000), 'h.jsonl');
+    expect(records).toEqual([]);
+    expect(broken).toBe(1_000_000);
+    expect(problems).toHaveLength(SHOWN_PROBLEMS + 1);
+    expect(problems.at(-1)).toBe(`h.jsonl: ${1_000_000 - SHOWN_PROBLEMS} more broken lines; skipped`);
+  });
+
   test('broken lines beside records: the first 20 named, the rest counted', () => {
     const file = join(tmp(), 'h.jsonl');
     writeFileSync(
@@ -153,7 +163,7 @@ describe('the record boundary', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(21);
     expect(lines[19]).toContain(`${file}:21: not valid JSON`);
-    expect(lines[20]).toBe(`fusebench: 5 more broken lines in ${file}; skipped`);
+    expect(lines[20]).toBe(`fusebench: ${file}: 5 more broken lines; skipped`);
     expect(r.stdout).toContain('gelu_scale fp32 (speedup, oldest first)');
   });
 });

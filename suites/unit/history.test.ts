@@ -1,6 +1,7 @@
 // The per-device history: records made from real runs, JSON Lines that survive broken lines, the series
 // charted, the Markdown section (the charts themselves: history-chart.test.ts), and the CLIs that append,
 // render and merge it.
+
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { UsageError } from '../../src/base/cli-args.ts';
 import { currentBranch, currentCommit, runSource } from '../../src/base/source.ts';
+import { baselinePath } from '../../src/gate/baseline-file.ts';
 import { appendHistory, historyFileFor, parseHistory, readHistory } from '../../src/history/history-file.ts';
 import { type HistoryRecord, historyRecord } from '../../src/history/history-record.ts';
 import { caseHistories, lastCommits, shortCommit } from '../../src/history/history-series.ts';
@@ -122,10 +124,16 @@ describe('a history file', () => {
   });
 
   test('a missing file is an empty history; a device slug that is not a plain name is refused as a file name', () => {
-    expect(readHistory(join(tmp(), 'none.jsonl'))).toEqual({ records: [], problems: [] });
+    expect(readHistory(join(tmp(), 'none.jsonl'))).toEqual({ records: [], problems: [], broken: 0 });
     expect(historyFileFor('history', 'nvidia-h200')).toBe(join('history', 'nvidia-h200.jsonl'));
     expect(() => historyFileFor('history', '../../etc/passwd')).toThrow(
       'device.slug "../../etc/passwd" is not a plain device slug',
+    );
+    // Nor a baseline file: `history --out` read the band's baselines through a record's slug, and quoted
+    // the start of any .json file it reached.
+    expect(baselinePath('baselines', 'nvidia-h200')).toBe(join('baselines', 'nvidia-h200.json'));
+    expect(() => baselinePath('baselines', '../../tmp/secret/creds')).toThrow(
+      'device slug "../../tmp/secret/creds" is not a plain name',
     );
   });
 });

@@ -1,12 +1,12 @@
 // readJson (src/base/json-read.ts): the file named in every error, and a key that one object holds twice refused;
 // a path that is no regular file (a device, a named pipe, a folder) refused before it is read (read-text.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { duplicateKey, readJson } from '../../src/base/json-read.ts';
+import { duplicateKey, MAX_JSON_DEPTH, readJson } from '../../src/base/json-read.ts';
 
 describe('duplicateKey', () => {
   test.each([
@@ -47,6 +47,32 @@ describe('readJson', () => {
     for (const name of ['nvidia-h100-80gb-hbm3.json', 'nvidia-h200.json', 'tesla-v100-sxm2-32gb.json']) {
       expect(readJson(join('baselines', name))).toEqual(JSON.parse(readFileSync(join('baselines', name), 'utf8')));
     }
+  });
+
+  test('a byte-order mark (an editor’s) is read past, not refused as an invisible token', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fusebench-json-')), 'bom.json');
+    writeFileSync(file, '\ufeff{"a": 1}');
+    expect(readJson(file)).toEqual({ a: 1 });
+  });
+
+  test('nesting deeper than any file fusebench writes is refused naming where, before anything walks it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-json-'));
+    const nested = (depth: number) => `{"entries": {"k": ${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
+    writeFileSync(join(dir, 'ok.json'), nested(MAX_JSON_DEPTH));
+    expect(() => readJson(join(dir, 'ok.json'))).not.toThrow();
+    writeFileSync(join(dir, 'deep.json'), nested(200_000));
+    expect(() => readJson(join(dir, 'deep.json'))).toThrow(
+      new RegExp(`deep\\.json is not valid: entries\\.k(\\[0\\])+ nests deeper than ${MAX_JSON_DEPTH} levels`),
+    );
+  });
+
+  test('a file larger than a results or baseline file can be is refused by its size, before it is read', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fusebench-json-')), 'huge.json');
+    writeFileSync(file, '');
+    truncateSync(file, 65 * 1024 * 1024); // sparse: nothing is written
+    expect(() => readJson(file)).toThrow(
+      `Cannot read ${file}: ${65 * 1024 * 1024} bytes, more than the ${64 * 1024 * 1024} such a file can be`,
+    );
   });
 
   test('a device, a named pipe or a folder is refused by name at once, not read until memory or patience runs out', () => {

@@ -86,6 +86,19 @@ describe('reading a results file', () => {
     expect(() => readResults(file)).toThrow(new RegExp(`${reEscape(file)} is not valid:\\n {2}${reEscape(field)}: `));
   });
 
+  test('a sample array left empty in a file of every pair is refused naming the field, not by the checks against the samples', () => {
+    // The checks against the samples (results-consistency.ts) wait for the samples to be valid: on a file that
+    // keeps every pair (no samplesThinned), they threw "median of no samples", naming neither file nor field.
+    const full = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'h200-gpt2-decode-run.json'), 'utf8');
+    expect(JSON.parse(full).samplesThinned).toBeUndefined();
+    const file = edited('one-variant-without-samples.json', ['cases', 0, 'timing', 'samples', 'fused'], [], full);
+    expect(() => readResults(file)).toThrow(
+      new RegExp(
+        `${reEscape(file)} is not valid:\\n {2}cases\\[0\\]\\.timing\\.samples\\.fused: expected at least one sample`,
+      ),
+    );
+  });
+
   test('a case/shape/precision twice (a hand-merged file), or a key that is not its case/shape/precision, is refused by name', () => {
     // The 16M row relabelled 1K: compare had judged the 1K row against the 16M one (SLOWER, exit 1).
     const twice = edited('twice.json', ['cases', 3, 'shape', 'label'], '1K');
