@@ -116,6 +116,8 @@ function joinNegativeValues(argv: string[], takesValue: (flag: string) => boolea
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
+    // After `--` every argument is a positional one, as parseArgs reads it: none is joined.
+    if (a === '--') return [...out, ...argv.slice(i)];
     const next = argv[i + 1];
     if (a.startsWith('--') && !a.includes('=') && takesValue(a.slice(2)) && next !== undefined && /^-\d/.test(next)) {
       out.push(`${a}=${next}`);
@@ -170,6 +172,11 @@ export function parseFlags<const O extends FlagOptions>(argv: string[], options:
       options,
     });
     refuseRepeated(parsed.tokens, options);
+    // `--out=` or `--baselines-dir ""` (an unset variable in a script) named no file: it was taken as "not given".
+    for (const t of parsed.tokens) {
+      if (t.kind === 'option' && t.value === '' && t.name !== undefined)
+        throw new Error(`Option '--${t.name}' needs a value; it was given an empty one`);
+    }
     return parsed;
   } catch (e) {
     throw new UsageError(`${parseArgsMessage(e)}\n\n${help}`);

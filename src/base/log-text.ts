@@ -10,9 +10,10 @@
  * (The runner trims leading whitespace before it looks for `::`: actions/runner ActionCommand.TryParseV2.)
  */
 
-// C0 and C1 controls (ESC, CSI, BEL, CR, LF, ...), DEL, line and paragraph separators, and the
-// bidirectional overrides and marks that make text read differently from what it is.
-const CONTROLS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f]/gu;
+// C0 and C1 controls (ESC, CSI, BEL, CR, LF, ...), DEL, line and paragraph separators, and every format
+// character: the bidirectional overrides and marks that make text read differently from what it is, and
+// the invisible ones (zero-width space, byte-order mark, word joiner) that make two strings look alike.
+const CONTROLS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

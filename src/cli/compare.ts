@@ -7,6 +7,7 @@
  */
 import { checkNotInput, checkWritableFile, writeFileAtomic } from '../base/atomic-write.ts';
 import { checkOutput, deltaArg, UsageError } from '../base/cli-args.ts';
+import { logText } from '../base/log-text.ts';
 import { finishDespiteClosedOutput } from '../base/signal-cleanup.ts';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../compare/compare-runs.ts';
 import { loadPair } from '../compare/load-pair.ts';
@@ -64,7 +65,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   console.log(renderCompareConsole(cmp, base, head, colorEnabled(process.stdout)));
   if (out) {
     writeFileAtomic(out, renderCompareMarkdown(cmp, base, head));
-    console.log(`wrote ${out}`);
+    console.log(`wrote ${logText(out)}`);
   }
   return comparisonCounts(cmp).SLOWER > 0 ? EXIT.regression : EXIT.ok;
 }

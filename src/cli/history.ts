@@ -166,7 +166,7 @@ async function writeMarkdown(
   writeFileAtomic(out, `${md`# fusebench history: ${name(device)}`}\n\n${markdown}`);
   for (const img of images) writeFileAtomic(join(dirname(out), img.path), img.svg);
   console.log(
-    `wrote ${out}${images.length > 0 ? ` and ${images.length} chart${images.length === 1 ? '' : 's'} in ${join(dirname(out), charts)}` : ''}`,
+    `wrote ${logText(out)}${images.length > 0 ? ` and ${images.length} chart${images.length === 1 ? '' : 's'} in ${logText(join(dirname(out), charts))}` : ''}`,
   );
 }
 

@@ -11,7 +11,18 @@ export interface LeftOut {
   why: string;
 }
 
-/** One quoted line a file: `> **Left out:** \`h100.json\` could not be read: …`, then a blank line. */
+/** How many left-out files are named one by one; past it, one line counts the rest. */
+const SHOWN_LEFT_OUT = 10;
+
+/**
+ * One quoted line a file: `> **Left out:** \`h100.json\` could not be read: …`, then a blank line; past
+ * SHOWN_LEFT_OUT, one line with how many more (400 broken files once filled a PR comment's whole budget,
+ * and the comment said only that the results were too large).
+ */
 export function leftOutLines(files: readonly LeftOut[]): string[] {
-  return files.map((u) => `${md`> **Left out:** ${codeSpan(u.file, 300)} ${note(u.why)}`}\n`);
+  const shown = files
+    .slice(0, SHOWN_LEFT_OUT)
+    .map((u) => `${md`> **Left out:** ${codeSpan(u.file, 300)} ${note(u.why)}`}\n`);
+  const more = files.length - SHOWN_LEFT_OUT;
+  return more > 0 ? [...shown, `> **Left out:** ${more} more results files (the run's log names each).\n`] : shown;
 }

@@ -17,7 +17,7 @@ const NODE_ARGS = ['--experimental-strip-types', '--no-warnings=ExperimentalWarn
 const COMMAND = /^\s*::|##\[/m;
 // eslint-style: control characters (C0, DEL, C1) and the bidirectional controls.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: that is what it looks for.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u;
 
 describe('logText', () => {
   test.each([
@@ -29,6 +29,7 @@ describe('logText', () => {
     ['a carriage return that would overwrite the line', 'ok\rFAILED', 'ok\\rFAILED'],
     ['a C1 control (CSI)', 'a\u009b2Jb', 'a\\x9b2Jb'],
     ['a bidirectional override', 'abc\u202edef', 'abc\\u{202e}def'],
+    ['a byte-order mark and a zero-width space', '\ufeffNVIDIA\u200b H200', '\\u{feff}NVIDIA\\u{200b} H200'],
     ['plain text', 'NVIDIA H200 (gelu_scale 16M)', 'NVIDIA H200 (gelu_scale 16M)'],
   ])('makes %s visible and inert', (_what, input, expected) => {
     expect(logText(input)).toBe(expected);

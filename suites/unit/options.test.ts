@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { UsageError } from '../../src/base/cli-args.ts';
+import { parseFlags, UsageError } from '../../src/base/cli-args.ts';
 import { parsePerfArgs } from '../../src/run/perf-options.ts';
 
 const parse = (argv: string[]) => parsePerfArgs(argv, { seed: 7 });
@@ -13,6 +13,19 @@ describe('perf options', () => {
       seed: 7,
       outDir: 'perf-out',
     });
+  });
+
+  test('an empty value is refused naming the flag, not taken as the flag left out', () => {
+    expect(() => parse(['--out-dir='])).toThrow(/^Option '--out-dir' needs a value; it was given an empty one/);
+    expect(() => parse(['--baselines-dir', ''])).toThrow(
+      /^Option '--baselines-dir' needs a value; it was given an empty one/,
+    );
+  });
+
+  test('after --, nothing is read as a flag or joined to one', () => {
+    expect(
+      parseFlags(['--delta', '-1', '--', '--delta', '-1'], { delta: { type: 'string' } }, 'help').positionals,
+    ).toEqual(['--delta', '-1']);
   });
 
   test('a negative value is refused like any other bad value, naming the flag', () => {
@@ -99,12 +112,12 @@ describe('perf options', () => {
   });
 
   test.each(['out-dir', 'baselines-dir', 'baseline-file'])('an empty --%s names no folder or file: refused', (flag) => {
-    expect(() => parse([`--${flag}`, ''])).toThrow(`Expected a path for --${flag} but received ''`);
+    expect(() => parse([`--${flag}`, ''])).toThrow(`Option '--${flag}' needs a value; it was given an empty one`);
   });
 
   // Every numeric option is bounded and written in plain decimal; each refusal says what was expected.
   test.each([
-    [['--seed', ''], /^Expected an integer from 0 to 4294967295 for --seed but received ''$/],
+    [['--seed', ''], /^Option '--seed' needs a value; it was given an empty one/],
     [['--seed', '0x1F'], /for --seed but received '0x1F'/],
     [['--seed', '1e3'], /for --seed but received '1e3'/],
     [['--seed', ' 7'], /for --seed but received ' 7'/],

@@ -279,3 +279,16 @@ describe('the PR comment when one GPU or one row carries oversized data', () => 
     expect(tableProblems(md)).toEqual([]);
   });
 });
+
+describe('results files left out of the comment', () => {
+  test('past ten are counted in one line, so 400 broken files cannot push the results out of the comment', () => {
+    const leftOut = Array.from({ length: 400 }, (_, i) => ({
+      file: `artifacts/broken-${i}/fusebench-results.json`,
+      why: `could not be read: is not valid JSON: ${'x'.repeat(300)}`,
+    }));
+    const md = renderPrComment([{ results: mixed, base: { results: null, why: 'no base run' } }], { leftOut });
+    expect(md.match(/^> \*\*Left out:\*\* `artifacts\/broken-/gm)).toHaveLength(10);
+    expect(md).toContain("> **Left out:** 390 more results files (the run's log names each).");
+    expect(markdownTables(md)[0]?.rows).toHaveLength(mixed.cases.length);
+  });
+});
