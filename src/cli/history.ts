@@ -64,6 +64,13 @@ async function append(dir: string | undefined, files: string[]): Promise<void> {
   // appended: all of them or none.
   const planned = files.map((f) => {
     const results = readResults(f);
+    // A run made slower on purpose (perf --inject, to see the gate catch it) is no measurement of the code.
+    const injected = results.cases.find((c) => c.injection);
+    if (injected) {
+      throw new UsageError(
+        `${f} is a run made with --inject (${logText(injected.key)} slowed on purpose): not a measurement of the code, so not history; nothing was appended`,
+      );
+    }
     const file = historyFileFor(dir, results.device.slug);
     const record = historyRecord(results);
     assertHistoryRecord(file, record);

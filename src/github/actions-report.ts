@@ -1,18 +1,20 @@
 /**
  * The GitHub Actions side of a perf run: an annotation per case that needs attention (SLOWER, FAILED
- * and ERRORED as errors on the kernel's source file; FASTER and AMBIGUOUS as notices), step outputs
- * with the verdict counts, and the job summary. Only inside GitHub Actions; the environment is read
+ * and ERRORED as errors on the kernel's source file; a SLOWER that does not gate as a warning; FASTER and
+ * AMBIGUOUS as notices), one warning when shapes had no baseline to gate on, step outputs with the verdict
+ * counts, and the job summary. Only inside GitHub Actions; the environment is read
  * only for defaults, so tests pass a sink and a path in. Never throws: a failure is a warning.
  */
 import { appendFileSync } from 'node:fs';
 import type { AnnotationProperties } from '@actions/core';
 import { signedPct, speedup, times } from '../base/format.ts';
 import { logLines } from '../base/log-text.ts';
+import { noBaselineHint } from '../report/console-summary.ts';
 import { NAME_CHARS, NOTE_CHARS, plain } from '../report/escape.ts';
 import { renderJobSummary } from '../report/job-summary.ts';
 import { gatedTiming } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdict, countVerdicts } from '../results/verdict.ts';
+import { caseVerdict, countVerdicts, verdictGates } from '../results/verdict.ts';
 
 /** The part of @actions/core this uses; the module itself satisfies it, tests pass a fake. */
 export interface ActionsSink {
@@ -24,7 +26,7 @@ export interface ActionsSink {
 
 /** One annotation to emit. */
 export interface Annotation {
-  level: 'error' | 'notice';
+  level: 'error' | 'warning' | 'notice';
   message: string;
   properties: AnnotationProperties;
 }
@@ -68,7 +70,14 @@ export function collectAnnotations(results: ResultsFile): Annotation[] {
       const t = plain(title, TITLE_CHARS);
       return file ? { title: t, file } : { title: t };
     };
-    if (v === 'SLOWER')
+    if (v === 'SLOWER' && !verdictGates(c))
+      // Judged against a baseline that does not gate: perf exits 0, so not an error.
+      out.push({
+        level: 'warning',
+        message: describe(c),
+        properties: at(`fusebench: ${what} is SLOWER on ${gpu} (not gating)`),
+      });
+    else if (v === 'SLOWER')
       out.push({
         level: 'error',
         message: describe(c),
@@ -88,6 +97,19 @@ export function collectAnnotations(results: ResultsFile): Annotation[] {
       });
     }
   }
+  // A first run on a GPU model, or new shapes: nothing of them gated, and the run is green. Said once, so
+  // that no one reads a green check as "no regression" (the workflow baselines.yml records them).
+  const hint = noBaselineHint(results);
+  if (hint) {
+    const n = results.cases.filter((c) => c.gate?.status === 'NO_BASELINE').length;
+    out.push({
+      level: 'warning',
+      message: plain(`${hint} (or run the baselines workflow for this GPU)`, 2 * NOTE_CHARS),
+      properties: {
+        title: plain(`fusebench: ${n} shape${n === 1 ? '' : 's'} on ${gpu} not gated: no baseline`, TITLE_CHARS),
+      },
+    });
+  }
   return out;
 }
 
@@ -99,15 +121,19 @@ const ANNOTATIONS_SHOWN = 10;
  * many more there are and where they all are (the job summary, the report), instead of GitHub dropping them.
  */
 export function cappedAnnotations(all: readonly Annotation[], gpu: string): Annotation[] {
-  const count = { error: 0, notice: 0 };
+  const count = { error: 0, warning: 0, notice: 0 };
   for (const a of all) count[a.level]++;
-  const seen = { error: 0, notice: 0 };
+  const seen = { error: 0, warning: 0, notice: 0 };
   // In the order collected; the count of the rest after each capped level's last one shown.
   const shown = all.filter((a) => count[a.level] <= ANNOTATIONS_SHOWN || ++seen[a.level] < ANNOTATIONS_SHOWN);
-  const rest = (['error', 'notice'] as const).flatMap((level): Annotation[] => {
+  const rest = (['error', 'warning', 'notice'] as const).flatMap((level): Annotation[] => {
     const more = count[level] - (ANNOTATIONS_SHOWN - 1);
     if (count[level] <= ANNOTATIONS_SHOWN) return [];
-    const what = level === 'error' ? 'SLOWER, FAILED or ERRORED' : 'FASTER or AMBIGUOUS';
+    const what = {
+      error: 'SLOWER, FAILED or ERRORED',
+      warning: 'SLOWER (not gating) or without a baseline',
+      notice: 'FASTER or AMBIGUOUS',
+    }[level];
     return [
       {
         level,

@@ -7,9 +7,9 @@
 import { labelledChange, signedPct, speedup, times } from '../base/format.ts';
 import type { CaseComparison } from '../compare/compare-runs.ts';
 import type { ResultsFile } from '../results/results.ts';
-import { countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
+import { countsLine, countVerdicts, type VerdictCounts, verdictLabel } from '../results/verdict.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
-import { join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
+import { codeSpan, join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
 import { graphTwinDetails } from './graph-twin-table.ts';
 import { wideDeltaSentence, wideDeltaShapes } from './wide-delta.ts';
 
@@ -21,6 +21,8 @@ export interface ComparisonOptions {
   base: BaseRun | undefined;
   /** Rows to show (already chosen and ordered); the others are counted in a note. */
   rows: ComparisonRow[];
+  /** Every row, shown or not, for the counts against the base run; default `rows`. */
+  all?: readonly ComparisonRow[];
   /** How many rows were left out to fit a size limit. */
   omitted: number;
   /** The section's title (Markdown, its parts escaped by the caller); default the GPU's name. */
@@ -44,6 +46,52 @@ function deviceLine(results: ResultsFile): Markdown {
   return md`**${name(results.device.name)}** (${join(facts, '; ')})`;
 }
 
+/** " at `4bb25af0c1d2` (perf/decode-step)": the commit and branch a run measured, escaped; '' when unknown. */
+function atCommit(results: ResultsFile): Markdown | string {
+  if (!results.source) return ''; // a file written before runs named their commit
+  const { commit, branch } = results.source;
+  return md` at ${codeSpan(commit, 80)}${branch ? md` (${name(branch)})` : ''}`;
+}
+
+/** How many shapes of the base run this run has not, named (the first ten) under the counts. */
+const SHOWN_MISSING = 10;
+
+/**
+ * Against the base run: "Against the base run at `1a2b3c4` (main), 2026-11-28: **1 slower** · 2 faster · 40
+ * same", with the shapes of the base run this run lacks, so the answer to "did this make anything slower
+ * than the base branch?" is at the top, whatever rows the table keeps.
+ */
+function versusBaseLines(results: ResultsFile, base: ResultsFile, rows: readonly ComparisonRow[]): string[] {
+  const n: VerdictCounts = {
+    slower: 0,
+    faster: 0,
+    same: 0,
+    ambiguous: 0,
+    no_baseline: 0,
+    skipped: 0,
+    errored: 0,
+    not_gating: 0,
+  };
+  for (const r of rows) if (r.vsBase) n[r.vsBase.verdict.toLowerCase() as 'slower' | 'faster' | 'same' | 'ambiguous']++;
+  const compared = rows.filter((r) => r.vsBase).length;
+  const counts = compared > 0 ? countsLine(n) : 'no shape measured in both';
+  const lines = [
+    md`Against the base run${atCommit(base)}, ${base.createdAt.slice(0, 10)}: ${trusted(counts)}.`.markdown,
+  ];
+  const keys = new Set(results.cases.map((c) => c.key));
+  const gone = base.cases.filter((c) => !keys.has(c.key));
+  if (gone.length > 0) {
+    const named = gone.slice(0, SHOWN_MISSING).map((c) => md`${name(c.title)} ${name(c.shape.label)} ${name(c.dtype)}`);
+    const more = gone.length > SHOWN_MISSING ? `, and ${gone.length - SHOWN_MISSING} more` : '';
+    lines.push(
+      '',
+      md`> **Not in this run:** ${trusted(String(gone.length))} shape${trusted(gone.length === 1 ? '' : 's')} of the base run: ${join(named, ', ')}${trusted(more)}.`
+        .markdown,
+    );
+  }
+  return lines;
+}
+
 function baseCell(b: ComparisonRow['base']): string {
   if (b === 'absent') return 'new';
   return b === null ? '—' : times(b);
@@ -60,7 +108,7 @@ function versusBaseCell(c: CaseComparison): string {
 }
 
 function verdictCell(r: ComparisonRow): string {
-  const label = verdictLabel(r.verdict);
+  const label = `${verdictLabel(r.verdict)}${r.gates ? '' : ' (not gating)'}`;
   return r.vsBaseline === undefined ? label : `${label} (${signedPct(r.vsBaseline)})`;
 }
 
@@ -91,7 +139,7 @@ function comparisonTable(rows: ComparisonRow[], withBase: boolean): string {
 
 /** One note line: "- **GELU + scale 2M** — FAILED: <the reason, escaped and cut>". */
 function noteLine(r: ComparisonRow): Markdown {
-  return md`- **${name(r.title)} ${name(r.shape)} ${name(r.dtype)}** — ${trusted(r.verdict)}: ${note(r.note ?? '')}`;
+  return md`- **${name(r.title)} ${name(r.shape)} ${name(r.dtype)}** — ${trusted(`${r.verdict}${r.gates ? '' : ' (not gating)'}`)}: ${note(r.note ?? '')}`;
 }
 
 /** The notes under the table: one line per row a reviewer should read about (a failure, a regression, a change). */
@@ -109,11 +157,13 @@ export function renderRunComparison(results: ResultsFile, options: ComparisonOpt
   const parts = [
     md`${trusted('#'.repeat(level))} ${options.title ?? name(results.device.name)}`.markdown,
     '',
-    md`Measured on ${deviceLine(results)}, ${results.createdAt.slice(0, 10)}, seed ${results.settings.seed}.`.markdown,
+    md`Measured on ${deviceLine(results)}, ${results.createdAt.slice(0, 10)}${atCommit(results)}, seed ${results.settings.seed}.`
+      .markdown,
     '',
-    countsLine(countVerdicts(results)),
+    `Against the stored baseline: ${countsLine(countVerdicts(results))}.`,
     '',
   ];
+  if (base?.results) parts.push(...versusBaseLines(results, base.results, options.all ?? rows), '');
   if (base && !base.results) {
     parts.push(md`> **No base run:** ${note(base.why)} This compares with the stored baseline only.`.markdown, '');
   }

@@ -7,7 +7,7 @@
 import { type CaseComparison, compareCase } from '../compare/compare-runs.ts';
 import { asMeasured, gatedTiming, type JudgedTiming, timingOf } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdict, type RowVerdict, verdictRank } from '../results/verdict.ts';
+import { caseVerdict, type RowVerdict, verdictGates, verdictRank } from '../results/verdict.ts';
 
 /** The base branch's run for the same GPU, or why there is none. */
 export type BaseRun = { results: ResultsFile; why?: undefined } | { results: null; why: string };
@@ -19,6 +19,8 @@ export interface ComparisonRow {
   shape: string;
   dtype: string;
   verdict: RowVerdict;
+  /** False when the verdict does not gate (judged against a baseline entry with `gating: false`). */
+  gates: boolean;
   /**
    * This run's speedup and interval, of the timing the gate judged (batched on the launch-bound shapes gated
    * that way, as BENCHMARK_RESULTS.md shows it), or of the one the decision against the base run used when
@@ -69,7 +71,7 @@ function noteOf(c: CaseResult): string | undefined {
   return [c.gate.message, ...c.gate.fingerprintNotes].filter((s) => s.length > 0).join('; ') || undefined;
 }
 
-/** One comparison row per case of `results`, sorted worst verdict first, then largest loss vs the baseline. */
+/** One comparison row per case of `results`, worst first (worstFirst), then in the file's order. */
 export function compareRuns(results: ResultsFile, base: ResultsFile | null): ComparisonRow[] {
   const rows = results.cases.map((c, index) => {
     const vsBase = versusBase(c, base);
@@ -81,6 +83,7 @@ export function compareRuns(results: ResultsFile, base: ResultsFile | null): Com
       shape: c.shape.label,
       dtype: c.dtype,
       verdict: caseVerdict(c),
+      gates: verdictGates(c),
       current: timed && {
         estimate: timed.speedup.estimate,
         lo: timed.speedup.lo,
@@ -95,18 +98,22 @@ export function compareRuns(results: ResultsFile, base: ResultsFile | null): Com
     };
     return { row, index };
   });
-  rows.sort(
-    (a, b) =>
-      verdictRank(a.row.verdict) - verdictRank(b.row.verdict) ||
-      (a.row.vsBaseline ?? 1) - (b.row.vsBaseline ?? 1) ||
-      a.index - b.index,
-  );
+  rows.sort((a, b) => worstFirst(a.row, b.row) || a.index - b.index);
   return rows.map((r) => r.row);
 }
 
-/** The order in which rows are kept when not all fit: worst verdict first, then the largest loss vs the baseline. */
+/**
+ * How bad a row is: the worse of its verdict against the baseline and its decision against the base run,
+ * so a shape the pull request made slower than the base branch sorts, and is kept, with the SLOWER ones
+ * even when the baseline calls it SAME.
+ */
+function rowRank(r: ComparisonRow): number {
+  return Math.min(verdictRank(r.verdict), r.vsBase ? verdictRank(r.vsBase.verdict) : Number.POSITIVE_INFINITY);
+}
+
+/** The order of the rows, and in which they are kept when not all fit: worst first, then the largest loss vs the baseline. */
 export function worstFirst(a: ComparisonRow, b: ComparisonRow): number {
-  return verdictRank(a.verdict) - verdictRank(b.verdict) || (a.vsBaseline ?? 1) - (b.vsBaseline ?? 1);
+  return rowRank(a) - rowRank(b) || (a.vsBaseline ?? 1) - (b.vsBaseline ?? 1);
 }
 
 /**

@@ -69,6 +69,7 @@ function render(
       level: 3,
       base: run.base,
       rows: shown,
+      all,
       omitted: all.length - shown.length,
       arms,
     });

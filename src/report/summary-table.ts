@@ -7,7 +7,7 @@
 import { speedup, times } from '../base/format.ts';
 import { gatedTiming } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdict, countsLine, countVerdicts, verdictLabel } from '../results/verdict.ts';
+import { caseVerdictLabel, countsLine, countVerdicts } from '../results/verdict.ts';
 import { fusedShare } from './charts/roofline.ts';
 import { type Inline, markdownTable, md, name, ours, trusted } from './escape.ts';
 import { shareLabel } from './share-label.ts';
@@ -19,7 +19,7 @@ function gpuCells(c: CaseResult | undefined, run: ResultsFile): Inline[] {
   return [
     trusted(t ? speedup(t.speedup, t.method === 'batched') : '—'),
     trusted(shareLabel(fusedShare(c, run.device), c.dtype)),
-    trusted(verdictLabel(caseVerdict(c))),
+    trusted(caseVerdictLabel(c)),
   ];
 }
 

@@ -44,6 +44,20 @@ export function verdictLabel(v: RowVerdict): string {
   return LABELS[v];
 }
 
+/**
+ * Whether a case's verdict gates the run. Not when it was judged against a baseline entry that does not
+ * gate (`gating: false`: a number reported by someone else, such as the tutorial's V100 claims, until this
+ * device measures its own): perf then exits 0 whatever the verdict, so every report says so beside it.
+ */
+export function verdictGates(c: CaseResult): boolean {
+  return !(c.status === 'measured' && c.gate && !c.gate.gating && c.gate.status !== 'NO_BASELINE');
+}
+
+/** A case's verdict with its marker, and "(not gating)" when it does not gate: "🔴 SLOWER (not gating)". */
+export function caseVerdictLabel(c: CaseResult): string {
+  return `${verdictLabel(caseVerdict(c))}${verdictGates(c) ? '' : ' (not gating)'}`;
+}
+
 /** Rank for sorting, 0 = worst. */
 export function verdictRank(v: RowVerdict): number {
   return VERDICT_ORDER.indexOf(v);
@@ -59,15 +73,27 @@ export interface VerdictCounts {
   skipped: number;
   /** Failed (wrong result) and errored (could not run) cases together. */
   errored: number;
+  /** Cases judged against a baseline that does not gate (counted here, not under their verdict). */
+  not_gating: number;
 }
 
 /** Counts the verdicts of a run. */
 export function countVerdicts(results: ResultsFile): VerdictCounts {
-  const n: VerdictCounts = { slower: 0, faster: 0, same: 0, ambiguous: 0, no_baseline: 0, skipped: 0, errored: 0 };
+  const n: VerdictCounts = {
+    slower: 0,
+    faster: 0,
+    same: 0,
+    ambiguous: 0,
+    no_baseline: 0,
+    skipped: 0,
+    errored: 0,
+    not_gating: 0,
+  };
   for (const c of results.cases) {
     const v = caseVerdict(c);
-    if (v === 'FAILED' || v === 'ERRORED') n.errored++;
-    else n[v.toLowerCase() as Exclude<keyof VerdictCounts, 'errored'>]++;
+    if (!verdictGates(c)) n.not_gating++;
+    else if (v === 'FAILED' || v === 'ERRORED') n.errored++;
+    else n[v.toLowerCase() as Exclude<keyof VerdictCounts, 'errored' | 'not_gating'>]++;
   }
   return n;
 }
@@ -81,6 +107,7 @@ export function countsLine(n: VerdictCounts): string {
     [n.faster, 'faster', false],
     [n.same, 'same', false],
     [n.no_baseline, 'without a baseline', false],
+    [n.not_gating, 'against a baseline that does not gate', false],
     [n.skipped, 'skipped', false],
   ];
   const shown = parts.filter(([k]) => k > 0).map(([k, w, bad]) => (bad ? `**${k} ${w}**` : `${k} ${w}`));

@@ -79,7 +79,7 @@ describe('annotations', () => {
     expect(slower?.message).toContain('speedup 1.52x [1.50, 1.53] vs baseline 1.91x (−20.4%)');
   });
 
-  test('FASTER and AMBIGUOUS are notices; FAILED and ERRORED errors; SAME, NO_BASELINE and SKIPPED nothing', () => {
+  test('FASTER and AMBIGUOUS are notices; FAILED and ERRORED errors; SAME and SKIPPED nothing; shapes without a baseline one warning', () => {
     const byTitle = collectAnnotations(mixed).map((a) => [
       a.level,
       a.properties.title?.replace(/^fusebench: GELU \+ scale /, ''),
@@ -90,7 +90,31 @@ describe('annotations', () => {
       ['error', '2M fp32 FAILED on NVIDIA H200'],
       ['error', '32x512x768 fp32 is SLOWER on NVIDIA H200'],
       ['notice', '16M fp32 is AMBIGUOUS on NVIDIA H200'],
+      ['warning', 'fusebench: 1 shape on NVIDIA H200 not gated: no baseline'],
     ]);
+    expect(collectAnnotations(mixed).at(-1)?.message).toMatch(
+      /^no baseline for NVIDIA H200 \(1 shape; .*\): the run only reports\. Record one with `npm run perf -- --backend cuda --update-baselines` \(or run the baselines workflow for this GPU\)$/,
+    );
+  });
+
+  test('a SLOWER against a baseline that does not gate is a warning, counted apart, and labelled in the summary', () => {
+    const slower = mixed.cases.find((c) => c.gate?.status === 'SLOWER') as ResultsFile['cases'][number];
+    const ungated = {
+      ...mixed,
+      cases: mixed.cases.map((c) => (c === slower ? { ...c, gate: { ...c.gate, gating: false } as typeof c.gate } : c)),
+    } as ResultsFile;
+    const found = collectAnnotations(ungated).find((a) => a.properties.title?.includes('SLOWER'));
+    expect(found).toMatchObject({
+      level: 'warning',
+      properties: { title: 'fusebench: GELU + scale 32x512x768 fp32 is SLOWER on NVIDIA H200 (not gating)' },
+    });
+    const { sink, calls } = fakeSink();
+    reportToActions(ungated, { sink, env: inActions, summaryPath: join(tmp(), 's.md') });
+    expect(calls.outputs).toMatchObject({ slower: 0, not_gating: 1 });
+    const summary = renderJobSummary(ungated);
+    expect(summary).toContain('1 against a baseline that does not gate');
+    expect(summary).not.toContain('**1 slower**');
+    expect(markdownTables(summary)[0]?.rows.some((r) => r.at(-1)?.startsWith('🔴 SLOWER (not gating)'))).toBe(true);
   });
 });
 
@@ -137,7 +161,7 @@ describe('annotations of a results file with hostile text in every field', () =>
   const found = collectAnnotations(hostileResults());
 
   test('are single lines, cut, and name no file outside the repository', () => {
-    expect(found.map((a) => a.level)).toEqual(['error', 'notice', 'error', 'error', 'notice']);
+    expect(found.map((a) => a.level)).toEqual(['error', 'notice', 'error', 'error', 'notice', 'warning']);
     for (const a of found) {
       expect(`${a.message}${a.properties.title}`).not.toMatch(/[\r\n]/);
       expect(a.message).not.toContain(TAIL);
@@ -154,7 +178,7 @@ describe('reporting to GitHub Actions', () => {
     expect(reportToActions(mixed, { sink, env: inActions, summaryPath: summary })).toBe(true);
     expect(calls.error).toHaveLength(3);
     expect(calls.notice).toHaveLength(2);
-    expect(calls.warning).toEqual([]);
+    expect(calls.warning.map((w) => w[1]?.title)).toEqual(['fusebench: 1 shape on NVIDIA H200 not gated: no baseline']);
     expect(calls.outputs).toEqual({
       slower: 1,
       faster: 1,
@@ -163,6 +187,7 @@ describe('reporting to GitHub Actions', () => {
       no_baseline: 1,
       skipped: 1,
       errored: 2,
+      not_gating: 0,
     });
     const written = readFileSync(summary, 'utf8');
     expect(written).toBe(`# earlier step\n${renderJobSummary(mixed)}`);
@@ -207,7 +232,7 @@ describe('reporting to GitHub Actions', () => {
     expect(() =>
       reportToActions(mixed, { sink, env: inActions, summaryPath: join(dir, 'missing', 'x.md') }),
     ).not.toThrow();
-    expect(calls.warning[0]?.[0]).toMatch(/could not write the job summary to .*missing.*x\.md/);
+    expect(calls.warning.at(-1)?.[0]).toMatch(/could not write the job summary to .*missing.*x\.md/);
     expect(calls.outputs.slower).toBe(1);
   });
 
@@ -231,7 +256,7 @@ describe('reporting to GitHub Actions', () => {
     };
     expect(() => reportToActions(mixed, { sink, env: inActions, summaryPath: join(tmp(), 's.md') })).not.toThrow();
     expect(calls.error.length).toBeGreaterThan(0);
-    expect(calls.warning.map((w) => w[0])).toEqual([
+    expect(calls.warning.map((w) => w[0]).filter((m) => m.startsWith('fusebench: could not'))).toEqual([
       'fusebench: could not set the step outputs: Missing file at path: /tmp/gh-output',
     ]);
   });

@@ -292,6 +292,20 @@ describe('npm run history and npm run merge --history', () => {
     expect(readHistory(join(history, 'nvidia-h200.jsonl')).records).toHaveLength(1);
   });
 
+  test('append refuses a run made with --inject: a kernel slowed on purpose is no point of the history', () => {
+    const dir = tmp();
+    const r: ResultsFile = structuredClone(run);
+    const at = r.cases.findIndex((c) => c.status === 'measured');
+    r.cases[at] = { ...(r.cases[at] as ResultsFile['cases'][number]), injection: { kind: 'passes', passes: 3 } };
+    const f = join(dir, 'injected.json');
+    writeFileSync(f, JSON.stringify(r));
+    const history = join(dir, 'history');
+    const out = cli(['src/cli/history.ts', 'append', '--dir', history, f]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`${f} is a run made with --inject (${r.cases[at]?.key} slowed on purpose)`);
+    expect(existsSync(history)).toBe(false);
+  });
+
   test('append, then render: a broken line is named on stderr and skipped, the charts are written', () => {
     const dir = tmp();
     const file = historyOf(dir);

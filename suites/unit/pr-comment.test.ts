@@ -65,6 +65,27 @@ describe('the PR comment against a base run', () => {
     expect(md).toContain('Measured on **NVIDIA H200** (cuda; driver 580.159.04; CUDA 13.0; compute capability 9.0)');
   });
 
+  test('says, above the table, the commit measured, its counts against the baseline and against the base run', () => {
+    const pr = { ...mixed, source: { commit: '4bb25af0c1d2', branch: 'perf/<b>x' } };
+    const base = { ...baseOf(mixed, 0.8, ['4M']), source: { commit: '1a2b3c4d5e6f', branch: 'main' } };
+    const out = renderPrComment([{ results: pr, base: { results: base } }]);
+    expect(out).toContain('2026-11-21 at `4bb25af0c1d2` (perf/&lt;b&gt;x), seed');
+    expect(out).toContain('Against the stored baseline: **2 failed or errored** · **1 slower** · 1 ambiguous');
+    // Every shape measured in both is 20% slower than in the base run (its fused times ×0.8).
+    const versus = out.split('\n').find((l) => l.startsWith('Against the base run')) ?? '';
+    expect(versus).toMatch(/^Against the base run at `1a2b3c4d5e6f` \(main\), 2026-11-21: \*\*\d+ slower\*\*/);
+    expect(out.indexOf(versus)).toBeLessThan(out.indexOf('| Case |'));
+    // A file written before runs named their commit says none.
+    expect(md).toMatch(/compute capability 9\.0\), 2026-11-21, seed/);
+  });
+
+  test('names the shapes of the base run this run lacks', () => {
+    const fewer = structuredClone(mixed);
+    fewer.cases = fewer.cases.filter((c) => c.shape.label !== '1M');
+    const out = renderPrComment([{ results: fewer, base: { results: baseOf(mixed, 1) } }]);
+    expect(out).toContain('> **Not in this run:** 1 shape of the base run: GELU + scale 1M fp32.');
+  });
+
   test('has base speedup, PR speedup, the decision against the base run, baseline and verdict for each case and shape', () => {
     expect(markdownTables(md)[0]?.header).toEqual([
       'Case',
@@ -108,15 +129,17 @@ describe('the PR comment against a base run', () => {
     expect(rowOf(md, '4K')?.slice(3, 6)).toEqual(['—', '—', '—']);
   });
 
-  test('rows come worst verdict first', () => {
+  test('rows come worst first, by the worse of the verdict and the decision against the base run', () => {
+    // Every shape measured in both runs is SLOWER than in the base run, so 16M (AMBIGUOUS against the baseline),
+    // 1K (SAME) and 1M (FASTER) come with 32x512x768, before 4M (no baseline, not in the base run).
     expect(markdownTables(md)[0]?.rows.map((r) => r[1])).toEqual([
       '2M',
       '4K',
       '32x512x768',
       '16M',
-      '4M',
-      '1M',
       '1K',
+      '1M',
+      '4M',
       '256M',
     ]);
   });
