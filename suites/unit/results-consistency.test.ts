@@ -55,7 +55,9 @@ describe('a results file against its own samples', () => {
   // path unless given.
   test.each([
     ['a fused median 3% off', h100, 'cases.27.timing.fused.median', 1.03],
-    ['a speedup 2% off', h100, 'cases.27.speedup.estimate', 1.02],
+    // An estimate moved out of its own interval is refused by the interval's check, before the samples are asked.
+    ['a speedup 2% off', h100, 'cases.27.speedup.estimate', 1.02, 'cases.27.speedup'],
+    ['a speedup 0.1% off, inside its interval', h100, 'cases.27.speedup.estimate', 1.001],
     ['a sample count', h100, 'cases.27.timing.unfused.n', 2],
     ['a least time', h100, 'cases.27.timing.unfused.min', 0.9],
     ['a mean', h100, 'cases.27.timing.fused.mean', 1.01],
@@ -71,9 +73,9 @@ describe('a results file against its own samples', () => {
     // Thinned: a median far outside where 40 kept samples put the median of all is refused; so is a batched one.
     ['a thinned median', h100, 'cases.0.timing.fused.median', 2],
     ['a batched median', h100, 'cases.0.batched.fused.median', 2],
-    ['a batched speedup', h100, 'cases.0.batched.speedup.estimate', 2],
+    ['a batched speedup', h100, 'cases.0.batched.speedup.estimate', 2, 'cases.0.batched.speedup'],
     ["the graph twin's median", decode, 'cases.1.graphTwin.graph.median', 1.01],
-    ["the graph twin's speedup", decode, 'cases.1.graphTwin.speedup.estimate', 1.01],
+    ["the graph twin's speedup", decode, 'cases.1.graphTwin.speedup.estimate', 1.01, 'cases.1.graphTwin.speedup'],
   ] as [string, ResultsFile, string, number, string?][])(
     '%s edited by hand is refused naming the field',
     (_, file, at, k, named = at) => {
