@@ -154,12 +154,6 @@ struct Result {
   int waited_out = 0;
 };
 
-static double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Summary of the stamps: the median and slowest block's cycles, a block's rate at the median, all bytes
 // over the slowest block's time, and the first start and last end (globaltimer).
 static Result summarize(const std::vector<Stamp>& s, double cycles_per_ns) {

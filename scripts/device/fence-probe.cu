@@ -49,19 +49,7 @@ __device__ unsigned g_count;
 __device__ unsigned g_words[132 * 32];
 
 #ifdef FB_SM90A_DEVICE
-__device__ __forceinline__ void grid_barrier(unsigned target) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&g_bar) : "memory");
-    unsigned seen = 0;
-    for (unsigned polls = 0;; ++polls) {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(&g_bar) : "memory");
-      if (seen >= target) break;
-      if (polls > (1u << 26)) __trap();  // a grid that is not co-resident fails instead of hanging
-    }
-  }
-  __syncthreads();
-}
+__device__ __forceinline__ void grid_barrier(unsigned target) { probe_grid_barrier(&g_bar, target); }
 
 __device__ __forceinline__ unsigned cluster_peer_addr(const void* p) {
   unsigned rank, size, local = sm90::smem_addr(p), remote;
@@ -257,12 +245,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-static double median(std::vector<long long> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return static_cast<double>(v[v.size() / 2]);
-}
-
 struct Probe {
   int blocks;
   const char* big;
@@ -315,12 +297,10 @@ static bool run(const Probe& p, int slots, int load, int loaders, int op, int cl
 }
 
 int main() {
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
   int khz = 0;
-  CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
-  std::printf("%s, %d SMs, clock %d MHz, L2 %d MB\n", prop.name, sms, khz / 1000, prop.l2CacheSize >> 20);
+  const cudaDeviceProp prop = print_device(&khz);
+  const int sms = prop.multiProcessorCount;
+  std::printf(", L2 %d MB\n", prop.l2CacheSize >> 20);
   const size_t smem = static_cast<size_t>(kMaxSlots) * kSlot;
   CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   CK(cudaFuncSetAttribute(probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));

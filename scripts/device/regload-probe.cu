@@ -41,19 +41,7 @@ __device__ unsigned g_count;
 __device__ unsigned g_words[1024 * 32];
 __device__ unsigned g_sink;
 
-__device__ __forceinline__ void grid_barrier(unsigned target) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&g_bar) : "memory");
-    unsigned seen = 0;
-    for (unsigned polls = 0;; ++polls) {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(&g_bar) : "memory");
-      if (seen >= target) break;
-      if (polls > (1u << 26)) __trap();  // a grid that is not co-resident fails instead of hanging
-    }
-  }
-  __syncthreads();
-}
+__device__ __forceinline__ void grid_barrier(unsigned target) { probe_grid_barrier(&g_bar, target); }
 
 template <int kPer>
 __global__ void __launch_bounds__(32 * (1 + kMaxWarps), 1)
@@ -142,12 +130,6 @@ __global__ void __launch_bounds__(32 * (1 + kMaxWarps), 1)
 #endif
 }
 
-static double median(std::vector<long long> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return static_cast<double>(v[v.size() / 2]);
-}
-
 template <int kPer>
 static void run(int sms, const uint4* big, size_t big_vecs, long long* out, int warps, int mode, int op, double* op_cyc,
                 double* land_cyc) {
@@ -193,12 +175,9 @@ static void table(int sms, const uint4* big, size_t big_vecs, long long* out) {
 }
 
 int main() {
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
   int khz = 0;
-  CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
-  std::printf("%s, %d SMs, clock %d MHz\n", prop.name, sms, khz / 1000);
+  const int sms = print_device(&khz).multiProcessorCount;
+  std::printf("\n");
   const size_t big_bytes = size_t{2} << 30;
   uint4* big = nullptr;
   long long* out = nullptr;

@@ -7,7 +7,7 @@
 import { labelledChange, signedPct, speedup, times } from '../base/format.ts';
 import type { CaseComparison } from '../compare/compare-runs.ts';
 import type { ResultsFile } from '../results/results.ts';
-import { countsLine, countVerdicts, type VerdictCounts, verdictLabel } from '../results/verdict.ts';
+import { countsLine, countVerdicts, noVerdicts, verdictLabel } from '../results/verdict.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
 import { codeSpan, join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
 import { graphTwinDetails } from './graph-twin-table.ts';
@@ -62,16 +62,7 @@ const SHOWN_MISSING = 10;
  * than the base branch?" is at the top, whatever rows the table keeps.
  */
 function versusBaseLines(results: ResultsFile, base: ResultsFile, rows: readonly ComparisonRow[]): string[] {
-  const n: VerdictCounts = {
-    slower: 0,
-    faster: 0,
-    same: 0,
-    ambiguous: 0,
-    no_baseline: 0,
-    skipped: 0,
-    errored: 0,
-    not_gating: 0,
-  };
+  const n = noVerdicts();
   for (const r of rows) if (r.vsBase) n[r.vsBase.verdict.toLowerCase() as 'slower' | 'faster' | 'same' | 'ambiguous']++;
   const compared = rows.filter((r) => r.vsBase).length;
   const counts = compared > 0 ? countsLine(n) : 'no shape measured in both';

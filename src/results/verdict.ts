@@ -77,18 +77,14 @@ export interface VerdictCounts {
   not_gating: number;
 }
 
+/** Counts of nothing yet, to add to. */
+export function noVerdicts(): VerdictCounts {
+  return { slower: 0, faster: 0, same: 0, ambiguous: 0, no_baseline: 0, skipped: 0, errored: 0, not_gating: 0 };
+}
+
 /** Counts the verdicts of a run. */
 export function countVerdicts(results: ResultsFile): VerdictCounts {
-  const n: VerdictCounts = {
-    slower: 0,
-    faster: 0,
-    same: 0,
-    ambiguous: 0,
-    no_baseline: 0,
-    skipped: 0,
-    errored: 0,
-    not_gating: 0,
-  };
+  const n = noVerdicts();
   for (const c of results.cases) {
     const v = caseVerdict(c);
     if (!verdictGates(c)) n.not_gating++;
