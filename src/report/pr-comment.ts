@@ -32,11 +32,17 @@ export interface PrCommentOptions {
   leftOut?: readonly LeftOut[];
 }
 
-const FOOTER =
-  '<sub>Speedup = median(unfused) / median(fused) time, with a paired-bootstrap 95% interval. ' +
-  'Δ vs base is the gate’s decision of this run against the base branch’s latest perf run on the same GPU ' +
-  `(the change in speedup with its 99% bootstrap interval; δ is the case’s gate δ on this GPU, from its baselines’ between-run noise, or ±${(100 * COMPARE_DEFAULT_DELTA).toFixed(1)}% without one, as \`npm run compare\` decides it); the verdict ` +
-  'compares with the stored baseline (`baselines/<gpu>.json`), noise-aware.</sub>';
+/** The footer; it explains Δ vs base only when a table has that column (some GPU has a base run). */
+function footer(withBase: boolean): string {
+  const versusBase = withBase
+    ? 'Δ vs base is the gate’s decision of this run against the base branch’s latest perf run on the same GPU ' +
+      `(the change in speedup with its 99% bootstrap interval; δ is the case’s gate δ on this GPU, from its baselines’ between-run noise, or ±${(100 * COMPARE_DEFAULT_DELTA).toFixed(1)}% without one, as \`npm run compare\` decides it); `
+    : '';
+  return (
+    '<sub>Speedup = median(unfused) / median(fused) time, with a paired-bootstrap 95% interval. ' +
+    `${versusBase}the verdict compares with the stored baseline (\`baselines/<gpu>.json\`), noise-aware.</sub>`
+  );
+}
 
 interface Ranked {
   gpu: number;
@@ -88,7 +94,7 @@ function render(
     '',
     ...leftOutLines(options.leftOut ?? []),
     ...sections,
-    FOOTER,
+    footer(runs.some((r, i) => whole[i] && r.base.results !== null)),
     '',
   ].join('\n');
 }

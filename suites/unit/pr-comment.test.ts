@@ -172,6 +172,9 @@ describe('the PR comment without a base run', () => {
       'Baseline',
       'Verdict vs baseline',
     ]);
+    // The footer explains no column the table lacks.
+    expect(md).not.toContain('Δ vs base');
+    expect(md).toContain('the verdict compares with the stored baseline');
     expect(md.startsWith(`${PR_COMMENT_MARKER}\n`)).toBe(true);
   });
 });

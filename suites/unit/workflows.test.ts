@@ -376,6 +376,11 @@ describe('the perf-history branch', () => {
     expect(script).toContain(
       `npm run merge -- --out-dir merged --run-url "$RUN_URL" ${all('history')} ${all('files')}`,
     );
+    // A results file merge left out (exit 2, every report written) still uploads the report, then fails the job.
+    expect(script).toContain('if [ -f merged/BENCHMARK_RESULTS.md ]; then echo "merged=true" >> "$GITHUB_OUTPUT"; fi');
+    expect((merge.steps as Job[]).find((s) => s.name === 'Upload the merged report')?.if).toBe(
+      expr("!cancelled() && steps.merge.outputs.merged == 'true'"),
+    );
     expect(JSON.stringify(merge.permissions ?? {})).not.toContain('write');
     const propose = (w.jobs.propose.steps as Job[]).map((s) => String(s.run ?? '')).join('\n');
     expect(propose).toContain('for charts in benchmark-charts benchmark-history; do');
