@@ -79,15 +79,14 @@ async function append(dir: string | undefined, files: string[]): Promise<void> {
   for (const { f, file } of planned) checkOutput(`${file} cannot take the run of ${f}`, () => checkWritableFile(file));
   for (const { f, results, file, record } of planned) {
     const { problems, appended } = await appendHistory(file, record);
-    for (const p of problems) console.warn(`fusebench: ${logText(p)} (kept in the file as it is)`);
+    for (const p of problems)
+      console.warn(`fusebench: ${logText(p)}${p.endsWith('; skipped') ? ' (kept in the file as it is)' : ''}`);
     const what = `${logText(results.device.name)} at ${logText(record.commit)} (${logText(f)})`;
     console.log(
       appended ? `appended ${what} to ${logText(file)}` : `${logText(file)} already holds ${what}; not appended again`,
     );
   }
 }
-
-/** Broken lines named one by one up to this many; the rest are counted. */
 
 /**
  * The history to show: its broken lines named on stderr (the first SHOWN_PROBLEMS, then how many more),

@@ -10,7 +10,7 @@
 
 import { gbs, pct } from '../base/format.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdict, type RowVerdict, VERDICT_ORDER, verdictLabel } from '../results/verdict.ts';
+import { caseVerdictLabel, VERDICT_ORDER, verdictLabel } from '../results/verdict.ts';
 import { renderCaseSection } from './case-section.ts';
 import {
   codeBlock,
@@ -134,11 +134,14 @@ function roofline(runs: ResultsFile[]): string[] {
   ];
 }
 
-/** "4 shapes, 1 🔴 SLOWER, 3 ⚪ SAME", worst first. */
+/** "4 shapes, 1 🔴 SLOWER, 3 ⚪ SAME", worst first; a verdict that does not gate apart ("1 🔴 SLOWER (not gating)"). */
 function verdictCounts(cases: CaseResult[]): string {
-  const n = new Map<RowVerdict, number>();
-  for (const c of cases) n.set(caseVerdict(c), (n.get(caseVerdict(c)) ?? 0) + 1);
-  const parts = VERDICT_ORDER.filter((v) => n.has(v)).map((v) => `${n.get(v)} ${verdictLabel(v)}`);
+  const n = new Map<string, number>();
+  const label = (c: CaseResult) => caseVerdictLabel(c);
+  for (const c of cases) n.set(label(c), (n.get(label(c)) ?? 0) + 1);
+  const order = (l: string) =>
+    VERDICT_ORDER.findIndex((v) => l.startsWith(verdictLabel(v))) + (l.endsWith('(not gating)') ? 0.5 : 0);
+  const parts = [...n.keys()].sort((a, b) => order(a) - order(b)).map((l) => `${n.get(l)} ${l}`);
   return `${cases.length} shape${cases.length === 1 ? '' : 's'}, ${parts.join(', ')}`;
 }
 

@@ -9,7 +9,7 @@ import { injectionLabel, speedup } from '../base/format.ts';
 import { logText } from '../base/log-text.ts';
 import { asMeasured, judgedTiming, timingOf } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdict, type RowVerdict } from '../results/verdict.ts';
+import { caseVerdict, type RowVerdict, verdictGates } from '../results/verdict.ts';
 import { paintVerdict, ruledTable } from './color.ts';
 import { renderConsoleTable, timingCells } from './console-table.ts';
 import { NOTE_CHARS, plain, shapeName } from './escape.ts';
@@ -82,24 +82,28 @@ function rowVerdictCounts(results: ResultsFile): Record<RowVerdict, number> {
     FAILED: 0,
     ERRORED: 0,
   };
-  for (const c of results.cases) n[caseVerdict(c)]++;
+  // A verdict that does not gate is counted apart (consoleCountsLine's NOT GATING), as every report counts it.
+  for (const c of results.cases) if (verdictGates(c)) n[caseVerdict(c)]++;
   return n;
 }
 
 /**
- * "SLOWER 1 · FASTER 0 · SAME 3 · AMBIGUOUS 0 · SKIPPED 1", then FAILED, ERRORED and NO BASELINE when
- * not zero; with `color`, each non-zero count in its verdict's colour.
+ * "SLOWER 1 · FASTER 0 · SAME 3 · AMBIGUOUS 0 · SKIPPED 1", then FAILED, ERRORED, NO BASELINE and NOT
+ * GATING (the verdicts against a baseline that does not gate) when not zero; with `color`, each non-zero
+ * count in its verdict's colour.
  */
 export function consoleCountsLine(results: ResultsFile, color = false): string {
   const n = rowVerdictCounts(results);
   const always: RowVerdict[] = ['SLOWER', 'FASTER', 'SAME', 'AMBIGUOUS', 'SKIPPED'];
   const ifAny: RowVerdict[] = ['FAILED', 'ERRORED', 'NO_BASELINE'];
-  return [...always, ...ifAny.filter((v) => n[v] > 0)]
-    .map((v) => {
+  const ungated = results.cases.filter((c) => !verdictGates(c)).length;
+  return [
+    ...[...always, ...ifAny.filter((v) => n[v] > 0)].map((v) => {
       const part = `${v.replace('_', ' ')} ${n[v]}`;
       return n[v] > 0 ? paintVerdict(part, v, color) : part;
-    })
-    .join(' · ');
+    }),
+    ...(ungated > 0 ? [`NOT GATING ${ungated}`] : []),
+  ].join(' · ');
 }
 
 /**

@@ -12,6 +12,8 @@ import {
   collectAnnotations,
   reportToActions,
 } from '../../src/github/actions-report.ts';
+import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
+import { consoleCountsLine } from '../../src/report/console-summary.ts';
 import { renderJobSummary } from '../../src/report/job-summary.ts';
 import { renderPrComment } from '../../src/report/pr-comment.ts';
 import { type ResultsFile, readResults } from '../../src/results/results.ts';
@@ -115,6 +117,9 @@ describe('annotations', () => {
     expect(summary).toContain('1 against a baseline that does not gate');
     expect(summary).not.toContain('**1 slower**');
     expect(markdownTables(summary)[0]?.rows.some((r) => r.at(-1)?.startsWith('🔴 SLOWER (not gating)'))).toBe(true);
+    // The console and BENCHMARK_RESULTS.md count it apart too.
+    expect(consoleCountsLine(ungated)).toMatch(/^SLOWER 0 · .* · NOT GATING 1$/);
+    expect(renderBenchmarkMarkdown([ungated])).toContain('1 🔴 SLOWER (not gating)');
   });
 });
 

@@ -356,6 +356,23 @@ describe('the perf-history branch', () => {
       expect(commits()).toBe('2');
     });
 
+    test('a last line of the branch without its newline (a cut write) keeps its own line', () => {
+      const seed = join(home, 'seed');
+      const git = (...args: string[]) => spawnSync('git', ['-C', seed, ...args], { encoding: 'utf8' });
+      spawnSync('git', ['clone', '-q', remote, seed]);
+      git('checkout', '-q', 'perf-history');
+      writeFileSync(join(seed, 'history', 'cut.jsonl'), '{"run":"cut"'); // no newline, and no JSON end
+      git('add', 'history');
+      git('-c', 'user.name=x', '-c', 'user.email=x@example.com', 'commit', '-q', '-m', 'cut');
+      git('push', '-q', 'origin', 'perf-history');
+      const r = pushLines({ 'cut.jsonl': '{"run":3}\n' });
+      expect(r.status, r.stderr).toBe(0);
+      const text = spawnSync('git', ['--git-dir', remote, 'show', 'perf-history:history/cut.jsonl'], {
+        encoding: 'utf8',
+      }).stdout;
+      expect(text).toBe('{"run":"cut"\n{"run":3}\n');
+    });
+
     test('pushes nothing when the lines hold anything but <device-slug>.jsonl files', () => {
       for (const name of ['H200.jsonl', '.hidden.jsonl', 'h200.json', 'a b.jsonl']) {
         const before = commits();
@@ -617,8 +634,14 @@ describe('perf-comment.yml names every GPU job that measured nothing or failed',
   const to = render.indexOf('mkdir -p comment');
   const part = `${render.slice(from, to)}\nprintf 'missing=%s\\n' "\${missing[*]}"\nprintf 'failed=%s\\n' "\${failed[*]}"`;
 
-  /** Runs it where pr/ holds results for `measured`, with a gh that lists these jobs (or fails). */
-  function names(jobs: string | undefined, measured: string[]): { missing: string; failed: string; out: string } {
+  /**
+   * Runs it where pr/ holds results for `measured`, with a gh that answers the jobs API with these jobs (or
+   * fails), through the step's own --jq filter (run by jq, as gh runs it).
+   */
+  function names(
+    jobs: { name: string; conclusion: string | null }[] | undefined,
+    measured: string[],
+  ): { missing: string; failed: string; out: string } {
     const work = mkdtempSync(join(tmpdir(), 'fusebench-comment-jobs-'));
     for (const gpu of measured) {
       mkdirSync(join(work, 'pr', `perf-results-${gpu}`), { recursive: true });
@@ -629,13 +652,21 @@ describe('perf-comment.yml names every GPU job that measured nothing or failed',
     mkdirSync(bin);
     writeFileSync(
       join(bin, 'gh'),
-      jobs === undefined ? '#!/usr/bin/env bash\nexit 1\n' : `#!/usr/bin/env bash\nprintf '%s' "$FAKE_JOBS"\n`,
+      jobs === undefined
+        ? '#!/usr/bin/env bash\nexit 1\n'
+        : '#!/usr/bin/env bash\nfilter=\nwhile [ $# -gt 0 ]; do if [ "$1" = --jq ]; then filter="$2"; shift; fi; shift; done\n' +
+            'printf \'%s\' "$FAKE_JOBS" | jq -r "$filter"\n',
     );
     chmodSync(join(bin, 'gh'), 0o755);
     const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', `shopt -s nullglob\n${part}`], {
       cwd: work,
       encoding: 'utf8',
-      env: { PATH: `${bin}:${process.env.PATH}`, FAKE_JOBS: jobs ?? '', RUN_ID: '1', GITHUB_REPOSITORY: 'o/r' },
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        FAKE_JOBS: JSON.stringify({ total_count: jobs?.length ?? 0, jobs }),
+        RUN_ID: '1',
+        GITHUB_REPOSITORY: 'o/r',
+      },
     });
     const out = `${r.stdout}${r.stderr}`;
     expect(r.status, out).toBe(0);
@@ -648,7 +679,14 @@ describe('perf-comment.yml names every GPU job that measured nothing or failed',
 
   test('from the run’s jobs: a GPU with no artifact at all is named too, and one that failed after measuring', () => {
     expect(from, 'the step reads the jobs').toBeGreaterThan(0);
-    const jobs = 'h200\tsuccess\nh100\tfailure\nv100\tfailure\na100\tcancelled\n';
+    const jobs = [
+      { name: 'context', conclusion: 'success' },
+      { name: 'perf (h200)', conclusion: 'success' },
+      { name: 'perf (h100)', conclusion: 'failure' },
+      { name: 'perf (v100)', conclusion: 'failure' },
+      { name: 'perf (a100)', conclusion: 'cancelled' },
+      { name: 'history', conclusion: 'skipped' },
+    ];
     expect(names(jobs, ['h200', 'h100'])).toMatchObject({
       missing: 'v100 (failure) a100 (cancelled)',
       failed: 'h100 (failure)',
@@ -656,8 +694,12 @@ describe('perf-comment.yml names every GPU job that measured nothing or failed',
   });
 
   test('a job name or conclusion reaches the comment only as plain characters', () => {
-    const jobs = 'h1`00](x)<b>\nh\tfail`ure](y)\n';
-    expect(names(jobs, ['h200'])).toMatchObject({ missing: 'h100xb (unfinished) h (failurey)' });
+    const jobs = [
+      { name: 'perf (h1`00](x)<b>)', conclusion: null },
+      { name: 'perf (h\t1)', conclusion: 'fail`ure](y)' },
+    ];
+    // A tab in a name is escaped by @tsv, so it cannot split a line into fields.
+    expect(names(jobs, ['h200'])).toMatchObject({ missing: 'h100xb (unfinished) ht1 (failurey)' });
   });
 
   test('without the list of jobs, the artifacts without results are still named, with a warning', () => {
