@@ -39,7 +39,7 @@ function perfHelp(): string {
       regression:
         'a case SLOWER against a baseline that gates, FAILED numerics or ERRORED (a shape the baselines hold that cannot run here is ERRORED; with --strict also AMBIGUOUS or a changed fingerprint), a results or baseline file not written, reports that failed to render, or a run that did not finish (its worker died: nothing written)',
       usage:
-        'nothing measured: a bad flag, an unknown case or precision, a --case none of whose precisions --dtype keeps, an invalid baseline file or, with --update-baselines, one of another device or one that cannot be written, a baseline lock held by another update, an --out-dir that cannot be written, is in use by another perf run, or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda; or a run that produced no results',
+        'nothing measured: a bad flag (or perf flags given to npm: npm run perf --strict, without --), an unknown case or precision, a --case none of whose precisions --dtype keeps, an invalid baseline file or, with --update-baselines, one of another device or one that cannot be written, a baseline lock held by another update, an --out-dir that cannot be written, is in use by another perf run, or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda; or a run that produced no results',
     },
   });
 }

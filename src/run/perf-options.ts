@@ -45,6 +45,24 @@ interface Flag<T> {
 const flag = <T>(f: Flag<T>): Flag<T> => f;
 const str = (raw: Raw, name: string) => raw.values[name] as string | undefined;
 
+/**
+ * `npm run perf --strict` gives `--strict` to npm, not to perf: npm keeps it as its config `npm_config_strict`,
+ * runs perf without it, and hands a flag's value (`--budget-ms 100`) over as a bare argument. Refused, naming
+ * the flags, when perf runs as the `perf` script and npm holds one of perf's flags, so that the run asked for
+ * is not quietly a different one.
+ */
+function swallowedByNpm(env: NodeJS.ProcessEnv): void {
+  if (env.npm_lifecycle_event !== 'perf') return;
+  const taken = Object.values(PERF_FLAGS)
+    .map((f: Flag<unknown>) => f.flag)
+    .filter((name) => env[`npm_config_${name.replace(/-/g, '_')}`] !== undefined);
+  if (taken.length === 0) return;
+  const flags = taken.map((name) => `--${name}`).join(' ');
+  throw new UsageError(
+    `npm took ${flags} as its own option${taken.length === 1 ? '' : 's'}, so perf did not get ${taken.length === 1 ? 'it' : 'them'}: perf's options go after --, as in \`npm run perf -- ${flags} …\``,
+  );
+}
+
 /** Every option of a perf run, in help order; the field name is the option's name in PerfOptions. */
 const PERF_FLAGS = {
   backend: flag<BackendChoice>({
@@ -259,7 +277,12 @@ export function defaultPerfOptions(): PerfOptions {
 }
 
 /** Parses perf arguments; returns null when --help was asked for (after printing it). */
-export function parsePerfArgs(argv: string[], defaults: { seed: number }): PerfOptions | null {
+export function parsePerfArgs(
+  argv: string[],
+  defaults: { seed: number },
+  env: NodeJS.ProcessEnv = process.env,
+): PerfOptions | null {
+  swallowedByNpm(env);
   const config = Object.fromEntries(
     Object.values(PERF_FLAGS).map((f: Flag<unknown>) => [
       f.flag,

@@ -15,6 +15,15 @@ describe('perf options', () => {
     });
   });
 
+  test('`npm run perf --strict` (no --): refused naming the flags npm kept for itself, only when run as the perf script', () => {
+    const npm = { npm_lifecycle_event: 'perf', npm_config_strict: 'true', npm_config_budget_ms: 'true' };
+    expect(() => parsePerfArgs(['100'], { seed: 7 }, npm)).toThrow(
+      "npm took --budget-ms --strict as its own options, so perf did not get them: perf's options go after --, as in `npm run perf -- --budget-ms --strict …`",
+    );
+    expect(parsePerfArgs(['--strict'], { seed: 7 }, { npm_lifecycle_event: 'perf' })?.strict).toBe(true);
+    expect(parsePerfArgs([], { seed: 7 }, { npm_config_strict: 'true' })).not.toBeNull();
+  });
+
   test('an empty value is refused naming the flag, not taken as the flag left out', () => {
     expect(() => parse(['--out-dir='])).toThrow(/^Option '--out-dir' needs a value; it was given an empty one/);
     expect(() => parse(['--baselines-dir', ''])).toThrow(
