@@ -83,8 +83,9 @@ export function registrationsOf(folder: string, natives: readonly NativeCase[]):
   const mine = natives.filter((c) => c.name === folder);
   if (mine.length === 0) {
     throw new Error(
-      `cases/${folder} is in the registry but the addon registers no case '${folder}' (rebuild with \`npm run build\`; ` +
-        `the addon has: ${[...new Set(natives.map((c) => c.name))].join(', ')})`,
+      `cases/${folder} is in the registry but the addon registers no case '${folder}': its FB_CASE must be named ` +
+        `after the folder, and the addon rebuilt (\`npm run build\`) since it was added; ` +
+        `the addon has: ${[...new Set(natives.map((c) => c.name))].join(', ')}`,
     );
   }
   const first = mine[0] as NativeCase;
