@@ -26,7 +26,7 @@ import { CHARTS_DIR, renderRooflineFiles } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
 import type { PerfMeta } from './perf-meta.ts';
 import type { PerfOptions } from './perf-options.ts';
-import { keepPreviousRun, keptRunLine } from './previous-run.ts';
+import { keepPreviousRun, keptRunLine, whyNotComparable } from './previous-run.ts';
 
 /** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
 function collectResults(
@@ -190,7 +190,7 @@ export class PerfReporter implements Reporter {
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env), this.#options.wide));
     if (written.length > 0) console.log(`\nwrote ${logText(written.join(', '))}`);
-    const keptLine = keptRunLine(kept, json, written.includes(json));
+    const keptLine = keptRunLine(kept, json, written.includes(json), whyNotComparable(kept, results));
     if (keptLine) console.log(keptLine);
     reportToActions(results, this.#actions);
   }

@@ -8,9 +8,10 @@
 import { lstatSync, mkdirSync, renameSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { checkWritableDir } from '../base/atomic-write.ts';
+import { readJson } from '../base/json-read.ts';
 import { logText } from '../base/log-text.ts';
 import { shellWord } from '../base/shell-words.ts';
-import { RESULTS_JSON } from '../results/results.ts';
+import { RESULTS_JSON, type ResultsFile } from '../results/results.ts';
 
 /** Where the run before is kept, inside the output folder. */
 const PREVIOUS_DIR = 'previous';
@@ -85,11 +86,41 @@ const pathWord = (path: string) => shellWord(path.startsWith('-') ? `./${path}` 
  * The line after "wrote …": where the run before is kept and, when this run's results were written beside
  * it, the command that compares the two; a warning when it could not be kept.
  */
-export function keptRunLine(kept: KeptRun, current: string, written: boolean): string | undefined {
+export function keptRunLine(
+  kept: KeptRun,
+  current: string,
+  written: boolean,
+  notComparable?: string,
+): string | undefined {
   if (!kept) return undefined;
   if ('failure' in kept) return logText(`fusebench: warning: ${kept.failure}`);
   if (!written) return logText(`the run before is kept as ${kept.kept}; this run's results were not written`);
+  // A command that would only exit 2 ("no case measured in both") is not offered.
+  if (notComparable)
+    return logText(`the run before is kept as ${kept.kept} (not comparable with this run: ${notComparable})`);
   return logText(
     `the run before is kept as ${kept.kept}: npx fusebench compare ${pathWord(kept.kept)} ${pathWord(current)}`,
   );
+}
+
+/**
+ * Why the kept run and this one cannot be compared, as `fusebench compare` would refuse them: not JSON, another
+ * device model, or no shape measured in both (a `--case` run into a folder that held another case's run). Only
+ * the fields that say so are read; compare itself checks the whole file.
+ */
+export function whyNotComparable(kept: KeptRun, current: ResultsFile): string | undefined {
+  if (!kept || 'failure' in kept) return undefined;
+  let before: { device?: { slug?: unknown; name?: unknown }; cases?: unknown };
+  try {
+    before = (readJson(kept.kept) ?? {}) as typeof before;
+  } catch {
+    return 'it cannot be read as a results file';
+  }
+  if (before.device?.slug !== current.device.slug)
+    return `it measured ${String(before.device?.name ?? 'another device')}`;
+  const measured = new Set(current.cases.filter((c) => c.status === 'measured').map((c) => c.key));
+  const cases = Array.isArray(before.cases) ? (before.cases as { key?: unknown; status?: unknown }[]) : [];
+  if (!cases.some((c) => c?.status === 'measured' && typeof c.key === 'string' && measured.has(c.key)))
+    return 'no shape measured in both';
+  return undefined;
 }

@@ -20,7 +20,12 @@ import { readResults } from '../../src/results/results.ts';
 import type { PerfMeta } from '../../src/run/perf-meta.ts';
 import { parsePerfArgs } from '../../src/run/perf-options.ts';
 import { PerfReporter } from '../../src/run/perf-reporter.ts';
-import { checkPreviousRunKeepable, keepPreviousRun, keptRunLine } from '../../src/run/previous-run.ts';
+import {
+  checkPreviousRunKeepable,
+  keepPreviousRun,
+  keptRunLine,
+  whyNotComparable,
+} from '../../src/run/previous-run.ts';
 
 // A results file that cannot be written, on demand (a full disk): the other files are written as always.
 const full = vi.hoisted(() => ({ disk: false }));
@@ -57,6 +62,24 @@ test('the results file found is moved to previous/, over the one kept before; no
   // This run's results not written: where the old ones went, and no command that would fail.
   expect(keptRunLine({ kept }, current, false)).toBe(
     `the run before is kept as ${kept}; this run's results were not written`,
+  );
+});
+
+test('a kept run that compare would refuse (unreadable, another GPU, no shape measured in both) gets no compare command', () => {
+  const dir = fresh();
+  const kept = join(dir, 'previous.json');
+  const h200 = readResults(join(import.meta.dirname, '..', 'fixtures', 'h200-results.json'));
+  writeFileSync(kept, JSON.stringify(h200));
+  expect(whyNotComparable({ kept }, h200)).toBeUndefined();
+  const other = { ...h200, cases: h200.cases.map((c) => ({ ...c, key: `other/${c.key}` })) };
+  expect(whyNotComparable({ kept }, other)).toBe('no shape measured in both');
+  expect(whyNotComparable({ kept }, { ...h200, device: { ...h200.device, slug: 'tesla-v100-sxm2-32gb' } })).toBe(
+    'it measured NVIDIA H200',
+  );
+  writeFileSync(kept, 'run 1');
+  expect(whyNotComparable({ kept }, h200)).toBe('it cannot be read as a results file');
+  expect(keptRunLine({ kept }, 'now.json', true, 'no shape measured in both')).toBe(
+    `the run before is kept as ${kept} (not comparable with this run: no shape measured in both)`,
   );
 });
 
