@@ -133,13 +133,7 @@ async function writeBaselines(options: PerfOptions, results: ResultsFile): Promi
   const file = options.baselineFile ?? baselinePath(options.baselinesDir, results.device.slug);
   const mode = options.updateBaselines === 'add-run' ? 'add-run' : 'replace';
   try {
-    const outcome = await recordBaselines(
-      file,
-      results,
-      currentCommit(PACKAGE_ROOT),
-      { command: options.command },
-      mode,
-    );
+    const outcome = await recordBaselines(file, results, currentCommit(), { command: options.command }, mode);
     for (const line of outcomeLines(outcome)) console.log(line);
     return EXIT.ok;
   } catch (e) {

@@ -10,7 +10,7 @@
 
 import { gbs, pct } from '../base/format.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdictLabel, VERDICT_ORDER, verdictLabel } from '../results/verdict.ts';
+import { caseVerdict, caseVerdictLabel, verdictGates, verdictRank } from '../results/verdict.ts';
 import { renderCaseSection } from './case-section.ts';
 import {
   codeBlock,
@@ -136,12 +136,14 @@ function roofline(runs: ResultsFile[]): string[] {
 
 /** "4 shapes, 1 🔴 SLOWER, 3 ⚪ SAME", worst first; a verdict that does not gate apart ("1 🔴 SLOWER (not gating)"). */
 function verdictCounts(cases: CaseResult[]): string {
-  const n = new Map<string, number>();
-  const label = (c: CaseResult) => caseVerdictLabel(c);
-  for (const c of cases) n.set(label(c), (n.get(label(c)) ?? 0) + 1);
-  const order = (l: string) =>
-    VERDICT_ORDER.findIndex((v) => l.startsWith(verdictLabel(v))) + (l.endsWith('(not gating)') ? 0.5 : 0);
-  const parts = [...n.keys()].sort((a, b) => order(a) - order(b)).map((l) => `${n.get(l)} ${l}`);
+  // Each label's count and rank: its verdict's, a verdict that does not gate just after the one that does.
+  const n = new Map<string, { count: number; rank: number }>();
+  for (const c of cases) {
+    const label = caseVerdictLabel(c);
+    const seen = n.get(label) ?? { count: 0, rank: verdictRank(caseVerdict(c)) + (verdictGates(c) ? 0 : 0.5) };
+    n.set(label, { ...seen, count: seen.count + 1 });
+  }
+  const parts = [...n].sort(([, a], [, b]) => a.rank - b.rank).map(([label, { count }]) => `${count} ${label}`);
   return `${cases.length} shape${cases.length === 1 ? '' : 's'}, ${parts.join(', ')}`;
 }
 

@@ -7,7 +7,7 @@
 import { labelledChange, signedPct, speedup, times } from '../base/format.ts';
 import type { CaseComparison } from '../compare/compare-runs.ts';
 import type { ResultsFile } from '../results/results.ts';
-import { countsLine, countVerdicts, noVerdicts, verdictLabel } from '../results/verdict.ts';
+import { countsLine, countVerdicts, notGatingNote, noVerdicts, verdictLabel } from '../results/verdict.ts';
 import type { BaseRun, ComparisonRow } from './comparison.ts';
 import { codeSpan, join, type Markdown, markdownTable, md, name, note, ours, trusted } from './escape.ts';
 import { graphTwinDetails } from './graph-twin-table.ts';
@@ -99,7 +99,7 @@ function versusBaseCell(c: CaseComparison): string {
 }
 
 function verdictCell(r: ComparisonRow): string {
-  const label = `${verdictLabel(r.verdict)}${r.gates ? '' : ' (not gating)'}`;
+  const label = `${verdictLabel(r.verdict)}${notGatingNote(r.gates)}`;
   return r.vsBaseline === undefined ? label : `${label} (${signedPct(r.vsBaseline)})`;
 }
 
@@ -130,7 +130,7 @@ function comparisonTable(rows: ComparisonRow[], withBase: boolean): string {
 
 /** One note line: "- **GELU + scale 2M** — FAILED: <the reason, escaped and cut>". */
 function noteLine(r: ComparisonRow): Markdown {
-  return md`- **${name(r.title)} ${name(r.shape)} ${name(r.dtype)}** — ${trusted(`${r.verdict}${r.gates ? '' : ' (not gating)'}`)}: ${note(r.note ?? '')}`;
+  return md`- **${name(r.title)} ${name(r.shape)} ${name(r.dtype)}** — ${trusted(`${r.verdict}${notGatingNote(r.gates)}`)}: ${note(r.note ?? '')}`;
 }
 
 /** The notes under the table: one line per row a reviewer should read about (a failure, a regression, a change). */

@@ -53,9 +53,14 @@ export function verdictGates(c: CaseResult): boolean {
   return !(c.status === 'measured' && c.gate && !c.gate.gating && c.gate.status !== 'NO_BASELINE');
 }
 
+/** What every report writes after a verdict that does not gate: " (not gating)"; '' after one that gates. */
+export function notGatingNote(gates: boolean): string {
+  return gates ? '' : ' (not gating)';
+}
+
 /** A case's verdict with its marker, and "(not gating)" when it does not gate: "🔴 SLOWER (not gating)". */
 export function caseVerdictLabel(c: CaseResult): string {
-  return `${verdictLabel(caseVerdict(c))}${verdictGates(c) ? '' : ' (not gating)'}`;
+  return `${verdictLabel(caseVerdict(c))}${notGatingNote(verdictGates(c))}`;
 }
 
 /** Rank for sorting, 0 = worst. */

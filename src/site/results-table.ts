@@ -10,7 +10,7 @@ import { fusedShare } from '../report/charts/roofline.ts';
 import { shareLabel } from '../report/share-label.ts';
 import { gatedTiming } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
-import { caseVerdict, verdictGates, verdictRank } from '../results/verdict.ts';
+import { caseVerdict, notGatingNote, verdictGates, verdictRank } from '../results/verdict.ts';
 import { type Html, html, name, note } from './html.ts';
 
 function row(c: CaseResult, device: ResultsFile['device']): Html {
@@ -25,7 +25,7 @@ function row(c: CaseResult, device: ResultsFile['device']): Html {
 <td class="num">${g ? speedup(g.speedup) : '—'}</td>
 <td class="num">${t ? ms(t.fused.median) : '—'}</td>
 <td class="num">${shareLabel(fusedShare(c, device), c.dtype)}</td>
-<td><span class="verdict">${verdict.replace('_', ' ')}${verdictGates(c) ? '' : ' (not gating)'}</span>${c.status !== 'measured' && c.reason ? html`<div class="reason">${note(c.reason)}</div>` : ''}</td>
+<td><span class="verdict">${verdict.replace('_', ' ')}${notGatingNote(verdictGates(c))}</span>${c.status !== 'measured' && c.reason ? html`<div class="reason">${note(c.reason)}</div>` : ''}</td>
 </tr>`;
 }
 
