@@ -132,6 +132,6 @@ export function gateCase(
     fusedTime,
     remeasured: false,
     fingerprintNotes: notes,
-    message: `${key} ${status}${entry.gating ? '' : ' (non-gating baseline)'}: ${parts} (δ ${deltaFrom}; baseline ${baselines.file}, ${source}${timed.method === 'batched' ? ', batched timing' : ''}).${ungated ? ` ${ungated}` : ''}${next}`,
+    message: `${key} ${status}${entry.gating ? '' : ' (not gating)'}: ${parts} (δ ${deltaFrom}; baseline ${baselines.file}, ${source}${timed.method === 'batched' ? ', batched timing' : ''}).${ungated ? ` ${ungated}` : ''}${next}`,
   };
 }

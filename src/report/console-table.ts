@@ -9,7 +9,7 @@
 import { labelledChange, ms, pct, sci, speedup, throughput, times } from '../base/format.ts';
 import { asMeasured, type JudgedTiming, judgedTiming } from '../results/judged-timing.ts';
 import type { MeasuredCase, ResultsFile } from '../results/results.ts';
-import { caseVerdict } from '../results/verdict.ts';
+import { caseVerdict, notGatingNote, verdictGates } from '../results/verdict.ts';
 import { paintVerdict, ruledTable } from './color.ts';
 
 /** Column headers of the console table with --wide. */
@@ -33,7 +33,7 @@ const NARROW_COLUMNS = [0, 1, 2, 3, 4, 5, 9];
 function verdictCell(c: ResultsFile['cases'][number]): string {
   const g = c.gate;
   const change = g ? labelledChange(g, false) : '';
-  const notes = `${g?.remeasured ? ' (re-measured)' : ''}${g && !g.gating && g.status !== 'NO_BASELINE' ? ' (non-gating)' : ''}`;
+  const notes = `${g?.remeasured ? ' (re-measured)' : ''}${notGatingNote(verdictGates(c))}`;
   return `${caseVerdict(c)}${change ? ` ${change}` : ''}${notes}`;
 }
 
@@ -57,7 +57,7 @@ function consoleRows(results: ResultsFile, wide: boolean): string[][] {
       `${pct(t.speedup.estimate / m.traffic.theoreticalSpeedup)} of ${times(m.traffic.theoreticalSpeedup)}`,
       throughput(rates(m, t)),
       sci(err),
-      wide ? verdictCell(c) : caseVerdict(c),
+      wide ? verdictCell(c) : `${caseVerdict(c)}${notGatingNote(verdictGates(c))}`,
     ];
   });
 }

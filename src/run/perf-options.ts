@@ -103,7 +103,7 @@ const PERF_FLAGS = {
   targetHalfWidth: flag({
     flag: 'target-half-width',
     value: '<f>',
-    help: ["stop when the speedup's 95% CI half-width is below f (default 0.01)"],
+    help: ["stop when the speedup's 95% CI half-width is at most f (default 0.01)"],
     parse: (raw) => {
       const w = positiveArg('target-half-width', str(raw, 'target-half-width'), false) ?? 0.01;
       if (w >= 1) throw new UsageError(`Expected --target-half-width below 1 but received ${w}`);

@@ -134,6 +134,28 @@ describe('the console table', () => {
     expect(consoleCountsLine(clean)).toBe('SLOWER 1 · FASTER 1 · SAME 1 · AMBIGUOUS 1 · SKIPPED 0');
   });
 
+  test('a verdict against a baseline that does not gate says so in both tables, as every report does', () => {
+    const reported = structuredClone(mixed);
+    const slower = reported.cases.find((c) => c.gate?.status === 'SLOWER');
+    if (!slower?.gate) throw new Error('fixture: no SLOWER case');
+    slower.gate.gating = false;
+    const row = (wide: boolean) =>
+      renderConsoleTable(reported, false, wide)
+        .split('\n')
+        .find((l) => l.startsWith(slower.case) && l.includes(' SLOWER'));
+    expect(row(false)).toMatch(/ SLOWER \(not gating\)$/);
+    expect(row(true)).toMatch(/ SLOWER speedup −20\.4%.* \(not gating\)$/);
+    expect(
+      Math.max(
+        ...renderConsoleTable(reported)
+          .split('\n')
+          .map((l) => l.length),
+      ),
+    ).toBeLessThanOrEqual(120);
+    // The gating one says nothing of it.
+    expect(renderConsoleTable(mixed)).not.toContain('gating');
+  });
+
   test('prints the no-baseline hint once per run, however many shapes lack one', () => {
     const none = structuredClone(mixed);
     for (const c of none.cases) {
