@@ -9,8 +9,8 @@
 import { UNKNOWN_COMMIT } from '../base/source.ts';
 import { median } from '../base/stats.ts';
 import type { BaselineEntry } from '../gate/baseline-file.ts';
-import { decide, MIN_DECISION_PAIRS } from '../gate/decision.ts';
-import { DEFAULT_DELTA } from '../gate/tolerance.ts';
+import { decide } from '../gate/decision.ts';
+import { DEFAULT_DELTA, fusedTimeFloorOf } from '../gate/tolerance.ts';
 import {
   asMeasured,
   gatedOnBatched,
@@ -19,7 +19,7 @@ import {
   timingOf,
 } from '../results/judged-timing.ts';
 import { type CaseResult, type Decision, entryKey, type MeasuredCase, type ResultsFile } from '../results/results.ts';
-import { judgedVerdict, type Verdict } from '../results/verdict-rule.ts';
+import { judgedVerdict, MIN_DECISION_PAIRS, type Verdict } from '../results/verdict-rule.ts';
 
 /**
  * δ of a comparison for a case whose head run has no δ from a measured baseline: the gate's δ for an entry
@@ -39,11 +39,16 @@ interface CaseDeltas {
  * δ of one case: the one given (both metrics); otherwise the δ of each metric the head run's gate used
  * against a measured baseline of this device model (its recorded between-run noise), else the default.
  */
-function caseDeltas(head: MeasuredCase, given: number | undefined): CaseDeltas {
+function caseDeltas(head: MeasuredCase, given: number | undefined, fusedMs: number): CaseDeltas {
   if (given !== undefined) return { speedup: given, fusedTime: given };
   const g = head.gate?.baselineSource === 'measured' ? head.gate : undefined;
   const speedup = g?.speedup?.delta ?? COMPARE_DEFAULT_DELTA;
-  return { speedup, fusedTime: g?.fusedTime?.delta ?? speedup };
+  // Without the gate's fused-time δ (a baseline of another model gates no fused time), the fused time's own
+  // floor, as the gate would take it: never the speedup's alone, which a machine's shift of 2% fails.
+  return {
+    speedup,
+    fusedTime: g?.fusedTime?.delta ?? Math.max(speedup, fusedTimeFloorOf(fusedMs)),
+  };
 }
 
 /** One case, shape and dtype measured in both runs. */
@@ -147,7 +152,7 @@ export function compareCase(
   const { method, note } = chooseMethod(base, head);
   const b = timingOf(base, method);
   const h = timingOf(head, method);
-  const delta = caseDeltas(head, given);
+  const delta = caseDeltas(head, given, median(h.samples.fused));
   const entry = baselineEntryOf(base, b, baseRun, delta.speedup);
   const [speedup, fusedTime] = decide(h.samples, entry, { delta: delta.speedup, fusedTimeDelta: delta.fusedTime }) as [
     Decision,

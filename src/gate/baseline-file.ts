@@ -16,6 +16,7 @@ import { logText } from '../base/log-text.ts';
 import { packagePath } from '../base/package-root.ts';
 import { DTYPES } from '../case/types.ts';
 import { entryKey, readJsonFile, schemaVersionField, speedupValue, timeMs, timestamp } from '../results/results.ts';
+import { MIN_DECISION_PAIRS } from '../results/verdict-rule.ts';
 import { entryContradictions, MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
@@ -64,11 +65,14 @@ export const baselineEntrySchema = z
     samples: z
       .object({ unfused: z.array(timeMs), fused: z.array(timeMs) })
       .refine(
-        (s) => s.unfused.length === s.fused.length && s.unfused.length >= 5 && s.unfused.length <= MAX_BASELINE_PAIRS,
+        (s) =>
+          s.unfused.length === s.fused.length &&
+          s.unfused.length >= MIN_DECISION_PAIRS &&
+          s.unfused.length <= MAX_BASELINE_PAIRS,
         {
           error: (i) => {
             const s = i.input as { unfused: unknown[]; fused: unknown[] };
-            return `samples must hold 5 to ${MAX_BASELINE_PAIRS} pairs (an update keeps at most ${MAX_BASELINE_PAIRS}), as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
+            return `samples must hold ${MIN_DECISION_PAIRS} to ${MAX_BASELINE_PAIRS} pairs (with fewer no check could be decided: every one would be AMBIGUOUS; an update keeps at most ${MAX_BASELINE_PAIRS}), as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
           },
         },
       )

@@ -13,7 +13,7 @@ import { quantile } from 'simple-statistics';
 import { normal, uniform } from '../base/rng.ts';
 import { BOOTSTRAP_SEED, median, medianInPlace, normalQuantile, pairedReplicates } from '../base/stats.ts';
 import type { Decision } from '../results/results.ts';
-import { classify } from '../results/verdict-rule.ts';
+import { classify, MIN_DECISION_PAIRS } from '../results/verdict-rule.ts';
 import type { BaselineEntry } from './baseline-file.ts';
 
 /** Settings of a decision. */
@@ -31,9 +31,6 @@ export interface PairedSamples {
   unfused: readonly number[];
   fused: readonly number[];
 }
-
-/** The fewest pairs a run's timing is decided on (perf takes at least this many: --min-pairs). */
-export const MIN_DECISION_PAIRS = 10;
 
 type Metric = 'speedup' | 'fusedTime';
 

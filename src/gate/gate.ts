@@ -7,9 +7,9 @@ import type { DeviceDescription } from '../addon/device.ts';
 import { decisionChange, ms, times } from '../base/format.ts';
 import { gatedTiming } from '../results/judged-timing.ts';
 import { type CaseResult, type Decision, entryKey, type GateResult } from '../results/results.ts';
-import { judgedVerdict } from '../results/verdict-rule.ts';
+import { judgedVerdict, MIN_DECISION_PAIRS } from '../results/verdict-rule.ts';
 import type { BaselineEntry, LoadedBaselines } from './baseline-file.ts';
-import { decide, MIN_DECISION_PAIRS } from './decision.ts';
+import { decide } from './decision.ts';
 import { type Deltas, deltaOrigin, entryDeltas } from './tolerance.ts';
 
 /** Settings of the gate for a run. */

@@ -38,8 +38,10 @@
  *   H100s, five H200s) against baselines recorded on the others (suites/unit/gate-machines.test.ts;
  *   docs/gate.md, "Machines").
  * - With no comparable entry measured twice, the rule is the entry's own, as before: 3s from two or more
- *   runs (the t factor at one degree of freedom, 90, would make δ useless), or its stored δ (5% for one
- *   run, `DEFAULT_DELTA`).
+ *   machines (the t factor at one degree of freedom, 90, would make δ useless), or the default for one
+ *   (`DEFAULT_DELTA`, 5%; the fused time's never below its floor).
+ * - Every spread is between machines: runs repeated on one machine count as one (their mean), and the stored
+ *   `noise` is only read for a file that does not keep its runs (`noiseOf`).
  *
  * - An entry whose case calls its speedup ungated (`ungatedSpeedup`: it moves with the machine, as a
  *   host-bound unfused twin's does) lends the pool its fused-time spread only.
@@ -167,12 +169,21 @@ export interface Deltas {
 }
 
 /**
+ * δ when nothing measured shows the between-machine noise: `DEFAULT_DELTA`, and for the fused time never below
+ * its floor (`fusedTimeFloorOf`: a launch-bound kernel's absolute jitter), so that one run never gates narrower
+ * than two runs that agree would.
+ */
+function defaultDeltas(fusedTimeFloor: number): Deltas {
+  return { speedup: DEFAULT_DELTA, fusedTime: Math.max(DEFAULT_DELTA, fusedTimeFloor), source: 'default' };
+}
+
+/**
  * δ from recorded noise, per metric: max(its floor, 3·σ_between as a fraction, `asFraction`); the default when the
  * between-run noise is unknown.
  */
 export function deltaFromNoise(noise: Noise | undefined, fusedTimeFloor = FUSED_TIME_FLOOR): Deltas {
   const b = noise?.betweenRuns;
-  if (!noise || !b || noise.runs < 2) return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
+  if (!noise || !b || noise.runs < 2) return defaultDeltas(fusedTimeFloor);
   const band = (sd: number, floor: number) =>
     Math.min(DELTA_CEILING, Math.max(floor, asFraction(BETWEEN_RUN_SIGMAS * sd)));
   return { speedup: band(b.speedup, DELTA_FLOOR), fusedTime: band(b.fusedTime, fusedTimeFloor), source: 'noise' };
@@ -190,15 +201,33 @@ export interface BaselineRun {
   deviceUuid?: string;
 }
 
-/** The noise of the runs an entry was recorded from (the between-run part needs two or more). */
+/**
+ * The runs grouped by the machine they ran on; a run without a GPU id counts as a machine of its own (files
+ * recorded before runs kept their GPU's id).
+ */
+function byMachine(runs: readonly BaselineRun[]): BaselineRun[][] {
+  const groups = new Map<string, BaselineRun[]>();
+  runs.forEach((r, i) => {
+    const id = r.deviceUuid ?? `run ${i}`;
+    groups.set(id, [...(groups.get(id) ?? []), r]);
+  });
+  return [...groups.values()];
+}
+
+/**
+ * The noise of the runs an entry was recorded from. Its between-run part is the spread between the machines
+ * the runs were recorded on (the mean of each machine's logs), and needs two or more of them: runs repeated on
+ * one machine agree far better than two machines do (a second run on the same GPU had narrowed δ to its floor,
+ * and every other runner then failed the gate: review, 2026-11-29). `runs` counts them all.
+ */
 export function runNoise(runs: readonly BaselineRun[]): Noise {
   const halfWidths = runs.map((r) => r.halfWidth).sort((a, b) => a - b);
   const withinRun = halfWidths[halfWidths.length >> 1] ?? 0;
-  if (runs.length < 2) return { withinRun, betweenRuns: null, runs: runs.length };
-  const betweenRuns = {
-    speedup: sampleStandardDeviation(runs.map((r) => Math.log(r.speedup))),
-    fusedTime: sampleStandardDeviation(runs.map((r) => Math.log(r.fusedMedianMs))),
-  };
+  const machines = byMachine(runs);
+  if (machines.length < 2) return { withinRun, betweenRuns: null, runs: runs.length };
+  const spread = (of: (r: BaselineRun) => number) =>
+    sampleStandardDeviation(machines.map((g) => mean(g.map((r) => Math.log(of(r))))));
+  const betweenRuns = { speedup: spread((r) => r.speedup), fusedTime: spread((r) => r.fusedMedianMs) };
   return { withinRun, betweenRuns, runs: runs.length };
 }
 
@@ -282,12 +311,21 @@ interface Spread {
   df: number;
 }
 
-/** An entry's own between-run spread; null with fewer than two runs. */
+/**
+ * An entry's noise: derived from its runs whenever it keeps them, so that an edited `noise` cannot widen the
+ * gate (the file's `noise` only describes them); the stored one for a file without runs.
+ */
+function noiseOf(e: BaselineEntry): Noise | undefined {
+  return e.runs?.length ? runNoise(e.runs) : e.noise;
+}
+
+/** An entry's own between-machine spread, with a degree of freedom for each machine past the first; null with one. */
 function spreadOf(e: BaselineEntry): Spread | null {
-  const noise = e.noise ?? (e.runs ? runNoise(e.runs) : undefined);
+  const noise = noiseOf(e);
   const b = noise?.betweenRuns;
   if (!noise || !b || noise.runs < 2) return null;
-  return { speedup: b.speedup ** 2, fusedTime: b.fusedTime ** 2, df: noise.runs - 1 };
+  const df = e.runs?.length ? byMachine(e.runs).length - 1 : noise.runs - 1;
+  return { speedup: b.speedup ** 2, fusedTime: b.fusedTime ** 2, df };
 }
 
 interface Prior extends Spread {
@@ -361,22 +399,23 @@ export function entryDeltas(
     return { speedup: entry.tolerance, fusedTime: entry.fusedTimeTolerance ?? entry.tolerance, source: 'hand' };
   const own = spreadOf(entry);
   const prior = comparablePrior(entry, entries, rule.dfPerMachine);
+  const fusedTimeFloor = fusedTimeFloorOf(entry.fusedMedianMs, rule);
   if (!prior) {
-    if (own)
-      return deltaFromNoise(entry.noise ?? runNoise(entry.runs ?? []), fusedTimeFloorOf(entry.fusedMedianMs, rule));
-    // Nothing measured twice: the default. Only a reported entry (a claim, not a run) keeps its stored δ; a
-    // measured one's is derived, so an edited number in the file cannot widen the gate unless marked 'hand'.
+    if (own) return deltaFromNoise(noiseOf(entry), fusedTimeFloor);
+    // Nothing measured on two machines: the default. Only a reported entry (a claim, not a run) keeps its stored
+    // δ; a measured one's is derived, so an edited number in the file cannot widen the gate unless marked 'hand'.
     if (entry.provenance.kind === 'measured' || entry.toleranceSource === 'comparable')
-      return { speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA, source: 'default' };
+      return defaultDeltas(fusedTimeFloor);
     return { speedup: entry.tolerance, fusedTime: entry.fusedTimeTolerance ?? entry.tolerance, source: 'default' };
   }
   const band = (m: 'speedup' | 'fusedTime') => {
     const priorDf = m === 'speedup' ? prior.speedupDf : prior.df;
     const df = priorDf + (own?.df ?? 0);
-    if (df === 0) return DEFAULT_DELTA; // a pool whose runs all came from one machine, and one run of the entry
+    // A pool whose runs all came from one machine, and one machine of the entry: the default.
+    if (df === 0) return defaultDeltas(fusedTimeFloor)[m];
     const shrunk = (priorDf * prior[m] + (own ? own.df * own[m] : 0)) / df;
     const alone = own ? BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]) : 0;
-    const floor = m === 'speedup' ? DELTA_FLOOR : fusedTimeFloorOf(entry.fusedMedianMs, rule);
+    const floor = m === 'speedup' ? DELTA_FLOOR : fusedTimeFloor;
     return Math.min(DELTA_CEILING, Math.max(floor, asFraction(deltaFactor(df) * Math.sqrt(shrunk)), asFraction(alone)));
   };
   return {

@@ -25,6 +25,12 @@ export function classify(lo: number, hi: number, delta: number): Verdict {
   return 'AMBIGUOUS';
 }
 
+/**
+ * The fewest pairs a timing is decided on, in a run (perf takes at least this many: --min-pairs) and in a
+ * baseline that keeps its samples: with fewer every decision is AMBIGUOUS (src/gate/decision.ts).
+ */
+export const MIN_DECISION_PAIRS = 10;
+
 const ORDER: Verdict[] = ['SLOWER', 'AMBIGUOUS', 'FASTER', 'SAME'];
 
 /** The worst of several verdicts: SLOWER beats AMBIGUOUS beats FASTER beats SAME. */

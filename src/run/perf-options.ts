@@ -10,8 +10,8 @@ import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
 import { freshSeed } from '../base/rng.ts';
 import { shellWord } from '../base/shell-words.ts';
 import { defaultBaselinesDir } from '../gate/baseline-file.ts';
-import { MIN_DECISION_PAIRS } from '../gate/decision.ts';
 import { MAX_PAIRS } from '../results/results.ts';
+import { MIN_DECISION_PAIRS } from '../results/verdict-rule.ts';
 
 export const DEFAULT_BUDGET_MS = { cpu: 1000, cuda: 3000 } as const;
 /** Where a run writes its reports unless told otherwise: never over the committed BENCHMARK_RESULTS.md. */

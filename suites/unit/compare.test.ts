@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { COMPARE_DEFAULT_DELTA, compareResults, comparisonCounts } from '../../src/compare/compare-runs.ts';
+import { FUSED_TIME_FLOOR } from '../../src/gate/tolerance.ts';
 import { renderCompareConsole, renderCompareMarkdown } from '../../src/report/compare-report.ts';
 import { type ResultsFile, readResults } from '../../src/results/results.ts';
 import { hostile } from '../support/hostile-results.ts';
@@ -84,6 +85,13 @@ describe('compareResults', () => {
       0.054, 0.181,
     ]);
     expect(of('residual_layernorm/16384x768/fp32')?.speedup.delta).toBe(COMPARE_DEFAULT_DELTA);
+    // A gate with no fused-time decision (it judged against another model's file): the fused time's own floor,
+    // not the speedup's δ, which a whole machine 2% slower would fail.
+    const m = head.cases.find((c) => c.key === 'gelu_scale/16M/fp32');
+    if (!m?.gate?.speedup) throw new Error('fixture: gelu_scale 16M has no gate decision');
+    m.gate.speedup.delta = 0.015;
+    m.gate.fusedTime = undefined;
+    expect(compareResults(run, head).compared.find((c) => c.key === m.key)?.fusedTime?.delta).toBe(FUSED_TIME_FLOOR);
     // A δ given applies to every case and metric.
     const given = compareResults(run, head, 0.02).compared;
     expect(given.every((c) => c.speedup.delta === 0.02 && (c.fusedTime?.delta ?? 0.02) === 0.02)).toBe(true);

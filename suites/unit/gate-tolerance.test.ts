@@ -175,6 +175,44 @@ describe('pooling an entry’s own runs with comparable entries', () => {
     expect(entryDeltas(reported, file(reported)).speedup).toBe(0.9);
   });
 
+  test('runs repeated on one machine count as one: a second run on the same GPU does not narrow δ', () => {
+    const onOne = (e: ReturnType<typeof entry>) => {
+      const runs = e.runs.map((r) => ({ ...r, deviceUuid: 'GPU-A' }));
+      return { ...e, runs, noise: runNoise(runs) };
+    };
+    const twice = onOne(entry('a', '1K', 'fp32', [2, 2.002]));
+    const other = onOne(entry('b', '1K', 'fp32', [3, 3.003]));
+    expect(twice.noise.betweenRuns).toBeNull();
+    // Alone, and beside an entry recorded the same way: the default, as one run gets.
+    expect(entryDeltas(twice, file(twice))).toEqual({
+      speedup: DEFAULT_DELTA,
+      fusedTime: DEFAULT_DELTA,
+      source: 'default',
+    });
+    expect(entryDeltas(twice, file(twice, other))).toMatchObject({ speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA });
+    // Two machines, one of them run twice: one degree of freedom, from the machines' means.
+    const runs = [...twice.runs, { ...(twice.runs[0] as BaselineRun), speedup: 2.2, deviceUuid: 'GPU-B' }];
+    const noise = runNoise(runs);
+    const sd = Math.abs(Math.log(2.2) - (Math.log(2) + Math.log(2.002)) / 2) / Math.SQRT2;
+    expect(noise.betweenRuns?.speedup).toBeCloseTo(sd, 12);
+    expect(noise.runs).toBe(3);
+  });
+
+  test('one run of a launch-bound kernel gates its fused time at no less than its floor', () => {
+    const short = { ...entry('d', '1K', 'bf16', [1.9]), fusedMedianMs: 0.002 };
+    const d = entryDeltas(short, file(short));
+    expect(d.fusedTime).toBeCloseTo(fusedTimeFloorOf(0.002), 12); // 11.1%: what two agreeing runs get, not 5%
+    expect(d.fusedTime).toBeGreaterThan(DEFAULT_DELTA);
+    expect(d.speedup).toBe(DEFAULT_DELTA);
+  });
+
+  test('an edited noise does not widen the gate: an entry that keeps its runs is judged by them', () => {
+    const quiet = entry('d', '1K', 'fp32', [1.9, 1.9005]);
+    const edited = { ...quiet, noise: { ...quiet.noise, betweenRuns: { speedup: 0.3, fusedTime: 0.3 } } };
+    expect(entryDeltas(edited, file(edited))).toEqual(entryDeltas(quiet, file(quiet)));
+    expect(entryDeltas(edited, file(edited, ...noisy))).toEqual(entryDeltas(quiet, file(quiet, ...noisy)));
+  });
+
   test('a δ set by hand is kept', () => {
     const hand = { ...entry('d', '1K', 'fp32', [1.9]), tolerance: 0.08, toleranceSource: 'hand' as const };
     expect(entryDeltas(hand, file(hand, ...noisy))).toEqual({ speedup: 0.08, fusedTime: 0.08, source: 'hand' });

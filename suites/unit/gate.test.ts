@@ -3,11 +3,11 @@ import { loadCases } from '../../cases/registry.ts';
 import { type DeviceDescription, deviceSlug } from '../../src/addon/device.ts';
 import { normal, uniform } from '../../src/base/rng.ts';
 import { type BaselineEntry, baselinePath, loadBaselineFile } from '../../src/gate/baseline-file.ts';
-import { decide, MIN_DECISION_PAIRS } from '../../src/gate/decision.ts';
+import { decide } from '../../src/gate/decision.ts';
 import { fingerprintNotes, gateCase } from '../../src/gate/gate.ts';
 import { updateBaselines } from '../../src/gate/update.ts';
 import type { CaseResult, ResultsFile } from '../../src/results/results.ts';
-import { classify, worst } from '../../src/results/verdict-rule.ts';
+import { classify, MIN_DECISION_PAIRS, worst } from '../../src/results/verdict-rule.ts';
 import { batchCalls } from '../../src/run/run-case.ts';
 import { measuredCase } from '../support/measured-case.ts';
 
