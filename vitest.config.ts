@@ -8,6 +8,7 @@ export default defineConfig({
     include: ['suites/unit/**/*.test.ts', 'suites/e2e/**/*.test.ts', 'cases/**/*.test.ts'],
     pool: 'forks',
     globalSetup: ['suites/support/scratch-tmpdir.ts'],
+    setupFiles: ['suites/support/device-lock-dir.ts'],
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 300_000,
     hookTimeout: 300_000,

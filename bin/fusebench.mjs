@@ -18,7 +18,7 @@ const child = spawn(
 
 // A signal sent to this process alone (a CI runner cancelling the step) reaches the child too; from a
 // terminal both get it, and the child's handling decides.
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
 const forward = (signal) => child.kill(signal);
 for (const s of SIGNALS) process.on(s, forward);
 

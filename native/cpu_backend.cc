@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "backend.h"
@@ -54,12 +56,40 @@ class CpuBackend final : public Backend {
   const char* memory_name() const override {
     return capped_ ? "the CPU backend's memory (FUSEBENCH_CPU_MEMORY_BYTES)" : "the CPU backend's memory (MemAvailable, or the cgroup's room)";
   }
+  // Every workspace's buffers together stay within memory_bytes(): each workspace is checked against it
+  // alone first (sized_buffers), and here against what the live ones already hold, so that many workspaces
+  // (or ones dropped and not yet collected) cannot take the host past it, where the kernel's OOM killer ends
+  // the process instead of an error.
   float* alloc(size_t count) override {
-    auto* p = new (std::nothrow) float[count > 0 ? count : 1];
-    if (p == nullptr) throw std::runtime_error("CPU allocation of " + std::to_string(count * 4) + " bytes failed");
+    const size_t bytes = (count > 0 ? count : 1) * sizeof(float);
+    {
+      std::lock_guard<std::mutex> lock(held_mutex_);
+      if (bytes > memory_ || held_bytes_ > memory_ - bytes)
+        throw std::runtime_error("CPU allocation of " + std::to_string(bytes) + " bytes refused: the workspaces alive hold " +
+                                 std::to_string(held_bytes_) + " bytes, and the limit is " + std::to_string(memory_) +
+                                 " bytes, " + memory_name() + " (dispose() the workspaces no longer used)");
+      held_bytes_ += bytes;
+    }
+    auto* p = new (std::nothrow) float[bytes / sizeof(float)];
+    std::lock_guard<std::mutex> lock(held_mutex_);
+    if (p == nullptr) {
+      held_bytes_ -= bytes;
+      throw std::runtime_error("CPU allocation of " + std::to_string(bytes) + " bytes failed");
+    }
+    held_[p] = bytes;
     return p;
   }
-  void release(float* ptr) noexcept override { delete[] ptr; }
+  void release(float* ptr) noexcept override {
+    {
+      std::lock_guard<std::mutex> lock(held_mutex_);
+      const auto it = held_.find(ptr);
+      if (it != held_.end()) {
+        held_bytes_ -= it->second;
+        held_.erase(it);
+      }
+    }
+    delete[] ptr;
+  }
   void upload(float* dst, const float* src, size_t count) override { std::memcpy(dst, src, count * sizeof(float)); }
   void download(float* dst, const float* src, size_t count) override { std::memcpy(dst, src, count * sizeof(float)); }
   void copy(float* dst, const float* src, size_t count, CopyMethod method) override {
@@ -77,13 +107,15 @@ class CpuBackend final : public Backend {
     if (evict(touched)) return;
     // No eviction instruction: a read-modify-write of every line of a buffer twice the last-level cache,
     // never more than a quarter of the memory the backend may use (FUSEBENCH_CPU_MEMORY_BYTES below).
+    std::lock_guard<std::mutex> lock(flush_mutex_);
     if (flush_.empty()) flush_.assign(std::min(2 * cpu_last_level_cache_bytes(), memory_ / 4) / sizeof(float) + 1, 0.0f);
     for (auto& v : flush_) v += 1.0f;
   }
-  void start_timer() override { start_ = std::chrono::steady_clock::now(); }
+  // The one backend serves every thread of the process (worker_threads included): each thread times itself.
+  void start_timer() override { timer_start() = std::chrono::steady_clock::now(); }
   double stop_timer_ms() override {
     const auto end = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::milli>(end - start_).count();
+    return std::chrono::duration<double, std::milli>(end - timer_start()).count();
   }
   void synchronize() override {}
   LaunchContext launch_context() const override { return LaunchContext{}; }
@@ -102,10 +134,18 @@ class CpuBackend final : public Backend {
     return memory_cap("FUSEBENCH_CPU_MEMORY_BYTES", room > 0 ? room : size_t{1} << 40, &capped_);
   }
 
+  static std::chrono::steady_clock::time_point& timer_start() {
+    thread_local std::chrono::steady_clock::time_point start{};
+    return start;
+  }
+
   bool capped_ = false;
   size_t memory_;
+  std::mutex held_mutex_;
+  std::unordered_map<const float*, size_t> held_;
+  size_t held_bytes_ = 0;
+  std::mutex flush_mutex_;
   std::vector<float> flush_;
-  std::chrono::steady_clock::time_point start_{};
   float sink_ = 0.0f;
 };
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -27,19 +28,50 @@ size_t read_number(const char* file) {
   return in >> v ? v : 0;
 }
 
-// What this process's cgroup lets it still take (limit less usage), v2 then v1; 0 when it sets no limit.
+// The path of this process's cgroup in the v2 hierarchy ("0::/path") or the v1 memory one ("N:memory:/path"),
+// from /proc/self/cgroup; "" where it is not listed.
+std::string own_cgroup(bool v2) {
+  std::ifstream in("/proc/self/cgroup");
+  for (std::string line; std::getline(in, line);) {
+    const auto first = line.find(':');
+    const auto second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const bool listed = v2 ? line.compare(0, first, "0") == 0 && controllers.empty()
+                           : (',' + controllers + ',').find(",memory,") != std::string::npos;
+    if (listed) return line.substr(second + 1);
+  }
+  return "";
+}
+
+// What this process's cgroups let it still take (limit less usage), the least over its own cgroup and every
+// one above it (a limit may sit on any of them), v2 then v1; 0 when none sets a limit.
 size_t cgroup_room() {
   const struct {
+    bool v2;
+    const char* root;
     const char* limit;
     const char* usage;
-  } files[] = {{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
-               {"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"}};
-  for (const auto& f : files) {
-    const size_t limit = read_number(f.limit);
-    // v1 writes "no limit" as a number near 2^63.
-    if (limit == 0 || limit >= (size_t{1} << 60)) continue;
-    const size_t usage = read_number(f.usage);
-    return limit > usage ? limit - usage : 1;
+  } hierarchies[] = {{true, "/sys/fs/cgroup", "memory.max", "memory.current"},
+                     {false, "/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"}};
+  size_t least = 0;
+  for (const auto& h : hierarchies) {
+    std::string path = own_cgroup(h.v2);
+    if (path.empty() || path[0] != '/' || path.find("..") != std::string::npos) path = "/";
+    for (;;) {
+      const std::string dir = std::string(h.root) + (path == "/" ? "" : path) + "/";
+      const size_t limit = read_number((dir + h.limit).c_str());
+      // v1 writes "no limit" as a number near 2^63; v2 writes "max", read as 0.
+      if (limit > 0 && limit < (size_t{1} << 60)) {
+        const size_t usage = read_number((dir + h.usage).c_str());
+        const size_t room = limit > usage ? limit - usage : 1;
+        least = least == 0 ? room : std::min(least, room);
+      }
+      if (path == "/") break;
+      const auto slash = path.rfind('/');
+      path = slash == 0 ? "/" : path.substr(0, slash);
+    }
+    if (least > 0) return least;
   }
   return 0;
 }

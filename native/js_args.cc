@@ -1,6 +1,7 @@
 #include "js_args.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace fusebench::js {
 
@@ -10,14 +11,17 @@ std::string string_arg(const Napi::CallbackInfo& info, size_t i, const char* wha
   return info[i].As<Napi::String>().Utf8Value();
 }
 
-std::string received(const Napi::CallbackInfo& info, size_t i) {
-  if (info.Length() <= i) return "nothing";
-  const Napi::Value v = info[i];
+std::string describe(const Napi::Value& v) {
   if (v.IsString()) return "'" + v.As<Napi::String>().Utf8Value() + "'";
   // Objects' own toString is not called (it is user code, and may throw): their kind is enough here.
   if (v.IsObject()) return v.IsArray() ? "an array" : v.IsTypedArray() ? "a typed array" : "an object";
   if (v.IsSymbol()) return "a symbol";
-  return v.ToString().Utf8Value();
+  if (v.IsBigInt()) return v.ToString().Utf8Value() + "n (a BigInt)";
+  return v.ToString().Utf8Value();  // a number, a boolean, null or undefined: no user code runs
+}
+
+std::string received(const Napi::CallbackInfo& info, size_t i) {
+  return info.Length() <= i ? "nothing" : describe(info[i]);
 }
 
 std::vector<double> numbers_arg(const Napi::CallbackInfo& info, size_t i, const char* what) {
@@ -30,7 +34,7 @@ std::vector<double> numbers_arg(const Napi::CallbackInfo& info, size_t i, const 
     const Napi::Value v = a.Get(k);
     if (!v.IsNumber() || !std::isfinite(v.As<Napi::Number>().DoubleValue()))
       throw Napi::TypeError::New(env, std::string("Expected a finite number for `") + what + "[" + std::to_string(k) +
-                                          "]` but received " + v.ToString().Utf8Value());
+                                          "]` but received " + describe(v));
     out.push_back(v.As<Napi::Number>().DoubleValue());
   }
   return out;
@@ -38,10 +42,16 @@ std::vector<double> numbers_arg(const Napi::CallbackInfo& info, size_t i, const 
 
 std::vector<int64_t> dims_arg(const Napi::CallbackInfo& info, size_t i) {
   std::vector<int64_t> dims;
-  for (double d : numbers_arg(info, i, "dims")) {
+  const std::vector<double> values = numbers_arg(info, i, "dims");
+  for (size_t k = 0; k < values.size(); ++k) {
+    const double d = values[k];
     // 2^53: beyond it a double no longer holds every integer (and the cast to int64 is undefined past 2^63).
-    if (d != std::floor(d) || d > 9007199254740992.0 || d < -9007199254740992.0)
-      throw Napi::TypeError::New(info.Env(), "Expected integer dims but received " + std::to_string(d));
+    if (d != std::floor(d) || d > 9007199254740992.0 || d < -9007199254740992.0) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", d);
+      throw Napi::TypeError::New(info.Env(), "Expected an integer within ±2^53 for `dims[" + std::to_string(k) +
+                                                 "]` but received " + text);
+    }
     dims.push_back(static_cast<int64_t>(d));
   }
   return dims;

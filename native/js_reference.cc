@@ -1,5 +1,5 @@
 // Host-side numerics helpers, where JavaScript loops cost seconds at GPU sizes:
-// linearRow(a, w, b, n), one row of a Linear layer in float64 for the references (src/reference/linear.ts;
+// linearRow(a, w, b, y), one row of a Linear layer in float64 for the references (src/reference/linear.ts;
 // the transformer block's K/V projections are 0.6 G multiply-adds), and firstNonFinite(data), the first NaN
 // or infinity of an output (the numerics check scans every element of GPU-sized outputs).
 #include <atomic>
@@ -33,28 +33,25 @@ Napi::Value linear_row(const Napi::CallbackInfo& info) {
     return info.Length() > i && info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == t;
   };
   if (!typed(0, napi_float64_array) || !typed(1, napi_float32_array) ||
-      !(info[2].IsUndefined() || typed(2, napi_float32_array)) || !info[3].IsNumber())
-    throw Napi::TypeError::New(env, "Expected (a: Float64Array, w: Float32Array, b: Float32Array | undefined, n: number)");
+      !(info[2].IsUndefined() || typed(2, napi_float32_array)) || !typed(3, napi_float64_array))
+    throw Napi::TypeError::New(env,
+                               "Expected (a: Float64Array, w: Float32Array, b: Float32Array | undefined, y: Float64Array)");
   const auto a = info[0].As<Napi::Float64Array>();
   const auto w = info[1].As<Napi::Float32Array>();
-  const double nd = info[3].As<Napi::Number>().DoubleValue();
+  auto y = info[3].As<Napi::Float64Array>();  // the caller's: JS owns every array the addon hands back
   const size_t k = a.ElementLength();
-  // An empty a is taken as k = 1 for the bound, so n never exceeds an array that exists: an unbounded n would
-  // make V8's allocation of y fail, which aborts the process instead of throwing.
+  const size_t n = y.ElementLength();
+  // An empty a is taken as k = 1 for the bound, so the rows read never pass the end of w.
   const size_t k_bound = k > 0 ? k : 1;
-  if (!(nd >= 0) || nd > 9007199254740991.0 || nd != static_cast<double>(static_cast<size_t>(nd)) ||
-      nd > static_cast<double>(w.ElementLength() / k_bound))
-    throw Napi::RangeError::New(env, "Expected n with n·max(a.length, 1) at most w.length");
-  const size_t n = static_cast<size_t>(nd);
+  if (n > w.ElementLength() / k_bound) throw Napi::RangeError::New(env, "Expected y.length·max(a.length, 1) at most w.length");
   const float* bias = nullptr;
   if (!info[2].IsUndefined()) {
     const auto b = info[2].As<Napi::Float32Array>();
     if (b.ElementLength() < n) throw Napi::RangeError::New(env, "Expected b to hold at least n values");
     bias = b.Data();
   }
-  auto y = new_typed_array<double>(env, n, "linearRow");
   for (size_t j = 0; j < n; ++j) y[j] = dot(a.Data(), w.Data() + j * k, k) + (bias ? bias[j] : 0.0);
-  return y;
+  return env.Undefined();
 }
 
 Napi::Value first_non_finite(const Napi::CallbackInfo& info) {

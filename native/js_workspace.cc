@@ -46,7 +46,7 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
       if (!(d >= static_cast<double>(lo) && d <= static_cast<double>(hi)) || d != std::floor(d))
         throw Napi::TypeError::New(env, std::string("Expected an integer from ") + std::to_string(lo) + " to " +
                                             std::to_string(hi) + " for `" + name + "` but received " +
-                                            v.ToString().Utf8Value());
+                                            describe(v));
       return static_cast<int64_t>(d);
     };
     Injection inject;
@@ -87,15 +87,18 @@ class JsWorkspace : public Napi::ObjectWrap<JsWorkspace> {
     ws(info.Env()).upload(name, data.Data(), data.ElementLength());
     return info.Env().Undefined();
   }
+  // download(name, out): into the caller's Float32Array of the buffer's length. JS allocates it (a failure is a
+  // RangeError there, and V8 frees it as it frees any array), so nothing the addon hands back waits for a
+  // finalizer that Node runs only once the event loop turns.
   Napi::Value Download(const Napi::CallbackInfo& info) {
     const std::string name = name_arg(info);
     Workspace& w = ws(info.Env());
-    size_t count = 0;
-    for (const auto& b : w.buffers())
-      if (b.name == name) count = b.count;
-    auto out = new_typed_array<float>(info.Env(), count, "download of buffer '" + name + "'");
-    w.download(name, out.Data(), count);
-    return out;
+    if (info.Length() < 2 || !info[1].IsTypedArray() ||
+        info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+      throw Napi::TypeError::New(info.Env(), "Expected a Float32Array to download buffer '" + name + "' into");
+    auto out = info[1].As<Napi::Float32Array>();
+    w.download(name, out.Data(), out.ElementLength());
+    return info.Env().Undefined();
   }
   Napi::Value Poison(const Napi::CallbackInfo& info) {
     ws(info.Env()).poison(name_arg(info));

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -10,6 +11,9 @@ namespace fusebench {
 
 // Runs body(begin, end) over [0, n) in chunks whose starts are multiples of `align`, one thread per
 // chunk once n is large enough that a thread's start (tens of microseconds) is small beside its chunk.
+// A thread that cannot be started (a thread or address-space limit) leaves its chunks to the calling
+// thread; whatever happens, every started thread is joined before this returns or throws (a joinable
+// std::thread destroyed would end the process).
 template <class Body>
 void parallel_chunks(size_t n, size_t align, Body body) {
   constexpr size_t kMinPerThread = size_t{1} << 18;
@@ -19,9 +23,24 @@ void parallel_chunks(size_t n, size_t align, Body body) {
   size_t chunk = (n + threads - 1) / threads;
   chunk = (chunk + align - 1) / align * align;
   std::vector<std::thread> pool;
-  for (size_t begin = chunk; begin < n; begin += chunk) pool.emplace_back(body, begin, std::min(n, begin + chunk));
+  pool.reserve(threads);
+  struct JoinAll {
+    std::vector<std::thread>& pool;
+    ~JoinAll() {
+      for (auto& t : pool)
+        if (t.joinable()) t.join();
+    }
+  } join_all{pool};
+  size_t begin = chunk;
+  for (; begin < n; begin += chunk) {
+    try {
+      pool.emplace_back(body, begin, std::min(n, begin + chunk));
+    } catch (const std::system_error&) {
+      break;  // no thread for this chunk: the loop below runs it here
+    }
+  }
   body(0, std::min(n, chunk));
-  for (auto& t : pool) t.join();
+  for (; begin < n; begin += chunk) body(begin, std::min(n, begin + chunk));
 }
 
 }  // namespace fusebench

@@ -11,7 +11,8 @@ import type { Dtype } from '../base/dtype.ts';
 interface RawWorkspace {
   buffers(): NativeBuffer[];
   upload(name: string, data: Float32Array): void;
-  download(name: string): Float32Array;
+  /** Into `out`, which must hold exactly the buffer's elements: JS allocates every array the addon fills. */
+  download(name: string, out: Float32Array): void;
   poison(name: string): void;
   run(variant: number): string | undefined;
   time(variant: number): number;
@@ -50,7 +51,7 @@ interface RawAddon {
   constants(): NativeConstants;
   fillNormal(out: Float32Array, seedSdMean: [number, number, number], round: Dtype): void;
   roundFloats(data: Float32Array, elem: Dtype): void;
-  linearRow(a: Float64Array, w: Float32Array, b: Float32Array | undefined, n: number): Float64Array;
+  linearRow(a: Float64Array, w: Float32Array, b: Float32Array | undefined, y: Float64Array): void;
   firstNonFinite(data: Float32Array): number;
   Workspace: new (
     backend: string,
@@ -259,7 +260,11 @@ export function nativeLinearRow(
   b: Float32Array | undefined,
   n: number,
 ): Float64Array {
-  return load().linearRow(a, w, b, n);
+  if (!(Number.isInteger(n) && n >= 0 && n * Math.max(a.length, 1) <= w.length))
+    throw new RangeError('Expected n with n·max(a.length, 1) at most w.length');
+  const y = new Float64Array(n);
+  load().linearRow(a, w, b, y);
+  return y;
 }
 
 /** The index of the first NaN or infinity in `data`, or -1 when every element is finite (scanned on several threads). */
@@ -326,7 +331,10 @@ export class Workspace {
   }
   /** Copies a buffer back to the host, widened to float32. */
   download(name: string): Float32Array {
-    return this.#raw.download(name);
+    const buffer = this.#raw.buffers().find((b) => b.name === name);
+    const out = new Float32Array(buffer?.count ?? 0); // an unknown name: the addon says which names there are
+    this.#raw.download(name, out);
+    return out;
   }
   /** Fills a buffer with NaN (all-ones bits, a NaN in every float type). */
   poison(name: string): void {

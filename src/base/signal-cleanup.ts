@@ -1,5 +1,5 @@
 /**
- * Files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP) or its output is closed under
+ * Files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP, SIGQUIT) or its output is closed under
  * it: temporary files of an atomic write, and lock files. On such a signal the files still registered
  * are removed and the signal is raised again, so the process ends as it would have without us (exit
  * status 128 + n). A write to a pipe whose reader has gone (`fusebench perf | head`) ends it the same
@@ -12,7 +12,7 @@
  */
 import { rmdirSync, rmSync } from 'node:fs';
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 const files = new Set<string>();
 let installed = false;
 
@@ -65,7 +65,30 @@ export function removeEmptyOnSignal(dirs: readonly string[]): () => void {
   };
 }
 
+let interruptNote: (() => string) | undefined;
+
+/**
+ * What a command says on stderr if a signal ends it from here on: what it has written and what not ("nothing
+ * was written", "the baselines were not recorded"), after "fusebench: interrupted by SIGINT: ". Until the
+ * returned function is called.
+ */
+export function sayOnInterrupt(note: () => string): () => void {
+  interruptNote = note;
+  install();
+  return () => {
+    if (interruptNote === note) interruptNote = undefined;
+  };
+}
+
 function onSignal(signal: NodeJS.Signals): void {
+  if (interruptNote) {
+    try {
+      process.stderr.write(`\nfusebench: interrupted by ${signal}: ${interruptNote()}\n`);
+    } catch {
+      // The output is gone: the exit status alone says it.
+    }
+    interruptNote = undefined;
+  }
   removeRegistered();
   for (const s of SIGNALS) process.removeListener(s, onSignal);
   installed = false;
@@ -73,7 +96,7 @@ function onSignal(signal: NodeJS.Signals): void {
   if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
 
-/** Removes `file` if a SIGINT, SIGTERM or SIGHUP arrives before the returned function is called. */
+/** Removes `file` if a SIGINT, SIGTERM, SIGHUP or SIGQUIT arrives before the returned function is called. */
 export function removeOnSignal(file: string): () => void {
   files.add(file);
   install();

@@ -12,7 +12,7 @@ import { checkOutput, UsageError } from '../base/cli-args.ts';
 import { logLines, logText } from '../base/log-text.ts';
 import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { freshSeed } from '../base/rng.ts';
-import { removeEmptyOnSignal, removeIfEmpty } from '../base/signal-cleanup.ts';
+import { removeEmptyOnSignal, removeIfEmpty, sayOnInterrupt } from '../base/signal-cleanup.ts';
 import { checkSourceEnv, currentCommit } from '../base/source.ts';
 import { VERSION } from '../base/version.ts';
 import { baselineFileSchema, baselinePath, validateBaselineDir } from '../gate/baseline-file.ts';
@@ -20,6 +20,8 @@ import { heldLockMessage, holdRunLock } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
 import { capableTerminal, colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
+import { deviceLock } from '../run/device-lock.ts';
+import { reportPathProblem } from '../run/out-dir.ts';
 import { PERF_HELP, type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
 import { checkPreviousRunKeepable, OUT_DIR_LOCK } from '../run/previous-run.ts';
@@ -39,7 +41,7 @@ function perfHelp(): string {
       regression:
         'a case SLOWER against a baseline that gates, FAILED numerics or ERRORED (a shape the baselines hold that cannot run here is ERRORED; with --strict also AMBIGUOUS or a changed fingerprint), a results or baseline file not written, reports that failed to render, or a run that did not finish (its worker died: nothing written)',
       usage:
-        'nothing measured: a bad flag (or perf flags given to npm: npm run perf --strict, without --), an unknown case or precision, a --case none of whose precisions --dtype keeps, an invalid baseline file or, with --update-baselines, one of another device or one that cannot be written, a baseline lock held by another update, an --out-dir that cannot be written, is in use by another perf run, or whose results file cannot be moved to previous/, a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda; or a run that produced no results',
+        'nothing measured: a bad flag (or perf flags given to npm: npm run perf --strict, without --), an unknown case or precision, a --case none of whose precisions --dtype keeps, an invalid baseline file or, with --update-baselines, one of another device or one that cannot be written, a baseline lock held by another update, an --out-dir that cannot be written, is in use by another perf run, holds a report file that is a folder, or whose results file cannot be moved to previous/, a device another perf run is measuring (two runs on one device would time each other), a FUSEBENCH_COMMIT or GITHUB_SHA that is not a commit id, a FUSEBENCH_BRANCH or GITHUB_REF_NAME with a character git forbids in a branch name, no usable GPU for --backend cuda; or a run that produced no results',
     },
   });
 }
@@ -160,25 +162,54 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
 }
 
-async function checkedRun(parsed: PerfOptions): Promise<ExitCode> {
-  const { options, note } = cpuDefaultDtypes(parsed, await checkInputs(parsed));
-  // Two runs into one folder would each keep "the run before" and lose the first one's: one at a time.
-  let release: () => void;
+/** Holds `lock` for this run, or refuses the run naming the holder (a usage exit: nothing was measured). */
+function holdOrRefuse(lock: string, what: string, options: PerfOptions, why = ''): () => void {
   try {
-    release = holdRunLock(join(options.outDir, OUT_DIR_LOCK), `--out-dir ${options.outDir}`, {
-      command: options.command,
-    });
+    return holdRunLock(lock, what, { command: options.command });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}. Nothing was measured.`);
+    throw new UsageError(`${(e as Error).message}${why}. Nothing was measured.`);
   }
+}
+
+async function checkedRun(parsed: PerfOptions): Promise<ExitCode> {
+  const backend = await checkInputs(parsed);
+  const { options, note } = cpuDefaultDtypes(parsed, backend);
+  // Two runs into one folder would each keep "the run before" and lose the first one's: one at a time.
+  const releaseOut = holdOrRefuse(join(options.outDir, OUT_DIR_LOCK), `--out-dir ${options.outDir}`, options);
   try {
-    checkWritable(options.outDir, checkPreviousRunKeepable);
-    // Said once nothing can refuse the run any more.
-    if (note) console.log(note);
-    return await measure(options);
+    // Two runs on one device time each other's kernels (and record that as baselines): one at a time, whatever
+    // folders they write into.
+    const device = deviceLock(backend);
+    const releaseDevice = holdOrRefuse(
+      device.lock,
+      device.what,
+      options,
+      ': two runs on one device would time each other',
+    );
+    try {
+      checkWritable(options.outDir, checkPreviousRunKeepable);
+      const reportProblem = reportPathProblem(options.outDir);
+      if (reportProblem)
+        throw new UsageError(
+          `--out-dir ${options.outDir} cannot hold the results: ${reportProblem}. Nothing was measured.`,
+        );
+      // Said once nothing can refuse the run any more.
+      if (note) console.log(note);
+      return await measure(options);
+    } finally {
+      releaseDevice();
+    }
   } finally {
-    release();
+    releaseOut();
   }
+}
+
+/** What an interrupted run leaves, for the line it ends with (src/base/signal-cleanup.ts sayOnInterrupt). */
+function interruptedNote(options: PerfOptions, reporter: PerfReporter): string {
+  const baselines = options.updateBaselines ? '; the baselines were not recorded' : '';
+  return reporter.written.length === 0
+    ? `nothing was written (${options.outDir} holds what it held before)${baselines}`
+    : `the results were written (${reporter.written.length} files in ${options.outDir})${baselines}`;
 }
 
 async function measure(options: PerfOptions): Promise<ExitCode> {
@@ -186,6 +217,19 @@ async function measure(options: PerfOptions): Promise<ExitCode> {
   const terminal =
     capableTerminal(process.stderr) && !process.env.CI ? { terminalColumns: process.stderr.columns || 120 } : {};
   const reporter = new PerfReporter(options, VERSION);
+  const forgetNote = sayOnInterrupt(() => interruptedNote(options, reporter));
+  try {
+    return await measureWith(options, reporter, terminal);
+  } finally {
+    forgetNote();
+  }
+}
+
+async function measureWith(
+  options: PerfOptions,
+  reporter: PerfReporter,
+  terminal: { terminalColumns?: number },
+): Promise<ExitCode> {
   // Vitest's colours follow fusebench's rule: never when piped or with NO_COLOR (workers inherit it).
   if (!colorEnabled(process.stdout, process.env)) process.env.NO_COLOR = '1';
   const { createVitest } = await import('vitest/node');
@@ -194,6 +238,9 @@ async function measure(options: PerfOptions): Promise<ExitCode> {
     // the folder it is run from: Vitest changes no process's working folder).
     root: PACKAGE_ROOT,
     config: join(PACKAGE_ROOT, 'vitest.perf.config.ts'),
+    // Loaded in memory: the default bundles it into node_modules/.vite-temp first, which a checkout the user
+    // cannot write (installed by root, read-only) refuses after the run was announced.
+    configLoader: 'runner',
     run: true,
     watch: false,
     // fusebench owns the console; Vitest's own report (its test list, code frames) only with --verbose.

@@ -47,6 +47,8 @@ export async function recordBaselines(
         );
       }
       const update = updateBaselines(existing, results, commit, mode);
+      if (!existing && Object.keys(update.file.entries).length === 0)
+        throw new Error(`no shape was measured (every one was skipped or failed), so ${file} was not created`);
       // What the loader would refuse is refused here, with the file unchanged.
       validateFile(baselineFileSchema, update.file, `${file}, as this update would write it,`);
       writeFileAtomic(file, formatJson(update.file));
@@ -68,7 +70,7 @@ export function outcomeLines(o: RecordOutcome): string[] {
   // Keys, field names and paths come from the baseline file and the command line: each through logText.
   const line = (indent: string, s: string) => `${indent}${logText(s)}`;
   return [
-    `\nfusebench: ${o.created ? 'created' : 'updated'} ${logText(o.file)} (${o.changes.length} entries changed)`,
+    `\nfusebench: ${o.created ? 'created' : 'updated'} ${logText(o.file)} (${o.changes.length} ${o.changes.length === 1 ? 'entry' : 'entries'} changed)`,
     ...o.changes.map((c) => line('  ', c)),
     ...(o.keptUnknown.length > 0
       ? ['  kept fields this fusebench does not know:', ...o.keptUnknown.map((k) => line('    ', k))]

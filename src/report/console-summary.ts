@@ -108,19 +108,24 @@ export function consoleCountsLine(results: ResultsFile, color = false): string {
 
 /**
  * Once per run: "no baseline for NVIDIA H200 (4 shapes, baselines/nvidia-h200.json has no entry); record
- * one with `npm run perf -- --backend cuda --update-baselines`"; undefined when every measured shape had one.
+ * one with `npm run perf -- --backend cuda --update-baselines`" (`record`: the command that records into where
+ * the run looked); undefined when every measured shape had one, or with `record` null (a run that records them).
  */
-export function noBaselineHint(results: ResultsFile): string | undefined {
+export function noBaselineHint(
+  results: ResultsFile,
+  record: string | null = `npm run perf -- --backend ${results.device.backend} --update-baselines`,
+): string | undefined {
+  if (record === null) return undefined;
   const missing = results.cases.filter((c) => c.gate?.status === 'NO_BASELINE');
   if (missing.length === 0) return undefined;
   const file = missing.find((c) => c.gate?.baselineFile)?.gate?.baselineFile;
   const where = file ? `${logText(plain(file))} has no entry for them` : 'no baseline file';
   const shapes = `${missing.length} shape${missing.length === 1 ? '' : 's'}`;
-  const record = `\`npm run perf -- --backend ${results.device.backend} --update-baselines\``;
+  const command = `\`${logText(record)}\``;
   const how =
     results.device.backend === 'cpu'
-      ? `No CPU baseline is shipped: CPU timings on a shared machine wander too far to gate on. On a quiet, dedicated machine, record one with ${record}`
-      : `Record one with ${record}`;
+      ? `No CPU baseline is shipped: CPU timings on a shared machine wander too far to gate on. On a quiet, dedicated machine, record one with ${command}`
+      : `Record one with ${command}`;
   return `no baseline for ${logText(plain(results.device.name))} (${shapes}; ${where}): the run only reports. ${how}`;
 }
 
@@ -155,9 +160,9 @@ export function numericsLine(results: ResultsFile): string | undefined {
 }
 
 /** Everything the reporter prints after the run's header: the table, the notes, the counts, the hints and the time split. */
-export function renderRunConsole(results: ResultsFile, color = false, wide = false): string {
+export function renderRunConsole(results: ResultsFile, color = false, wide = false, record?: string | null): string {
   const notes = consoleNotes(results);
-  const hint = noBaselineHint(results);
+  const hint = noBaselineHint(results, record);
   const blind = wideDeltaNote(results);
   const numerics = numericsLine(results);
   const phases = phaseSplitLine(results);

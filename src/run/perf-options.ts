@@ -4,6 +4,7 @@
  * help text are all derived from it.
  */
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
 import { decimalArg, deltaArg, digitsArg, parseFlags, pathArg, positiveArg, UsageError } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
@@ -323,6 +324,10 @@ function invocation(argv: string[]): string {
 function parseDtypes(raw: string[]): Dtype[] {
   const names = raw.flatMap((r) => r.split(',')).map((n) => n.trim());
   for (const n of names) {
+    if (n === '')
+      throw new UsageError(
+        `Expected --dtype to list precisions separated by commas but received '${raw.join(',')}', with an empty one; valid precisions: ${DTYPES.join(', ')}`,
+      );
     if (!isDtype(n))
       throw new UsageError(`Unknown precision '${n}' for --dtype; valid precisions: ${DTYPES.join(', ')}`);
   }
@@ -347,4 +352,17 @@ function parseInject(raw: string | undefined): Injection | undefined {
     );
   }
   return { case: m[1], passes };
+}
+
+/**
+ * The command that records baselines from a run like one made with `options` on `backend`: with its own
+ * --baselines-dir or --baseline-file, so that it writes where the run looked (not into fusebench's own folder).
+ */
+export function recordCommand(options: Pick<PerfOptions, 'baselinesDir' | 'baselineFile'>, backend: string): string {
+  const where = options.baselineFile
+    ? ` --baseline-file ${shellWord(options.baselineFile)}`
+    : resolve(options.baselinesDir) === resolve(defaultBaselinesDir())
+      ? ''
+      : ` --baselines-dir ${shellWord(options.baselinesDir)}`;
+  return `npm run perf -- --backend ${backend}${where} --update-baselines`;
 }

@@ -8,6 +8,7 @@
  * src/export/. A failed write warns, never throws. The results name the commit and branch measured
  * (src/base/source.ts, read from the environment it is given).
  */
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import type { Reporter, TestModule } from 'vitest/node';
@@ -25,7 +26,7 @@ import { renderRunConsole } from '../report/console-summary.ts';
 import { CHARTS_DIR, renderRooflineFiles } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
 import type { PerfMeta } from './perf-meta.ts';
-import type { PerfOptions } from './perf-options.ts';
+import { type PerfOptions, recordCommand } from './perf-options.ts';
 import { keepPreviousRun, keptRunLine, whyNotComparable } from './previous-run.ts';
 
 /** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
@@ -67,6 +68,47 @@ export interface ActionsTarget {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * Removes the roofline charts in `dir` that this run did not draw (`drawn`), the only files there a run writes;
+ * one that cannot be removed joins `failures`.
+ */
+function removeStaleCharts(
+  dir: string,
+  drawn: ReadonlySet<string>,
+  failures: { file: string; message: string }[],
+): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // no folder: no chart was drawn, and none is left from before
+  }
+  for (const name of names) {
+    const file = join(dir, name);
+    if (!/^roofline-.*\.svg$/.test(name) || drawn.has(file)) continue;
+    try {
+      rmSync(file, { force: true });
+    } catch (e) {
+      failures.push({ file, message: `a chart of an earlier run could not be removed: ${(e as Error).message}` });
+    }
+  }
+}
+
+/**
+ * Why an --inject run proved nothing, when it did not: no shape of the injected case was judged against a
+ * baseline (none on this device, or every one skipped), so its slowdown could not fail the run.
+ */
+function unjudgedInjection(results: ResultsFile, options: PerfOptions): string | undefined {
+  const injected = options.inject?.case;
+  if (!injected) return undefined;
+  const judged = results.cases.some(
+    (c) => c.case === injected && c.gate !== undefined && c.gate.status !== 'NO_BASELINE',
+  );
+  return judged
+    ? undefined
+    : `--inject ${injected}: no shape of it was judged against a baseline (${results.device.name} has none for them, or none ran), so the injected slowdown could not fail this run`;
+}
+
 /** Gathers perf results during the run; writes and reports them at its end. */
 export class PerfReporter implements Reporter {
   readonly #metas: PerfMeta[] = [];
@@ -78,6 +120,8 @@ export class PerfReporter implements Reporter {
   reportFailure: string | undefined;
   /** The run's results once it has ended (null when it produced none): handed to the CLI in memory. */
   results: ResultsFile | null = null;
+  /** The files this run has written so far (what an interrupted run says it leaves). */
+  readonly written: string[] = [];
   readonly #options: PerfOptions;
   readonly #version: string;
   readonly #actions: ActionsTarget;
@@ -150,7 +194,7 @@ export class PerfReporter implements Reporter {
     const md = join(this.#options.outDir, RESULTS_MARKDOWN);
     const kept = keepPreviousRun(this.#options.outDir);
     // Each output is rendered and written on its own, so one failing leaves the others.
-    const written: string[] = [];
+    const written = this.written;
     const out = (name: string) => join(this.#options.outDir, name);
     for (const [file, render] of [
       [json, () => `${JSON.stringify(results, null, 1)}\n`],
@@ -172,7 +216,8 @@ export class PerfReporter implements Reporter {
     }
     // The roofline charts BENCHMARK_RESULTS.md shows, beside it (drawn with Vega: asynchronous).
     try {
-      for (const chart of await renderRooflineFiles([results])) {
+      const charts = await renderRooflineFiles([results]);
+      for (const chart of charts) {
         const file = out(chart.path);
         try {
           writeFileAtomic(file, chart.svg);
@@ -181,6 +226,8 @@ export class PerfReporter implements Reporter {
           this.writeFailures.push({ file, message: (e as Error).message });
         }
       }
+      // A chart of an earlier run (another precision or GPU) would ship beside this run's report as its own.
+      removeStaleCharts(out(CHARTS_DIR), new Set(charts.map((c) => out(c.path))), this.writeFailures);
     } catch (e) {
       this.writeFailures.push({ file: out(CHARTS_DIR), message: `drawing the charts failed: ${(e as Error).message}` });
     }
@@ -188,7 +235,11 @@ export class PerfReporter implements Reporter {
       `\nfusebench on ${logText(results.device.name)} (${results.device.backend}; ${logText(results.backendReason)})`,
     );
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
-    console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env), this.#options.wide));
+    // The no-baseline hint's command records where this run looked; a run that records them gets none.
+    const record = this.#options.updateBaselines ? null : recordCommand(this.#options, results.device.backend);
+    console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env), this.#options.wide, record));
+    const unjudged = unjudgedInjection(results, this.#options);
+    if (unjudged) console.warn(`fusebench: ${logText(unjudged)}`);
     if (written.length > 0) console.log(`\nwrote ${logText(written.join(', '))}`);
     const keptLine = keptRunLine(kept, json, written.includes(json), whyNotComparable(kept, results));
     if (keptLine) console.log(keptLine);

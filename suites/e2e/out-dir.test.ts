@@ -36,13 +36,15 @@ describe('--out-dir', () => {
     90_000,
   );
 
-  test('a results file that cannot be written after the run is a non-zero exit naming it', () => {
+  test('a results file that could not be written (a folder in its place) is refused before the run, naming it', () => {
     const out = join(tmp, 'blocked');
     mkdirSync(join(out, 'fusebench-results.json'), { recursive: true });
     const r = runPerf([...quick, '--out-dir', out]);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`fusebench: could not write ${join(out, 'fusebench-results.json')}`);
-    expect(r.stdout).not.toMatch(/^wrote .*fusebench-results\.json/m);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      `fusebench: --out-dir ${out} cannot hold the results: ${join(out, 'fusebench-results.json')} is a folder. Nothing was measured.`,
+    );
+    expect(r.stdout).toBe('');
   }, 120_000);
 
   test('a missing nested folder is created and holds the results', () => {

@@ -1,7 +1,16 @@
 // The `fusebench` command (bin/fusebench.mjs) as a user runs it: the command list, each command's help,
 // and the one exit-code scheme (0 nothing regressed, 1 a regression or failed check, 2 usage or input).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -15,11 +24,11 @@ const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
 const COMMANDS = ['perf', 'compare', 'comment', 'merge', 'history', 'site', 'schema', 'lint-workflows'];
 
-function fusebench(args: string[]) {
+function fusebench(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, ['bin/fusebench.mjs', ...args], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', GITHUB_ACTIONS: '' },
+    env: { ...process.env, NO_COLOR: '1', GITHUB_ACTIONS: '', ...env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -82,7 +91,8 @@ describe('fusebench', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect(pkg.bin).toEqual({ fusebench: 'bin/fusebench.mjs' });
     for (const c of COMMANDS) {
-      expect(pkg.scripts[c === 'lint-workflows' ? 'lint:workflows' : c]).toBe(`node bin/fusebench.mjs ${c}`);
+      // exec: npm signals the shell it starts; without it a `kill` of npm's pid left fusebench running alone.
+      expect(pkg.scripts[c === 'lint-workflows' ? 'lint:workflows' : c]).toBe(`exec node bin/fusebench.mjs ${c}`);
     }
   });
 });
@@ -379,6 +389,80 @@ describe('exit codes', () => {
     expect(stale.stdout).toMatch(/^fusebench: CPU backend: measuring fp32 only/);
     expect(existsSync(lock)).toBe(false);
     expect(readFileSync(join(dir, 'previous', 'fusebench-results.json'), 'utf8')).toBe('the run before');
+  });
+
+  test('perf: a device another live run measures is exit 2 naming it, whatever --out-dir; the lock is gone after a run', () => {
+    const locks = tmp();
+    const lock = join(locks, 'fusebench-device-cpu.lock');
+    const holder = { pid: process.pid, host: hostname(), started: '2026-11-29T12:00:00.000Z', command: 'npm run perf' };
+    writeFileSync(lock, JSON.stringify(holder));
+    const out = tmp();
+    const perf = () =>
+      fusebench(['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000', '--out-dir', out], {
+        FUSEBENCH_DEVICE_LOCK_DIR: locks,
+      });
+    const held = perf();
+    expect(held.code).toBe(EXIT.usage);
+    expect(held.stderr).toContain(
+      `this host's CPU is in use by another fusebench run: pid ${process.pid} on ${hostname()}`,
+    );
+    expect(held.stderr).toContain(': two runs on one device would time each other. Nothing was measured.');
+    expect(held.stdout).toBe('');
+    expect(existsSync(join(out, 'fusebench-results.json'))).toBe(false);
+    rmSync(lock);
+    const free = perf();
+    expect(free.code, free.stderr).toBe(EXIT.ok);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  test('perf: an --inject no baseline judged says it proved nothing; charts of an earlier run are removed, nothing else', () => {
+    const out = tmp();
+    const baselines = tmp();
+    mkdirSync(join(out, 'benchmark-charts'));
+    writeFileSync(join(out, 'benchmark-charts', 'roofline-nvidia-h200-bf16.svg'), '<svg/>');
+    writeFileSync(join(out, 'benchmark-charts', 'notes.txt'), 'mine');
+    const r = fusebench([
+      ...['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000'],
+      ...['--inject', 'gelu_scale:50%', '--out-dir', out, '--baselines-dir', baselines],
+    ]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stderr).toMatch(
+      /^fusebench: --inject gelu_scale: no shape of it was judged against a baseline \(.+ has none for them, or none ran\), so the injected slowdown could not fail this run$/m,
+    );
+    // The no-baseline hint records where the run looked.
+    expect(r.stdout).toContain(
+      `record one with \`npm run perf -- --backend cpu --baselines-dir ${baselines} --update-baselines\``,
+    );
+    const charts = readdirSync(join(out, 'benchmark-charts')).sort();
+    expect(charts).toContain('notes.txt');
+    expect(charts).not.toContain('roofline-nvidia-h200-bf16.svg');
+    expect(charts.filter((c) => c.startsWith('roofline-cpu-'))).toHaveLength(1);
+  });
+
+  test('perf: an --out-dir whose report file is a folder, or whose charts folder is a file, is exit 2 before measuring', () => {
+    for (const [name, make] of [
+      ['BENCHMARK_RESULTS.md', (p: string) => mkdirSync(p)],
+      ['benchmark-charts', (p: string) => writeFileSync(p, '')],
+    ] as const) {
+      const out = tmp();
+      make(join(out, name));
+      const r = fusebench([
+        'perf',
+        '--backend',
+        'cpu',
+        '--case',
+        'gelu_scale',
+        '--max-elements',
+        '2000',
+        '--out-dir',
+        out,
+      ]);
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.stderr).toContain(
+        `--out-dir ${out} cannot hold the results: ${join(out, name)} is ${name.endsWith('.md') ? 'a folder' : 'not a folder'}. Nothing was measured.`,
+      );
+      expect(r.stdout).toBe('');
+    }
   });
 
   test('a folder where a file is to be written, or a file where a folder is to be read, is exit 2 naming it', () => {

@@ -141,6 +141,74 @@ describe('the raw addon, called as no facade would call it', () => {
     },
   );
 
+  test.each([
+    ['a symbol', [Symbol('s')], 'Expected a finite number for `dims[0]` but received a symbol'],
+    [
+      'an object whose toString throws',
+      [
+        {
+          toString() {
+            throw new Error('the caller’s code ran');
+          },
+        },
+      ],
+      'Expected a finite number for `dims[0]` but received an object',
+    ],
+    ['a BigInt', [16, 10n], 'Expected a finite number for `dims[1]` but received 10n (a BigInt)'],
+    ['2^60', [2 ** 60], 'Expected an integer within ±2^53 for `dims[0]` but received 1.152921504606847e+18'],
+    ['a fraction', [16, 2.5], 'Expected an integer within ±2^53 for `dims[1]` but received 2.5'],
+  ])(
+    'dims with %s are refused naming the index and what was received, running none of the caller’s code',
+    (_what, dims, message) => {
+      expect(() => new raw.Workspace('cpu', 'gelu_scale', 'fp32', dims, [1.4], options)).toThrow(message);
+    },
+  );
+
+  test('a download goes into the caller’s array of the buffer’s length, and nothing else', () => {
+    const w = new raw.Workspace('cpu', 'gelu_scale', 'fp32', [16], [1.4], options);
+    try {
+      expect(() => w.download('y', new Float32Array(4))).toThrow(
+        "gelu_scale: buffer 'y' holds 16 elements but the destination has room for 4",
+      );
+      expect(() => w.download('y', new Float64Array(16))).toThrow(
+        "Expected a Float32Array to download buffer 'y' into",
+      );
+      expect(() => w.download('y')).toThrow("Expected a Float32Array to download buffer 'y' into");
+      const out = new Float32Array(16);
+      expect(w.download('y', out)).toBeUndefined();
+    } finally {
+      w.dispose();
+    }
+  });
+
+  test('linearRow fills the caller’s y, and refuses a y whose rows pass the end of w', () => {
+    const y = new Float64Array(2);
+    expect(raw.linearRow(new Float64Array([1, 2]), new Float32Array([1, 1, 2, 2]), undefined, y)).toBeUndefined();
+    expect(y).toEqual(new Float64Array([3, 6]));
+    expect(() => raw.linearRow(new Float64Array(2), new Float32Array(4), undefined, new Float64Array(3))).toThrow(
+      'Expected y.length·max(a.length, 1) at most w.length',
+    );
+    expect(() => raw.linearRow(new Float64Array(2), new Float32Array(4), undefined, 2)).toThrow(
+      'Expected (a: Float64Array, w: Float32Array, b: Float32Array | undefined, y: Float64Array)',
+    );
+  });
+
+  test('the CPU backend’s limit holds for every workspace alive together, not for each alone', () => {
+    // 256 MiB for this process (above): gelu_scale at 2^23 floats holds 96 MiB in three buffers.
+    const make = () => new raw.Workspace('cpu', 'gelu_scale', 'fp32', [2 ** 23], [1.4], options);
+    const first = make();
+    const second = make();
+    try {
+      expect(make).toThrow(
+        /^CPU allocation of 33,?554,?432 bytes refused: the workspaces alive hold \d+ bytes, and the limit is 268435456 bytes, the CPU backend's memory \(FUSEBENCH_CPU_MEMORY_BYTES\) \(dispose\(\) the workspaces no longer used\)$/,
+      );
+      first.dispose();
+      make().dispose(); // the room the first held is free again
+    } finally {
+      second.dispose();
+    }
+  });
+
   test.skipIf(process.platform !== 'linux')('the CPU backend knows what memory is still free to it', () => {
     const cpu = cpuInfo();
     expect(cpu.availableMemoryBytes).toBeGreaterThan(0);

@@ -1,6 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseFlags, UsageError } from '../../src/base/cli-args.ts';
-import { parsePerfArgs } from '../../src/run/perf-options.ts';
+import { parsePerfArgs, recordCommand } from '../../src/run/perf-options.ts';
 
 const parse = (argv: string[]) => parsePerfArgs(argv, { seed: 7 });
 
@@ -86,6 +89,22 @@ describe('perf options', () => {
     expect(parsePerfArgs(['--dtype', 'bf16,fp16', '--dtype', 'bf16'], { seed: 1 })?.dtypes).toEqual(['bf16', 'fp16']);
     expect(() => parsePerfArgs(['--dtype', 'fp8'], { seed: 1 })).toThrow(
       new UsageError("Unknown precision 'fp8' for --dtype; valid precisions: fp32, bf16, fp16"),
+    );
+    expect(() => parsePerfArgs(['--dtype', 'fp32,'], { seed: 1 })).toThrow(
+      "Expected --dtype to list precisions separated by commas but received 'fp32,', with an empty one",
+    );
+  });
+
+  test('the command that records baselines writes where the run looked', () => {
+    const options = parsePerfArgs([], { seed: 1 });
+    if (!options) throw new Error('no options');
+    expect(recordCommand(options, 'cuda')).toBe('npm run perf -- --backend cuda --update-baselines');
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-record-'));
+    expect(recordCommand({ ...options, baselinesDir: dir }, 'cpu')).toBe(
+      `npm run perf -- --backend cpu --baselines-dir ${dir} --update-baselines`,
+    );
+    expect(recordCommand({ ...options, baselineFile: 'my file.json' }, 'cuda')).toBe(
+      "npm run perf -- --backend cuda --baseline-file 'my file.json' --update-baselines",
     );
   });
 

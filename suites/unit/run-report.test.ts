@@ -167,6 +167,12 @@ describe('the console table', () => {
       'no baseline for NVIDIA H200 (5 shapes; baselines/nvidia-h200.json has no entry for them): the run only reports. Record one with `npm run perf -- --backend cuda --update-baselines`',
     );
     expect(noBaselineHint(readResults(join(fixtures, 'h200-gate-run.json')))).toBeUndefined();
+    // The command that records into where the run looked; none in a run that records them.
+    expect(noBaselineHint(none, 'npm run perf -- --backend cuda --baselines-dir /tmp/b --update-baselines')).toMatch(
+      /Record one with `npm run perf -- --backend cuda --baselines-dir \/tmp\/b --update-baselines`$/,
+    );
+    expect(noBaselineHint(none, null)).toBeUndefined();
+    expect(renderRunConsole(none, false, false, null)).not.toContain('no baseline for');
   });
 
   test('says once how many shapes had their numerics checked, and how many failed', () => {

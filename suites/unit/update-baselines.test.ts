@@ -91,6 +91,18 @@ describe('the update flow', () => {
     expect(readdirSync(dir)).toEqual(['tesla-v100-sxm2-32gb.json']);
   });
 
+  test('a run that measured nothing creates no file; one entry changed is one entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fusebench-empty-'));
+    const target = join(dir, 'tesla-v100-sxm2-32gb.json');
+    const skipped = { ...results, cases: [results.cases[1] as CaseResult] };
+    await expect(recordBaselines(target, skipped, 'abc123')).rejects.toThrow(
+      `no shape was measured (every one was skipped or failed), so ${target} was not created`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    const outcome = await recordBaselines(target, results, 'abc123');
+    expect(outcomeLines(outcome)[0]).toBe(`\nfusebench: created ${target} (1 entry changed)`);
+  });
+
   test('keeps at most 200 pairs, chosen at random, and the file validates', () => {
     expect(file.entries['gelu_scale/16M/fp32']?.samples?.unfused).toHaveLength(MAX_BASELINE_PAIRS);
     expect(thin([1, 2, 3], [4, 5, 6])).toEqual({ unfused: [1, 2, 3], fused: [4, 5, 6] });
