@@ -3,6 +3,7 @@
  * above. Each folder holds the case's TypeScript descriptor (case.ts), its kernels and its native
  * registration; the perf suites, the numerics suite and the contract test are generated from this list.
  */
+import { closestName } from '../src/base/closest-name.ts';
 import { type CaseFolder, loadCaseFolders } from '../src/case/load.ts';
 import type { CaseDef } from '../src/case/types.ts';
 import attention from './attention/case.ts';
@@ -60,7 +61,12 @@ export async function findCase(name: string): Promise<CaseDef> {
 export async function findCaseInEveryDtype(name: string): Promise<CaseDef[]> {
   const cases = await loadCases();
   const found = cases.filter((x) => x.name === name);
-  if (found.length === 0)
-    throw new Error(`Unknown case '${name}'; expected one of: ${[...new Set(cases.map((x) => x.name))].join(', ')}`);
+  if (found.length === 0) {
+    const names = [...new Set(cases.map((x) => x.name))];
+    const meant = closestName(name, names);
+    throw new Error(
+      `Unknown case '${name}'${meant ? ` (did you mean '${meant}'?)` : ''}; expected one of: ${names.join(', ')}`,
+    );
+  }
   return found;
 }

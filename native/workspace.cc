@@ -1,6 +1,8 @@
 #include "workspace.h"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "common/dtype.h"
@@ -22,6 +24,11 @@ Workspace::Workspace(std::shared_ptr<Backend> backend, const CaseSpec& spec, std
   if (params_.size() != spec_.params.size())
     throw std::invalid_argument(spec_.name + ": expected " + std::to_string(spec_.params.size()) + " params but received " +
                                 std::to_string(params_.size()));
+  // The kernels take params as float: a value past its range would be undefined behaviour to convert.
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (!(std::fabs(params_[i]) <= static_cast<double>(std::numeric_limits<float>::max())))
+      throw std::invalid_argument(spec_.name + ": params[" + std::to_string(i) + "] (" + spec_.params[i].name +
+                                  ") must be a finite float32, within ±3.4e38");
   try {
     for (size_t i = 0; i < specs_.size(); ++i) ptrs_.push_back(backend_->alloc(words(i)));
     bound_ = spec_.bind(dims_, params_, std::vector<void*>(ptrs_.begin(), ptrs_.end()));

@@ -27,7 +27,7 @@ import { CHARTS_DIR, renderRooflineFiles } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
 import type { PerfMeta } from './perf-meta.ts';
 import { type PerfOptions, recordCommand } from './perf-options.ts';
-import { keepPreviousRun, keptRunLine, whyNotComparable } from './previous-run.ts';
+import { fusebenchCommand, keepPreviousRun, keptRunLine, whyNotComparable } from './previous-run.ts';
 
 /** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
 function collectResults(
@@ -241,7 +241,13 @@ export class PerfReporter implements Reporter {
     const unjudged = unjudgedInjection(results, this.#options);
     if (unjudged) console.warn(`fusebench: ${logText(unjudged)}`);
     if (written.length > 0) console.log(`\nwrote ${logText(written.join(', '))}`);
-    const keptLine = keptRunLine(kept, json, written.includes(json), whyNotComparable(kept, results));
+    const keptLine = keptRunLine(
+      kept,
+      json,
+      written.includes(json),
+      whyNotComparable(kept, results),
+      fusebenchCommand(),
+    );
     if (keptLine) console.log(keptLine);
     reportToActions(results, this.#actions);
   }

@@ -6,10 +6,11 @@
  * measures that the run before can be kept, and never writes over one it could not keep.
  */
 import { lstatSync, mkdirSync, renameSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { checkWritableDir } from '../base/atomic-write.ts';
 import { readJson } from '../base/json-read.ts';
 import { logText } from '../base/log-text.ts';
+import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { shellWord } from '../base/shell-words.ts';
 import { RESULTS_JSON, type ResultsFile } from '../results/results.ts';
 
@@ -83,14 +84,25 @@ export function keepPreviousRun(outDir: string): KeptRun {
 const pathWord = (path: string) => shellWord(path.startsWith('-') ? `./${path}` : path);
 
 /**
+ * How a user in `cwd` runs fusebench: `npx fusebench` inside its checkout (npx finds its bin there); elsewhere
+ * npx would look in the npm registry, so the path of its bin.
+ */
+export function fusebenchCommand(cwd: string = process.cwd()): string {
+  const rel = relative(PACKAGE_ROOT, cwd);
+  const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return inside ? 'npx fusebench' : `node ${pathWord(join(PACKAGE_ROOT, 'bin', 'fusebench.mjs'))}`;
+}
+
+/**
  * The line after "wrote …": where the run before is kept and, when this run's results were written beside
- * it, the command that compares the two; a warning when it could not be kept.
+ * it, the command that compares the two (run as `fusebenchCommand`); a warning when it could not be kept.
  */
 export function keptRunLine(
   kept: KeptRun,
   current: string,
   written: boolean,
   notComparable?: string,
+  fusebenchCommand = 'npx fusebench',
 ): string | undefined {
   if (!kept) return undefined;
   if ('failure' in kept) return logText(`fusebench: warning: ${kept.failure}`);
@@ -98,10 +110,18 @@ export function keptRunLine(
   // A command that would only exit 2 ("no case measured in both") is not offered.
   if (notComparable)
     return logText(`the run before is kept as ${kept.kept} (not comparable with this run: ${notComparable})`);
+  // A control character is made visible in the line (logText), so a pasted command would name another path.
+  if (CONTROL.test(kept.kept) || CONTROL.test(current))
+    return logText(
+      `the run before is kept as ${kept.kept}; compare the two with fusebench compare (their paths hold control characters, which no command to paste keeps)`,
+    );
   return logText(
-    `the run before is kept as ${kept.kept}: npx fusebench compare ${pathWord(kept.kept)} ${pathWord(current)}`,
+    `the run before is kept as ${kept.kept}: ${fusebenchCommand} compare ${pathWord(kept.kept)} ${pathWord(current)}`,
   );
 }
+
+/** Characters logText shows escaped (log-text.ts). */
+const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 
 /**
  * Why the kept run and this one cannot be compared, as `fusebench compare` would refuse them: not JSON, another

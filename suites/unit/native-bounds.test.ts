@@ -164,6 +164,12 @@ describe('the raw addon, called as no facade would call it', () => {
     },
   );
 
+  test('a param past float32’s range is refused naming it, not converted (undefined behaviour)', () => {
+    expect(() => new raw.Workspace('cpu', 'gelu_scale', 'fp32', [16], [1e300], options)).toThrow(
+      /^gelu_scale: params\[0\] \(\w+\) must be a finite float32, within ±3\.4e38$/,
+    );
+  });
+
   test('a download goes into the caller’s array of the buffer’s length, and nothing else', () => {
     const w = new raw.Workspace('cpu', 'gelu_scale', 'fp32', [16], [1.4], options);
     try {

@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, vi } from 'vitest';
 import type { TestModule } from 'vitest/node';
+import { PACKAGE_ROOT } from '../../src/base/package-root.ts';
+import { shellWord } from '../../src/base/shell-words.ts';
 import type { ActionsSink } from '../../src/github/actions-report.ts';
 import { readResults } from '../../src/results/results.ts';
 import type { PerfMeta } from '../../src/run/perf-meta.ts';
@@ -22,6 +24,7 @@ import { parsePerfArgs } from '../../src/run/perf-options.ts';
 import { PerfReporter } from '../../src/run/perf-reporter.ts';
 import {
   checkPreviousRunKeepable,
+  fusebenchCommand,
   keepPreviousRun,
   keptRunLine,
   whyNotComparable,
@@ -133,6 +136,16 @@ test('the compare command quotes a path a shell would split, and a path cannot c
     "the run before is kept as /tmp/my runs/it's/previous/fusebench-results.json: npx fusebench compare '/tmp/my runs/it'\\''s/previous/fusebench-results.json' '/tmp/my runs/x.json'",
   );
   expect(keptRunLine({ kept: 'a\n::error::x/previous/fusebench-results.json' }, 'b', true)).not.toMatch(/\n|^::/m);
+  // A control character in a path: shown escaped, so no command to paste is offered (it would name another path).
+  expect(
+    keptRunLine({ kept: '/tmp/d\nx/previous/fusebench-results.json' }, '/tmp/d\nx/fusebench-results.json', true),
+  ).toBe(
+    'the run before is kept as /tmp/d\\nx/previous/fusebench-results.json; compare the two with fusebench compare (their paths hold control characters, which no command to paste keeps)',
+  );
+  // Outside fusebench's checkout npx would look in the registry: the path of its bin instead.
+  expect(fusebenchCommand(PACKAGE_ROOT)).toBe('npx fusebench');
+  expect(fusebenchCommand(join(PACKAGE_ROOT, 'perf-out'))).toBe('npx fusebench');
+  expect(fusebenchCommand('/')).toBe(`node ${shellWord(join(PACKAGE_ROOT, 'bin', 'fusebench.mjs'))}`);
   // A relative path that starts with a dash is not read as a flag.
   expect(keptRunLine({ kept: '-o/previous/fusebench-results.json' }, '-o/fusebench-results.json', true)).toMatch(
     / compare \.\/-o\/previous\/fusebench-results\.json \.\/-o\/fusebench-results\.json$/,
