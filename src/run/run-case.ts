@@ -32,11 +32,11 @@ export interface RunSettings {
   onPhase?: (phase: Phase) => void;
 }
 
-/** Where a measurement stands: which timing, pairs so far, the speedup's interval, time spent. */
+/** Where a measurement stands: which timing, pairs so far, the speedup's interval (none before its first round), time spent. */
 export interface Progress {
   method: 'per-call' | 'batched' | 'graph';
   pairs: number;
-  speedup: Interval;
+  speedup?: Interval;
   elapsedMs: number;
   done: boolean;
 }
@@ -242,6 +242,8 @@ function measureShape(
   let batched: CaseResult['batched'];
   if (shape.timing === 'batched') {
     const calls = previous?.batched?.callsPerSample ?? batchCalls(Math.max(unfused.median, fused.median));
+    // Said before the first round, which takes seconds of batches: the line would otherwise stand still.
+    s.onProgress?.({ method: 'batched', pairs: 0, elapsedMs: 0, done: false });
     const b = measurePairs({ time: (v) => ws.timeBatch(v, calls) }, def.variants, {
       ...settings,
       previous: previous?.batched?.samples,
@@ -255,6 +257,7 @@ function measureShape(
       samples: { unfused: b.unfused, fused: b.fused },
     };
   }
+  if (shape.graphTwin) s.onProgress?.({ method: 'graph', pairs: 0, elapsedMs: 0, done: false });
   const graphTwin = shape.graphTwin
     ? measureGraphTwin(
         ws,

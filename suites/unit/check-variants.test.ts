@@ -150,6 +150,20 @@ describe('phases', () => {
     expect(sum).toBeLessThanOrEqual(wall + 1);
   });
 
+  test('each timing announces itself before its first round (the live line would stand still for its seconds)', async () => {
+    const geluScale = await findCase('gelu_scale');
+    const seen: { method: string; pairs: number; speedup: boolean }[] = [];
+    const r = runCase(geluScale, { label: '1K', dims: [1024], description: 'tiny', timing: 'batched' }, cpuDevice, {
+      ...settings,
+      onProgress: (p) => seen.push({ method: p.method, pairs: p.pairs, speedup: p.speedup !== undefined }),
+    });
+    expect(r.status, r.reason).toBe('measured');
+    const firstBatched = seen.findIndex((p) => p.method === 'batched');
+    expect(seen[firstBatched]).toEqual({ method: 'batched', pairs: 0, speedup: false });
+    expect(seen.slice(firstBatched + 1).every((p) => p.method === 'batched' && p.pairs > 0 && p.speedup)).toBe(true);
+    expect(seen.slice(0, firstBatched).every((p) => p.method === 'per-call')).toBe(true);
+  });
+
   test.each([
     [
       'inputs',
