@@ -44,16 +44,30 @@ std::string own_cgroup(bool v2) {
   return "";
 }
 
+// The value of `key` in a memory.stat file ("inactive_file 123"), or 0.
+size_t stat_value(const std::string& file, const std::string& key) {
+  std::ifstream in(file);
+  std::string k;
+  size_t v = 0;
+  while (in >> k >> v)
+    if (k == key) return v;
+  return 0;
+}
+
 // What this process's cgroups let it still take (limit less usage), the least over its own cgroup and every
-// one above it (a limit may sit on any of them), v2 then v1; 0 when none sets a limit.
+// one above it (a limit may sit on any of them), v2 then v1; 0 when none sets a limit. The usage counts the
+// page cache, whose inactive part the kernel reclaims before it refuses memory (as MemAvailable counts it as
+// free): that part is left out, or a cgroup that had read a large file would refuse shapes that fit.
 size_t cgroup_room() {
   const struct {
     bool v2;
     const char* root;
     const char* limit;
     const char* usage;
-  } hierarchies[] = {{true, "/sys/fs/cgroup", "memory.max", "memory.current"},
-                     {false, "/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"}};
+    const char* inactive;  // memory.stat's key for the reclaimable page cache, this cgroup and those below
+  } hierarchies[] = {{true, "/sys/fs/cgroup", "memory.max", "memory.current", "inactive_file"},
+                     {false, "/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes",
+                      "total_inactive_file"}};
   size_t least = 0;
   for (const auto& h : hierarchies) {
     std::string path = own_cgroup(h.v2);
@@ -63,7 +77,9 @@ size_t cgroup_room() {
       const size_t limit = read_number((dir + h.limit).c_str());
       // v1 writes "no limit" as a number near 2^63; v2 writes "max", read as 0.
       if (limit > 0 && limit < (size_t{1} << 60)) {
-        const size_t usage = read_number((dir + h.usage).c_str());
+        const size_t charged = read_number((dir + h.usage).c_str());
+        const size_t inactive = stat_value(dir + "memory.stat", h.inactive);
+        const size_t usage = charged > inactive ? charged - inactive : 0;
         const size_t room = limit > usage ? limit - usage : 1;
         least = least == 0 ? room : std::min(least, room);
       }

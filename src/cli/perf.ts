@@ -20,7 +20,7 @@ import { heldLockMessage, holdRunLock } from '../gate/baseline-lock.ts';
 import { outcomeLines, recordBaselines } from '../gate/record-baselines.ts';
 import { capableTerminal, colorEnabled } from '../report/color.ts';
 import { type ResultsFile, readJsonFile } from '../results/results.ts';
-import { deviceLock } from '../run/device-lock.ts';
+import { holdDeviceLock } from '../run/device-lock.ts';
 import { reportPathProblem } from '../run/out-dir.ts';
 import { PERF_HELP, type PerfOptions, parsePerfArgs } from '../run/perf-options.ts';
 import { PerfReporter } from '../run/perf-reporter.ts';
@@ -163,11 +163,11 @@ export async function main(argv: string[]): Promise<ExitCode> {
 }
 
 /** Holds `lock` for this run, or refuses the run naming the holder (a usage exit: nothing was measured). */
-function holdOrRefuse(lock: string, what: string, options: PerfOptions, why = ''): () => void {
+function holdOrRefuse(lock: string, what: string, options: PerfOptions): () => void {
   try {
     return holdRunLock(lock, what, { command: options.command });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}${why}. Nothing was measured.`);
+    throw new UsageError(`${(e as Error).message}. Nothing was measured.`);
   }
 }
 
@@ -179,13 +179,14 @@ async function checkedRun(parsed: PerfOptions): Promise<ExitCode> {
   try {
     // Two runs on one device time each other's kernels (and record that as baselines): one at a time, whatever
     // folders they write into.
-    const device = deviceLock(backend);
-    const releaseDevice = holdOrRefuse(
-      device.lock,
-      device.what,
-      options,
-      ': two runs on one device would time each other',
-    );
+    let releaseDevice: () => void;
+    try {
+      releaseDevice = holdDeviceLock(backend, options.command);
+    } catch (e) {
+      throw new UsageError(
+        `${(e as Error).message}: two runs on one device would time each other. Nothing was measured.`,
+      );
+    }
     try {
       checkWritable(options.outDir, checkPreviousRunKeepable);
       const reportProblem = reportPathProblem(options.outDir);

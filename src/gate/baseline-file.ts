@@ -16,10 +16,15 @@ import { logText } from '../base/log-text.ts';
 import { packagePath } from '../base/package-root.ts';
 import { DTYPES } from '../case/types.ts';
 import { entryKey, readJsonFile, schemaVersionField, speedupValue, timeMs, timestamp } from '../results/results.ts';
-import { MIN_DECISION_PAIRS } from '../results/verdict-rule.ts';
 import { entryContradictions, MAX_BASELINE_PAIRS } from './baseline-consistency.ts';
 
 export const BASELINE_SCHEMA_VERSION = 1;
+
+/**
+ * The fewest pairs a baseline may keep. Fewer than the gate decides on (MIN_DECISION_PAIRS) are loaded, so one
+ * such entry of an older file does not stop the whole file; the gate names the entry's count in its AMBIGUOUS.
+ */
+const MIN_BASELINE_SAMPLES = 5;
 
 const fraction = (what: string) =>
   z.number().refine((v) => v > 0 && v < 1, { error: (i) => `${what} must be in (0, 1); got ${String(i.input)}` });
@@ -67,12 +72,12 @@ export const baselineEntrySchema = z
       .refine(
         (s) =>
           s.unfused.length === s.fused.length &&
-          s.unfused.length >= MIN_DECISION_PAIRS &&
+          s.unfused.length >= MIN_BASELINE_SAMPLES &&
           s.unfused.length <= MAX_BASELINE_PAIRS,
         {
           error: (i) => {
             const s = i.input as { unfused: unknown[]; fused: unknown[] };
-            return `samples must hold ${MIN_DECISION_PAIRS} to ${MAX_BASELINE_PAIRS} pairs (with fewer no check could be decided: every one would be AMBIGUOUS; an update keeps at most ${MAX_BASELINE_PAIRS}), as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
+            return `samples must hold ${MIN_BASELINE_SAMPLES} to ${MAX_BASELINE_PAIRS} pairs (an update keeps at most ${MAX_BASELINE_PAIRS}), as many unfused as fused; got ${s.unfused.length} unfused and ${s.fused.length} fused`;
           },
         },
       )

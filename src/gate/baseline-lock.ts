@@ -188,7 +188,10 @@ function tryCreate(lock: string, me: LockHolder): (() => void) | null {
   } catch (e) {
     forget();
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return null;
-    throw new Error(`Cannot create the lock file ${lock}: ${(e as Error).message}`);
+    // The code stays with it: a caller may go on without a lock the file system refuses (src/run/device-lock.ts).
+    throw Object.assign(new Error(`Cannot create the lock file ${lock}: ${(e as Error).message}`), {
+      code: (e as NodeJS.ErrnoException).code,
+    });
   }
   try {
     writeFileSync(fd, `${JSON.stringify(me)}\n`);

@@ -58,9 +58,15 @@ function describe(d: Decision): string {
   return `${what} ${fmt(d.current)} vs baseline ${fmt(d.baseline)}: ${decisionChange(d)} (99% CI), δ ±${(100 * d.delta).toFixed(1)}%`;
 }
 
-/** Why a run with too few pairs is AMBIGUOUS whatever its interval says; '' when it has enough. */
-function tooFewPairs(pairs: number): string {
-  return pairs < MIN_DECISION_PAIRS ? ` Only ${pairs} pairs: at least ${MIN_DECISION_PAIRS} are needed to decide.` : '';
+/**
+ * Why a decision with too few pairs (in the run, or kept by its baseline entry) is AMBIGUOUS whatever its interval
+ * says; '' when both have enough.
+ */
+function tooFewPairs(pairs: number, baselinePairs = Number.POSITIVE_INFINITY): string {
+  if (pairs < MIN_DECISION_PAIRS) return ` Only ${pairs} pairs: at least ${MIN_DECISION_PAIRS} are needed to decide.`;
+  if (baselinePairs < MIN_DECISION_PAIRS)
+    return ` Its baseline keeps only ${baselinePairs} pairs: at least ${MIN_DECISION_PAIRS} are needed to decide (record it again).`;
+  return '';
 }
 
 /** The gate's result for one measured case (the case must carry timing samples). */
@@ -120,7 +126,8 @@ export function gateCase(
     status === 'FASTER'
       ? ` Faster than the baseline: update it with \`${settings.updateCommand}\`.`
       : status === 'AMBIGUOUS'
-        ? tooFewPairs(samples.unfused.length) || ' The interval straddles the ±δ band: too noisy to decide.'
+        ? tooFewPairs(samples.unfused.length, entry.samples?.unfused.length) ||
+          ' The interval straddles the ±δ band: too noisy to decide.'
         : '';
   return {
     status,

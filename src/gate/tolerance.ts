@@ -40,8 +40,9 @@
  * - With no comparable entry measured twice, the rule is the entry's own, as before: 3s from two or more
  *   machines (the t factor at one degree of freedom, 90, would make δ useless), or the default for one
  *   (`DEFAULT_DELTA`, 5%; the fused time's never below its floor).
- * - Every spread is between machines: runs repeated on one machine count as one (their mean), and the stored
- *   `noise` is only read for a file that does not keep its runs (`noiseOf`).
+ * - Degrees of freedom count machines, not runs: runs repeated on one machine add none (they agree far better
+ *   than two machines do), though their spread still counts, as a floor (3s) and in the pool's variance. The
+ *   stored `noise` is only read for a file that does not keep its runs (`noiseOf`).
  *
  * - An entry whose case calls its speedup ungated (`ungatedSpeedup`: it moves with the machine, as a
  *   host-bound unfused twin's does) lends the pool its fused-time spread only.
@@ -202,32 +203,22 @@ export interface BaselineRun {
 }
 
 /**
- * The runs grouped by the machine they ran on; a run without a GPU id counts as a machine of its own (files
- * recorded before runs kept their GPU's id).
+ * How many machines the runs came from; a run without a GPU id counts as a machine of its own (files recorded
+ * before runs kept their GPU's id).
  */
-function byMachine(runs: readonly BaselineRun[]): BaselineRun[][] {
-  const groups = new Map<string, BaselineRun[]>();
-  runs.forEach((r, i) => {
-    const id = r.deviceUuid ?? `run ${i}`;
-    groups.set(id, [...(groups.get(id) ?? []), r]);
-  });
-  return [...groups.values()];
+function machinesOf(runs: readonly BaselineRun[]): number {
+  return new Set(runs.map((r, i) => r.deviceUuid ?? `run ${i}`)).size;
 }
 
-/**
- * The noise of the runs an entry was recorded from. Its between-run part is the spread between the machines
- * the runs were recorded on (the mean of each machine's logs), and needs two or more of them: runs repeated on
- * one machine agree far better than two machines do (a second run on the same GPU had narrowed δ to its floor,
- * and every other runner then failed the gate: review, 2026-11-29). `runs` counts them all.
- */
+/** The noise of the runs an entry was recorded from (the between-run part needs two or more). */
 export function runNoise(runs: readonly BaselineRun[]): Noise {
   const halfWidths = runs.map((r) => r.halfWidth).sort((a, b) => a - b);
   const withinRun = halfWidths[halfWidths.length >> 1] ?? 0;
-  const machines = byMachine(runs);
-  if (machines.length < 2) return { withinRun, betweenRuns: null, runs: runs.length };
-  const spread = (of: (r: BaselineRun) => number) =>
-    sampleStandardDeviation(machines.map((g) => mean(g.map((r) => Math.log(of(r))))));
-  const betweenRuns = { speedup: spread((r) => r.speedup), fusedTime: spread((r) => r.fusedMedianMs) };
+  if (runs.length < 2) return { withinRun, betweenRuns: null, runs: runs.length };
+  const betweenRuns = {
+    speedup: sampleStandardDeviation(runs.map((r) => Math.log(r.speedup))),
+    fusedTime: sampleStandardDeviation(runs.map((r) => Math.log(r.fusedMedianMs))),
+  };
   return { withinRun, betweenRuns, runs: runs.length };
 }
 
@@ -319,13 +310,23 @@ function noiseOf(e: BaselineEntry): Noise | undefined {
   return e.runs?.length ? runNoise(e.runs) : e.noise;
 }
 
-/** An entry's own between-machine spread, with a degree of freedom for each machine past the first; null with one. */
+/**
+ * An entry's own between-run spread (null with fewer than two runs), with a degree of freedom for each machine
+ * past the first, at most one a run past the first: runs repeated on one machine say nothing of the next
+ * machine's shift (a second run on the same GPU had narrowed δ to its floor, and every other runner then failed
+ * the gate: review, 2026-11-29), so with one machine `df` is 0 and the spread serves as a floor only.
+ */
 function spreadOf(e: BaselineEntry): Spread | null {
   const noise = noiseOf(e);
   const b = noise?.betweenRuns;
   if (!noise || !b || noise.runs < 2) return null;
-  const df = e.runs?.length ? byMachine(e.runs).length - 1 : noise.runs - 1;
+  const df = e.runs?.length ? Math.min(e.runs.length, machinesOf(e.runs)) - 1 : noise.runs - 1;
   return { speedup: b.speedup ** 2, fusedTime: b.fusedTime ** 2, df };
+}
+
+/** δ of each metric as the entry's own runs alone give it: 3s, never below its floor. */
+function ownBand(own: Spread, m: 'speedup' | 'fusedTime', floor: number): number {
+  return Math.min(DELTA_CEILING, Math.max(floor, asFraction(BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]))));
 }
 
 interface Prior extends Spread {
@@ -348,7 +349,7 @@ function comparablePrior(
   for (const [key, e] of Object.entries(entries)) {
     if (e === entry || (sameShape(e) && e.dtype === entry.dtype) || (e.method ?? 'per-call') !== method) continue;
     const s = spreadOf(e);
-    if (s) candidates.push([key, e, s]);
+    if (s && s.df > 0) candidates.push([key, e, s]);
   }
   const df = (xs: typeof candidates) => xs.reduce((sum, [, , s]) => sum + s.df, 0);
   const shape = candidates.filter(([, e]) => sameShape(e));
@@ -401,7 +402,13 @@ export function entryDeltas(
   const prior = comparablePrior(entry, entries, rule.dfPerMachine);
   const fusedTimeFloor = fusedTimeFloorOf(entry.fusedMedianMs, rule);
   if (!prior) {
-    if (own) return deltaFromNoise(noiseOf(entry), fusedTimeFloor);
+    // One machine (df 0): the default, or its own runs' 3s where wider; two or more: their 3s.
+    if (own)
+      return {
+        speedup: ownBand(own, 'speedup', own.df > 0 ? DELTA_FLOOR : DEFAULT_DELTA),
+        fusedTime: ownBand(own, 'fusedTime', own.df > 0 ? fusedTimeFloor : Math.max(DEFAULT_DELTA, fusedTimeFloor)),
+        source: own.df > 0 ? 'noise' : 'default',
+      };
     // Nothing measured on two machines: the default. Only a reported entry (a claim, not a run) keeps its stored
     // δ; a measured one's is derived, so an edited number in the file cannot widen the gate unless marked 'hand'.
     if (entry.provenance.kind === 'measured' || entry.toleranceSource === 'comparable')
@@ -411,10 +418,10 @@ export function entryDeltas(
   const band = (m: 'speedup' | 'fusedTime') => {
     const priorDf = m === 'speedup' ? prior.speedupDf : prior.df;
     const df = priorDf + (own?.df ?? 0);
-    // A pool whose runs all came from one machine, and one machine of the entry: the default.
-    if (df === 0) return defaultDeltas(fusedTimeFloor)[m];
-    const shrunk = (priorDf * prior[m] + (own ? own.df * own[m] : 0)) / df;
     const alone = own ? BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]) : 0;
+    // A pool whose runs all came from one machine, and one machine of the entry: the default, or its own 3s.
+    if (df === 0) return Math.min(DELTA_CEILING, Math.max(defaultDeltas(fusedTimeFloor)[m], asFraction(alone)));
+    const shrunk = (priorDf * prior[m] + (own ? own.df * own[m] : 0)) / df;
     const floor = m === 'speedup' ? DELTA_FLOOR : fusedTimeFloor;
     return Math.min(DELTA_CEILING, Math.max(floor, asFraction(deltaFactor(df) * Math.sqrt(shrunk)), asFraction(alone)));
   };

@@ -77,7 +77,7 @@ function methodNotes(cmp: RunComparison): { key: string; text: string }[] {
 }
 
 const deltaLine = (cmp: RunComparison) =>
-  `${cmp.delta === undefined ? `δ per case (column δ): the head run's gate δ on this GPU, which carries its baselines' shift between runs, or ±${(100 * COMPARE_DEFAULT_DELTA).toFixed(1)}% without a measured baseline (the gate's δ for one run: it knows nothing of this GPU's shifts between machines, which reach 10% at the launch-bound shapes)` : `δ ±${(100 * cmp.delta).toFixed(1)}% for every case (--delta)`}. SAME when the whole 99% interval of the change lies inside ±δ, SLOWER or FASTER when it lies wholly beyond, AMBIGUOUS otherwise.`;
+  `${cmp.delta === undefined ? `δ per case (column δ): the head run's gate δ on this GPU, which carries its baselines' shift between runs, or ±${(100 * COMPARE_DEFAULT_DELTA).toFixed(1)}% without a measured baseline (the gate's δ for one run: it knows nothing of this GPU's shifts between machines, which reach 10% at the launch-bound shapes; a fused time's never below its floor, 11% at 2 µs)` : `δ ±${(100 * cmp.delta).toFixed(1)}% for every case (--delta)`}. SAME when the whole 99% interval of the change lies inside ±δ, SLOWER or FASTER when it lies wholly beyond, AMBIGUOUS otherwise.`;
 
 /** The comparison as console text; verdicts coloured when `color`. */
 export function renderCompareConsole(cmp: RunComparison, base: NamedRun, head: NamedRun, color: boolean): string {

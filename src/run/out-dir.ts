@@ -3,7 +3,7 @@
  * a report's file that is a folder, or the charts' folder that is a file, would fail its write only once
  * everything is measured.
  */
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCHER_JSON } from '../export/bencher.ts';
 import { BENCHMARK_ACTION_JSON } from '../export/benchmark-action.ts';
@@ -13,9 +13,10 @@ import { RESULTS_JSON, RESULTS_MARKDOWN } from '../results/results.ts';
 /** The report files a run writes into its --out-dir (and the roofline charts into CHARTS_DIR there). */
 const REPORT_FILES = [RESULTS_JSON, RESULTS_MARKDOWN, BENCHER_JSON, BENCHMARK_ACTION_JSON] as const;
 
-function lstatIfAny(path: string): Stats | undefined {
+/** What is at `path` (`follow`: through a link), or undefined when nothing (or a link to nothing) is. */
+function statIfAny(path: string, follow: boolean): Stats | undefined {
   try {
-    return lstatSync(path);
+    return follow ? statSync(path) : lstatSync(path);
   } catch {
     return undefined;
   }
@@ -25,7 +26,8 @@ function lstatIfAny(path: string): Stats | undefined {
 export function reportPathProblem(outDir: string): string | undefined {
   for (const [name, folder] of [...REPORT_FILES.map((f) => [f, false] as const), [CHARTS_DIR, true] as const]) {
     const path = join(outDir, name);
-    const found = lstatIfAny(path);
+    // A report file is replaced, a link in its place too (atomic-write.ts); the charts are written through a link.
+    const found = statIfAny(path, folder);
     if (found && found.isDirectory() !== folder) return `${path} is ${folder ? 'not a folder' : 'a folder'}`;
   }
   return undefined;

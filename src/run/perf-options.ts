@@ -355,13 +355,13 @@ function parseInject(raw: string | undefined): Injection | undefined {
 }
 
 /**
- * The command that records baselines from a run like one made with `options` on `backend`: with its own
- * --baselines-dir or --baseline-file, so that it writes where the run looked (not into fusebench's own folder).
+ * The command that records this device's baselines from a run like one made with `options` on `backend`: into
+ * the run's own --baselines-dir (not fusebench's own folder when it named another). Never into a --baseline-file:
+ * that compares with another device's file on purpose, and recording there would mix devices (refused).
  */
-export function recordCommand(options: Pick<PerfOptions, 'baselinesDir' | 'baselineFile'>, backend: string): string {
-  const where = options.baselineFile
-    ? ` --baseline-file ${shellWord(options.baselineFile)}`
-    : resolve(options.baselinesDir) === resolve(defaultBaselinesDir())
+export function recordCommand(options: Pick<PerfOptions, 'baselinesDir'>, backend: string): string {
+  const where =
+    resolve(options.baselinesDir) === resolve(defaultBaselinesDir())
       ? ''
       : ` --baselines-dir ${shellWord(options.baselinesDir)}`;
   return `npm run perf -- --backend ${backend}${where} --update-baselines`;

@@ -25,6 +25,7 @@ import { colorEnabled } from '../report/color.ts';
 import { renderRunConsole } from '../report/console-summary.ts';
 import { CHARTS_DIR, renderRooflineFiles } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
+import { verdictGates } from '../results/verdict.ts';
 import type { PerfMeta } from './perf-meta.ts';
 import { type PerfOptions, recordCommand } from './perf-options.ts';
 import { fusebenchCommand, keepPreviousRun, keptRunLine, whyNotComparable } from './previous-run.ts';
@@ -68,6 +69,9 @@ export interface ActionsTarget {
   env: NodeJS.ProcessEnv;
 }
 
+/** The names report-files.ts gives the roofline charts: roofline-<device slug>-<precision>.svg. */
+const STALE_CHART = /^roofline-[a-z0-9.-]+-(fp32|bf16|fp16)\.svg$/;
+
 /**
  * Removes the roofline charts in `dir` that this run did not draw (`drawn`), the only files there a run writes;
  * one that cannot be removed joins `failures`.
@@ -85,7 +89,7 @@ function removeStaleCharts(
   }
   for (const name of names) {
     const file = join(dir, name);
-    if (!/^roofline-.*\.svg$/.test(name) || drawn.has(file)) continue;
+    if (!STALE_CHART.test(name) || drawn.has(file)) continue;
     try {
       rmSync(file, { force: true });
     } catch (e) {
@@ -101,12 +105,18 @@ function removeStaleCharts(
 function unjudgedInjection(results: ResultsFile, options: PerfOptions): string | undefined {
   const injected = options.inject?.case;
   if (!injected) return undefined;
+  // Judged so that a slowdown fails the run: against a gating entry, on a metric the gate decided.
   const judged = results.cases.some(
-    (c) => c.case === injected && c.gate !== undefined && c.gate.status !== 'NO_BASELINE',
+    (c) =>
+      c.case === injected &&
+      c.gate !== undefined &&
+      c.gate.status !== 'NO_BASELINE' &&
+      verdictGates(c) &&
+      (c.gate.fusedTime !== undefined || (c.gate.speedup !== undefined && c.ungatedSpeedup === undefined)),
   );
   return judged
     ? undefined
-    : `--inject ${injected}: no shape of it was judged against a baseline (${results.device.name} has none for them, or none ran), so the injected slowdown could not fail this run`;
+    : `--inject ${injected}: no shape of it was judged so that a slowdown fails the run (${results.device.name} has no gating baseline for them, or none ran), so the injected slowdown could not fail this run`;
 }
 
 /** Gathers perf results during the run; writes and reports them at its end. */

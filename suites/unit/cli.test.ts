@@ -9,6 +9,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -418,25 +419,30 @@ describe('exit codes', () => {
   test('perf: an --inject no baseline judged says it proved nothing; charts of an earlier run are removed, nothing else', () => {
     const out = tmp();
     const baselines = tmp();
-    mkdirSync(join(out, 'benchmark-charts'));
-    writeFileSync(join(out, 'benchmark-charts', 'roofline-nvidia-h200-bf16.svg'), '<svg/>');
-    writeFileSync(join(out, 'benchmark-charts', 'notes.txt'), 'mine');
+    // The charts' folder a link to another (written through, as before), holding an earlier run's chart and
+    // two files of the user's.
+    const charts = tmp();
+    symlinkSync(charts, join(out, 'benchmark-charts'));
+    writeFileSync(join(charts, 'roofline-nvidia-h200-bf16.svg'), '<svg/>');
+    writeFileSync(join(charts, 'notes.txt'), 'mine');
+    writeFileSync(join(charts, 'roofline-by-hand.svg'), 'mine');
     const r = fusebench([
       ...['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000'],
       ...['--inject', 'gelu_scale:50%', '--out-dir', out, '--baselines-dir', baselines],
     ]);
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stderr).toMatch(
-      /^fusebench: --inject gelu_scale: no shape of it was judged against a baseline \(.+ has none for them, or none ran\), so the injected slowdown could not fail this run$/m,
+      /^fusebench: --inject gelu_scale: no shape of it was judged so that a slowdown fails the run \(.+ has no gating baseline for them, or none ran\), so the injected slowdown could not fail this run$/m,
     );
     // The no-baseline hint records where the run looked.
     expect(r.stdout).toContain(
       `record one with \`npm run perf -- --backend cpu --baselines-dir ${baselines} --update-baselines\``,
     );
-    const charts = readdirSync(join(out, 'benchmark-charts')).sort();
-    expect(charts).toContain('notes.txt');
-    expect(charts).not.toContain('roofline-nvidia-h200-bf16.svg');
-    expect(charts.filter((c) => c.startsWith('roofline-cpu-'))).toHaveLength(1);
+    const left = readdirSync(charts).sort();
+    expect(left).toContain('notes.txt');
+    expect(left).toContain('roofline-by-hand.svg');
+    expect(left).not.toContain('roofline-nvidia-h200-bf16.svg');
+    expect(left.filter((c) => c.startsWith('roofline-cpu-'))).toHaveLength(1);
   });
 
   test('perf: an --out-dir whose report file is a folder, or whose charts folder is a file, is exit 2 before measuring', () => {

@@ -175,14 +175,13 @@ describe('pooling an entry’s own runs with comparable entries', () => {
     expect(entryDeltas(reported, file(reported)).speedup).toBe(0.9);
   });
 
-  test('runs repeated on one machine count as one: a second run on the same GPU does not narrow δ', () => {
-    const onOne = (e: ReturnType<typeof entry>) => {
-      const runs = e.runs.map((r) => ({ ...r, deviceUuid: 'GPU-A' }));
+  test('runs repeated on one machine add no degree of freedom: a second run on the same GPU does not narrow δ', () => {
+    const onOne = (e: ReturnType<typeof entry>, ids = e.runs.map(() => 'GPU-A')) => {
+      const runs = e.runs.map((r, i) => ({ ...r, deviceUuid: ids[i] as string }));
       return { ...e, runs, noise: runNoise(runs) };
     };
     const twice = onOne(entry('a', '1K', 'fp32', [2, 2.002]));
     const other = onOne(entry('b', '1K', 'fp32', [3, 3.003]));
-    expect(twice.noise.betweenRuns).toBeNull();
     // Alone, and beside an entry recorded the same way: the default, as one run gets.
     expect(entryDeltas(twice, file(twice))).toEqual({
       speedup: DEFAULT_DELTA,
@@ -190,12 +189,16 @@ describe('pooling an entry’s own runs with comparable entries', () => {
       source: 'default',
     });
     expect(entryDeltas(twice, file(twice, other))).toMatchObject({ speedup: DEFAULT_DELTA, fusedTime: DEFAULT_DELTA });
-    // Two machines, one of them run twice: one degree of freedom, from the machines' means.
-    const runs = [...twice.runs, { ...(twice.runs[0] as BaselineRun), speedup: 2.2, deviceUuid: 'GPU-B' }];
-    const noise = runNoise(runs);
-    const sd = Math.abs(Math.log(2.2) - (Math.log(2) + Math.log(2.002)) / 2) / Math.SQRT2;
-    expect(noise.betweenRuns?.speedup).toBeCloseTo(sd, 12);
-    expect(noise.runs).toBe(3);
+    // Runs on one machine that disagree still widen it: their own 3s is a floor.
+    const apart = onOne(entry('a', '1K', 'fp32', [2, 2.4]));
+    const own = BETWEEN_RUN_SIGMAS * (apart.noise.betweenRuns?.speedup as number);
+    expect(entryDeltas(apart, file(apart)).speedup).toBeCloseTo(1 - Math.exp(-own), 9);
+    expect(entryDeltas(apart, file(apart, ...noisy)).speedup).toBeGreaterThanOrEqual(1 - Math.exp(-own) - 1e-12);
+    // Three runs on two machines gate as they did when every run was a machine of its own, less one degree of
+    // freedom: never narrower than the spread of all three runs says (3s).
+    const mixed = onOne(entry('a', '1K', 'fp32', [2, 2.2, 2.1]), ['GPU-A', 'GPU-A', 'GPU-B']);
+    const all = BETWEEN_RUN_SIGMAS * (mixed.noise.betweenRuns?.speedup as number);
+    expect(entryDeltas(mixed, file(mixed)).speedup).toBeCloseTo(1 - Math.exp(-all), 9);
   });
 
   test('one run of a launch-bound kernel gates its fused time at no less than its floor', () => {

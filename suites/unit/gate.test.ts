@@ -122,6 +122,19 @@ describe('gating on a V100, named explicitly', () => {
     expect(g.speedup?.verdict).toBe('AMBIGUOUS');
     expect(g.message).toMatch(/Only 9 pairs: at least 10 are needed to decide\.$/);
     expect(gateCase(few(MIN_DECISION_PAIRS), baselines, v100, settings).status).toBe('SLOWER');
+    // A baseline entry that keeps fewer (an older file's): loaded, and named as the reason.
+    const entry = baselines.data.entries['gelu_scale/1M/fp32'];
+    if (!entry) throw new Error('fixture: no gelu_scale 1M entry');
+    const shortBaseline = structuredClone(baselines);
+    shortBaseline.data.entries['gelu_scale/1M/fp32'] = {
+      ...entry,
+      samples: { unfused: Array(8).fill(0.0217), fused: Array(8).fill(0.0136) },
+    };
+    const short = gateCase(slow, shortBaseline, v100, settings);
+    expect(short.status).toBe('AMBIGUOUS');
+    expect(short.message).toMatch(
+      /Its baseline keeps only 8 pairs: at least 10 are needed to decide \(record it again\)\.$/,
+    );
   });
 
   test('the approximate GPT-2-shape figure does not gate', () => {

@@ -103,8 +103,8 @@ describe('perf options', () => {
     expect(recordCommand({ ...options, baselinesDir: dir }, 'cpu')).toBe(
       `npm run perf -- --backend cpu --baselines-dir ${dir} --update-baselines`,
     );
-    expect(recordCommand({ ...options, baselineFile: 'my file.json' }, 'cuda')).toBe(
-      "npm run perf -- --backend cuda --baseline-file 'my file.json' --update-baselines",
+    expect(recordCommand({ baselinesDir: '/tmp/my baselines' }, 'cuda')).toBe(
+      "npm run perf -- --backend cuda --baselines-dir '/tmp/my baselines' --update-baselines",
     );
   });
 
