@@ -327,7 +327,7 @@ describe('the perf reporter', () => {
     vi.restoreAllMocks();
   });
 
-  test('a second run keeps the first one’s results as previous/ and names the compare command; no line carries a workflow command', async () => {
+  test('a second run keeps the first one’s results as previous/ and names compare (no command to paste: the path holds a newline); no line carries a workflow command', async () => {
     const printed: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
       printed.push(a.join(' '));
@@ -348,7 +348,7 @@ describe('the perf reporter', () => {
     await run();
     const kept = printed.find((l) => l.startsWith('the run before is kept as '));
     expect(kept).toMatch(
-      /previous\/fusebench-results\.json: npx fusebench compare '.*previous\/fusebench-results\.json' '/,
+      /previous\/fusebench-results\.json; compare the two with fusebench compare \(their paths hold control characters, which no command to paste keeps\)$/,
     );
     expect(written(join(out, 'previous', 'fusebench-results.json')).cases).toHaveLength(mixed.cases.length);
     expect(printed.join('\n')).not.toMatch(/^::/m); // the out-dir's newline and "::error::" were neutralised
