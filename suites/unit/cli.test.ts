@@ -23,6 +23,8 @@ import { rederived } from '../support/measured-case.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'suites', 'fixtures');
+/** perf on one small shape of the CPU backend: gelu_scale at 1K (the other shapes past --max-elements). */
+const ONE_SMALL_SHAPE = ['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000'];
 const COMMANDS = ['perf', 'compare', 'comment', 'merge', 'history', 'site', 'schema', 'lint-workflows'];
 
 function fusebench(args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -370,8 +372,7 @@ describe('exit codes', () => {
     const lock = join(dir, '.fusebench-perf.lock');
     // This test's own process: alive, on this host.
     const holder = { pid: process.pid, host: hostname(), started: '2026-11-28T19:00:00.000Z', command: 'npm run perf' };
-    const perf = () =>
-      fusebench(['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000', '--out-dir', dir]);
+    const perf = () => fusebench([...ONE_SMALL_SHAPE, '--out-dir', dir]);
     writeFileSync(lock, JSON.stringify(holder));
     writeFileSync(join(dir, 'fusebench-results.json'), 'the run before');
     const held = perf();
@@ -399,7 +400,7 @@ describe('exit codes', () => {
     writeFileSync(lock, JSON.stringify(holder));
     const out = tmp();
     const perf = () =>
-      fusebench(['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000', '--out-dir', out], {
+      fusebench([...ONE_SMALL_SHAPE, '--out-dir', out], {
         FUSEBENCH_DEVICE_LOCK_DIR: locks,
       });
     const held = perf();
@@ -427,7 +428,7 @@ describe('exit codes', () => {
     writeFileSync(join(charts, 'notes.txt'), 'mine');
     writeFileSync(join(charts, 'roofline-by-hand.svg'), 'mine');
     const r = fusebench([
-      ...['perf', '--backend', 'cpu', '--case', 'gelu_scale', '--max-elements', '2000'],
+      ...ONE_SMALL_SHAPE,
       ...['--inject', 'gelu_scale:50%', '--out-dir', out, '--baselines-dir', baselines],
     ]);
     expect(r.code, r.stderr).toBe(EXIT.ok);
@@ -452,17 +453,7 @@ describe('exit codes', () => {
     ] as const) {
       const out = tmp();
       make(join(out, name));
-      const r = fusebench([
-        'perf',
-        '--backend',
-        'cpu',
-        '--case',
-        'gelu_scale',
-        '--max-elements',
-        '2000',
-        '--out-dir',
-        out,
-      ]);
+      const r = fusebench([...ONE_SMALL_SHAPE, '--out-dir', out]);
       expect(r.code).toBe(EXIT.usage);
       expect(r.stderr).toContain(
         `--out-dir ${out} cannot hold the results: ${join(out, name)} is ${name.endsWith('.md') ? 'a folder' : 'not a folder'}. Nothing was measured.`,
