@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 describe.runIf(process.platform === 'linux')('a perf run interrupted while it measures', () => {
-  test.each(['SIGINT', 'SIGTERM'] as const)(
+  test.each(['SIGINT', 'SIGTERM', 'SIGQUIT'] as const)(
     '%s: says that nothing was written, keeps the run before, ends by the signal',
     async (signal) => {
       const out = mkdtempSync(join(tmpdir(), 'fusebench-interrupted-'));
@@ -37,12 +37,16 @@ describe.runIf(process.platform === 'linux')('a perf run interrupted while it me
         child.on('close', (c, s) => resolve([c, s])),
       );
       expect(sent, stderr).toBe(true);
-      expect(code === null ? ended : code).toBe(code === null ? signal : signal === 'SIGINT' ? 130 : 143);
+      expect(code === null ? ended : code).toBe(
+        code === null ? signal : { SIGINT: 130, SIGTERM: 143, SIGQUIT: 131 }[signal],
+      );
       expect(stderr).toContain(
         `fusebench: interrupted by ${signal}: nothing was written (${out} holds what it held before)`,
       );
       expect(readFileSync(join(out, 'fusebench-results.json'), 'utf8')).toBe('the run before');
       expect(readdirSync(out)).toEqual(['fusebench-results.json']);
+      // The device's lock is gone with the run (suites/support/device-lock-dir.ts: this file's own folder).
+      expect(readdirSync(process.env.FUSEBENCH_DEVICE_LOCK_DIR as string)).toEqual([]);
     },
     120_000,
   );
