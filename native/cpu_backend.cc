@@ -62,21 +62,20 @@ class CpuBackend final : public Backend {
   // the process instead of an error.
   float* alloc(size_t count) override {
     const size_t bytes = (count > 0 ? count : 1) * sizeof(float);
-    {
-      std::lock_guard<std::mutex> lock(held_mutex_);
-      if (bytes > memory_ || held_bytes_ > memory_ - bytes)
-        throw std::runtime_error("CPU allocation of " + std::to_string(bytes) + " bytes refused: the workspaces alive hold " +
-                                 std::to_string(held_bytes_) + " bytes, and the limit is " + std::to_string(memory_) +
-                                 " bytes, " + memory_name() + " (dispose() the workspaces no longer used)");
-      held_bytes_ += bytes;
-    }
-    auto* p = new (std::nothrow) float[bytes / sizeof(float)];
     std::lock_guard<std::mutex> lock(held_mutex_);
-    if (p == nullptr) {
-      held_bytes_ -= bytes;
-      throw std::runtime_error("CPU allocation of " + std::to_string(bytes) + " bytes failed");
+    if (bytes > memory_ || held_bytes_ > memory_ - bytes)
+      throw std::runtime_error("CPU allocation of " + std::to_string(bytes) + " bytes refused: the workspaces alive hold " +
+                               std::to_string(held_bytes_) + " bytes, and the limit is " + std::to_string(memory_) +
+                               " bytes, " + memory_name() + " (dispose() the workspaces no longer used)");
+    auto* p = new (std::nothrow) float[bytes / sizeof(float)];
+    if (p == nullptr) throw std::runtime_error("CPU allocation of " + std::to_string(bytes) + " bytes failed");
+    try {
+      held_.emplace(p, bytes);
+    } catch (...) {
+      delete[] p;  // not recorded: released here, not by release()
+      throw;
     }
-    held_[p] = bytes;
+    held_bytes_ += bytes;
     return p;
   }
   void release(float* ptr) noexcept override {

@@ -15,6 +15,11 @@
 // the invisible ones (zero-width space, byte-order mark, word joiner) that make two strings look alike.
 const CONTROLS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 
+/** Whether `s` holds a character logText makes visible (so the line shows it escaped, not as it is). */
+export function hasControlCharacters(s: string): boolean {
+  return s.search(CONTROLS) >= 0;
+}
+
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function visible(ch: string): string {

@@ -162,12 +162,12 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
 }
 
-/** Holds `lock` for this run, or refuses the run naming the holder (a usage exit: nothing was measured). */
-function holdOrRefuse(lock: string, what: string, options: PerfOptions): () => void {
+/** Takes a lock for this run (`hold`), or refuses the run with why it could not (a usage exit: nothing was measured). */
+function holdOrRefuse(hold: () => () => void, why = ''): () => void {
   try {
-    return holdRunLock(lock, what, { command: options.command });
+    return hold();
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}. Nothing was measured.`);
+    throw new UsageError(`${(e as Error).message}${why}. Nothing was measured.`);
   }
 }
 
@@ -175,18 +175,16 @@ async function checkedRun(parsed: PerfOptions): Promise<ExitCode> {
   const backend = await checkInputs(parsed);
   const { options, note } = cpuDefaultDtypes(parsed, backend);
   // Two runs into one folder would each keep "the run before" and lose the first one's: one at a time.
-  const releaseOut = holdOrRefuse(join(options.outDir, OUT_DIR_LOCK), `--out-dir ${options.outDir}`, options);
+  const releaseOut = holdOrRefuse(() =>
+    holdRunLock(join(options.outDir, OUT_DIR_LOCK), `--out-dir ${options.outDir}`, { command: options.command }),
+  );
   try {
     // Two runs on one device time each other's kernels (and record that as baselines): one at a time, whatever
     // folders they write into.
-    let releaseDevice: () => void;
-    try {
-      releaseDevice = holdDeviceLock(backend, options.command);
-    } catch (e) {
-      throw new UsageError(
-        `${(e as Error).message}: two runs on one device would time each other. Nothing was measured.`,
-      );
-    }
+    const releaseDevice = holdOrRefuse(
+      () => holdDeviceLock(backend, options.command),
+      ': two runs on one device would time each other',
+    );
     try {
       checkWritable(options.outDir, checkPreviousRunKeepable);
       const reportProblem = reportPathProblem(options.outDir);

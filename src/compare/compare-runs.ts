@@ -152,7 +152,7 @@ export function compareCase(
   const { method, note } = chooseMethod(base, head);
   const b = timingOf(base, method);
   const h = timingOf(head, method);
-  const delta = caseDeltas(head, given, median(h.samples.fused));
+  const delta = caseDeltas(head, given, h.fused.median);
   const entry = baselineEntryOf(base, b, baseRun, delta.speedup);
   const [speedup, fusedTime] = decide(h.samples, entry, { delta: delta.speedup, fusedTimeDelta: delta.fusedTime }) as [
     Decision,

@@ -6,11 +6,13 @@
  */
 
 import { existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { leftoverTempFiles, resolveLinks, writeFileAtomic } from '../base/atomic-write.ts';
 import { formatJson } from '../base/json-format.ts';
 import { logText } from '../base/log-text.ts';
+import { shellWord } from '../base/shell-words.ts';
 import { type ResultsFile, readJsonFile, validateFile } from '../results/results.ts';
-import { baselineFileSchema } from './baseline-file.ts';
+import { baselineFileSchema, defaultBaselinesDir } from './baseline-file.ts';
 import { type BaselineLockOptions, withBaselineLock } from './baseline-lock.ts';
 import { type UpdateMode, updateBaselines } from './update.ts';
 
@@ -63,6 +65,17 @@ export async function recordBaselines(
     },
     lock,
   );
+}
+
+/**
+ * The command that records this device's baselines on `backend`: into `baselinesDir` (a run's own
+ * --baselines-dir; none named when it is fusebench's own folder). Never into a --baseline-file: that compares
+ * with another device's file on purpose, and recording there would mix devices (refused).
+ */
+export function recordCommand(backend: string, baselinesDir = defaultBaselinesDir()): string {
+  const where =
+    resolve(baselinesDir) === resolve(defaultBaselinesDir()) ? '' : ` --baselines-dir ${shellWord(baselinesDir)}`;
+  return `npm run perf -- --backend ${backend}${where} --update-baselines`;
 }
 
 /** The lines `npm run perf -- --update-baselines` prints about an update. */

@@ -185,9 +185,16 @@ function defaultDeltas(fusedTimeFloor: number): Deltas {
 export function deltaFromNoise(noise: Noise | undefined, fusedTimeFloor = FUSED_TIME_FLOOR): Deltas {
   const b = noise?.betweenRuns;
   if (!noise || !b || noise.runs < 2) return defaultDeltas(fusedTimeFloor);
-  const band = (sd: number, floor: number) =>
-    Math.min(DELTA_CEILING, Math.max(floor, asFraction(BETWEEN_RUN_SIGMAS * sd)));
-  return { speedup: band(b.speedup, DELTA_FLOOR), fusedTime: band(b.fusedTime, fusedTimeFloor), source: 'noise' };
+  return {
+    speedup: threeSigmas(b.speedup, DELTA_FLOOR),
+    fusedTime: threeSigmas(b.fusedTime, fusedTimeFloor),
+    source: 'noise',
+  };
+}
+
+/** δ as a between-run standard deviation `sd` alone gives it: 3·sd as a fraction, within [floor, ceiling]. */
+function threeSigmas(sd: number, floor: number): number {
+  return Math.min(DELTA_CEILING, Math.max(floor, asFraction(BETWEEN_RUN_SIGMAS * sd)));
 }
 
 /** One run a baseline entry was recorded from, as the entry keeps it. */
@@ -203,11 +210,11 @@ export interface BaselineRun {
 }
 
 /**
- * How many machines the runs came from; a run without a GPU id counts as a machine of its own (files recorded
- * before runs kept their GPU's id).
+ * The machine each run came from: its GPU's id, or for a run without one (files recorded before runs kept it)
+ * a name of its own, `<key>#<index>` (`key`: its entry's, so that two entries' runs stay apart).
  */
-function machinesOf(runs: readonly BaselineRun[]): number {
-  return new Set(runs.map((r, i) => r.deviceUuid ?? `run ${i}`)).size;
+function machineIds(runs: readonly BaselineRun[], key = ''): string[] {
+  return runs.map((r, i) => r.deviceUuid ?? `${key}#${i}`);
 }
 
 /** The noise of the runs an entry was recorded from (the between-run part needs two or more). */
@@ -312,21 +319,16 @@ function noiseOf(e: BaselineEntry): Noise | undefined {
 
 /**
  * An entry's own between-run spread (null with fewer than two runs), with a degree of freedom for each machine
- * past the first, at most one a run past the first: runs repeated on one machine say nothing of the next
- * machine's shift (a second run on the same GPU had narrowed δ to its floor, and every other runner then failed
- * the gate: review, 2026-11-29), so with one machine `df` is 0 and the spread serves as a floor only.
+ * past the first: runs repeated on one machine say nothing of the next machine's shift (a second run on the
+ * same GPU had narrowed δ to its floor, and every other runner then failed the gate: review, 2026-11-29), so
+ * with one machine `df` is 0 and the spread serves as a floor only.
  */
 function spreadOf(e: BaselineEntry): Spread | null {
   const noise = noiseOf(e);
   const b = noise?.betweenRuns;
   if (!noise || !b || noise.runs < 2) return null;
-  const df = e.runs?.length ? Math.min(e.runs.length, machinesOf(e.runs)) - 1 : noise.runs - 1;
+  const df = e.runs?.length ? new Set(machineIds(e.runs)).size - 1 : noise.runs - 1;
   return { speedup: b.speedup ** 2, fusedTime: b.fusedTime ** 2, df };
-}
-
-/** δ of each metric as the entry's own runs alone give it: 3s, never below its floor. */
-function ownBand(own: Spread, m: 'speedup' | 'fusedTime', floor: number): number {
-  return Math.min(DELTA_CEILING, Math.max(floor, asFraction(BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]))));
 }
 
 interface Prior extends Spread {
@@ -357,16 +359,10 @@ function comparablePrior(
   // Same case and shape first, so the message names the closest entries.
   const pool = scope === 'shape' ? shape : [...shape, ...candidates.filter(([, e]) => !sameShape(e))];
   // The machines behind a pool and the entry cap its degrees of freedom (DF_PER_MACHINE).
-  const machinesOf = (xs: typeof candidates) => {
-    const ids = new Set<string>();
-    for (const [key, e] of [...xs, ['', entry] as const])
-      (e.runs ?? []).forEach((r, i) => {
-        ids.add(r.deviceUuid ?? `${key}#${i}`);
-      });
-    return ids.size;
-  };
-  const capped = (xs: typeof candidates, n = machinesOf(xs)) => Math.min(df(xs), n > 1 ? dfPerMachine * (n - 1) : 0);
-  const machines = machinesOf(pool);
+  const machinesIn = (xs: typeof candidates) =>
+    new Set([...xs, ['', entry] as const].flatMap(([key, e]) => machineIds(e.runs ?? [], key))).size;
+  const capped = (xs: typeof candidates, n = machinesIn(xs)) => Math.min(df(xs), n > 1 ? dfPerMachine * (n - 1) : 0);
+  const machines = machinesIn(pool);
   const total = capped(pool, machines);
   if (total === 0) return null;
   // An entry whose speedup the case calls ungated (it moves with the machine) lends its fused-time spread
@@ -403,12 +399,14 @@ export function entryDeltas(
   const fusedTimeFloor = fusedTimeFloorOf(entry.fusedMedianMs, rule);
   if (!prior) {
     // One machine (df 0): the default, or its own runs' 3s where wider; two or more: their 3s.
-    if (own)
+    if (own) {
+      const floors = own.df > 0 ? { speedup: DELTA_FLOOR, fusedTime: fusedTimeFloor } : defaultDeltas(fusedTimeFloor);
       return {
-        speedup: ownBand(own, 'speedup', own.df > 0 ? DELTA_FLOOR : DEFAULT_DELTA),
-        fusedTime: ownBand(own, 'fusedTime', own.df > 0 ? fusedTimeFloor : Math.max(DEFAULT_DELTA, fusedTimeFloor)),
+        speedup: threeSigmas(Math.sqrt(own.speedup), floors.speedup),
+        fusedTime: threeSigmas(Math.sqrt(own.fusedTime), floors.fusedTime),
         source: own.df > 0 ? 'noise' : 'default',
       };
+    }
     // Nothing measured on two machines: the default. Only a reported entry (a claim, not a run) keeps its stored
     // δ; a measured one's is derived, so an edited number in the file cannot widen the gate unless marked 'hand'.
     if (entry.provenance.kind === 'measured' || entry.toleranceSource === 'comparable')
@@ -418,12 +416,16 @@ export function entryDeltas(
   const band = (m: 'speedup' | 'fusedTime') => {
     const priorDf = m === 'speedup' ? prior.speedupDf : prior.df;
     const df = priorDf + (own?.df ?? 0);
-    const alone = own ? BETWEEN_RUN_SIGMAS * Math.sqrt(own[m]) : 0;
+    const ownSd = own ? Math.sqrt(own[m]) : 0;
     // A pool whose runs all came from one machine, and one machine of the entry: the default, or its own 3s.
-    if (df === 0) return Math.min(DELTA_CEILING, Math.max(defaultDeltas(fusedTimeFloor)[m], asFraction(alone)));
+    if (df === 0) return threeSigmas(ownSd, defaultDeltas(fusedTimeFloor)[m]);
     const shrunk = (priorDf * prior[m] + (own ? own.df * own[m] : 0)) / df;
     const floor = m === 'speedup' ? DELTA_FLOOR : fusedTimeFloor;
-    return Math.min(DELTA_CEILING, Math.max(floor, asFraction(deltaFactor(df) * Math.sqrt(shrunk)), asFraction(alone)));
+    // Never narrower than the entry's own runs alone say (3s).
+    return Math.max(
+      threeSigmas(ownSd, floor),
+      Math.min(DELTA_CEILING, asFraction(deltaFactor(df) * Math.sqrt(shrunk))),
+    );
   };
   return {
     speedup: band('speedup'),

@@ -7,6 +7,7 @@
 
 import { injectionLabel, speedup } from '../base/format.ts';
 import { logText } from '../base/log-text.ts';
+import { recordCommand } from '../gate/record-baselines.ts';
 import { asMeasured, judgedTiming, timingOf } from '../results/judged-timing.ts';
 import type { CaseResult, ResultsFile } from '../results/results.ts';
 import { caseVerdict, type RowVerdict, verdictGates } from '../results/verdict.ts';
@@ -113,7 +114,7 @@ export function consoleCountsLine(results: ResultsFile, color = false): string {
  */
 export function noBaselineHint(
   results: ResultsFile,
-  record: string | null = `npm run perf -- --backend ${results.device.backend} --update-baselines`,
+  record: string | null = recordCommand(results.device.backend),
 ): string | undefined {
   if (record === null) return undefined;
   const missing = results.cases.filter((c) => c.gate?.status === 'NO_BASELINE');

@@ -29,9 +29,12 @@ const WIDE_HEADER = [
 /** The columns shown by default, within 120 columns (the rest are in --wide and BENCHMARK_RESULTS.md). */
 const NARROW_COLUMNS = [0, 1, 2, 3, 4, 5, 9];
 
-/** The gate's verdict with the change of each metric it decided on: "SLOWER speedup −12.3%, fused time +14.0%". */
-function verdictCell(c: ResultsFile['cases'][number]): string {
-  const g = c.gate;
+/**
+ * The gate's verdict, "(not gating)" when it does not gate; with `wide` also the change of each metric it decided
+ * on and a re-measure: "SLOWER speedup −12.3%, fused time +14.0% (re-measured)".
+ */
+function verdictCell(c: ResultsFile['cases'][number], wide: boolean): string {
+  const g = wide ? c.gate : undefined;
   const change = g ? labelledChange(g, false) : '';
   const notes = `${g?.remeasured ? ' (re-measured)' : ''}${notGatingNote(verdictGates(c))}`;
   return `${caseVerdict(c)}${change ? ` ${change}` : ''}${notes}`;
@@ -57,7 +60,7 @@ function consoleRows(results: ResultsFile, wide: boolean): string[][] {
       `${pct(t.speedup.estimate / m.traffic.theoreticalSpeedup)} of ${times(m.traffic.theoreticalSpeedup)}`,
       throughput(rates(m, t)),
       sci(err),
-      wide ? verdictCell(c) : `${caseVerdict(c)}${notGatingNote(verdictGates(c))}`,
+      verdictCell(c, wide),
     ];
   });
 }

@@ -4,6 +4,7 @@
  * digits, `.`, `_` and `-` only, so no name from a file becomes a path. Rendering only; writing is the
  * caller's (merge, the perf reporter).
  */
+import { DTYPES } from '../base/dtype.ts';
 import type { ResultsFile } from '../results/results.ts';
 import { renderSvg } from './charts/render-svg.ts';
 import { type RooflinePanel, rooflinePanels, rooflineSpec } from './charts/roofline.ts';
@@ -41,6 +42,15 @@ export function rooflineCharts(runs: ResultsFile[]): { panel: RooflinePanel; pat
     return { panel, path };
   });
 }
+
+/**
+ * Whether a file name in CHARTS_DIR is one rooflineCharts gives (roofline-<fileSafe slug>-<precision>[-n].svg):
+ * a chart a run drew, which a later run into the folder may remove; any other file there is the user's.
+ */
+export function isRooflineChartName(name: string): boolean {
+  return ROOFLINE_NAME.test(name);
+}
+const ROOFLINE_NAME = new RegExp(`^roofline-[A-Za-z0-9_-]+-(${DTYPES.join('|')})(-\\d+)?\\.svg$`);
 
 /** The roofline SVG of every GPU and precision of the runs. */
 export async function renderRooflineFiles(runs: ResultsFile[]): Promise<ChartFile[]> {

@@ -28,8 +28,11 @@ export interface MeasureSettings {
   previous?: { unfused: readonly number[]; fused: readonly number[] };
   /** Milliseconds clock for the budget (default performance.now; the gate's simulation passes a simulated one). */
   clock?: () => number;
-  /** Called after each round of pairs with the interval so far, and once more when the measurement ends. */
-  onRound?: (r: { pairs: number; speedup: Interval; elapsedMs: number; done: boolean }) => void;
+  /**
+   * Called before the first round (no interval yet: a round of batches takes seconds, and a live line would
+   * stand still), after each round with the interval so far, and once more when the measurement ends.
+   */
+  onRound?: (r: { pairs: number; speedup?: Interval; elapsedMs: number; done: boolean }) => void;
 }
 
 /** NVML clock-event reasons that mean the clocks were held down: power cap, thermal, power brake. */
@@ -113,6 +116,7 @@ export function measurePairs(
 
   const room = () => MAX_PAIRS - u.length;
   if (s.minPairs > MAX_PAIRS) throw new Error(`minPairs ${s.minPairs} is above the cap of ${MAX_PAIRS} pairs`);
+  s.onRound?.({ pairs: u.length, elapsedMs: 0, done: false });
   if (room() > 0) runRound(Math.min(s.minPairs, room()), s.warmupPairs > 0);
   let stopReason: Measurement['stopReason'] = 'budget';
   for (;;) {

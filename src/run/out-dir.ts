@@ -10,8 +10,12 @@ import { BENCHMARK_ACTION_JSON } from '../export/benchmark-action.ts';
 import { CHARTS_DIR } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN } from '../results/results.ts';
 
-/** The report files a run writes into its --out-dir (and the roofline charts into CHARTS_DIR there). */
-const REPORT_FILES = [RESULTS_JSON, RESULTS_MARKDOWN, BENCHER_JSON, BENCHMARK_ACTION_JSON] as const;
+/**
+ * The report files a run writes into its --out-dir, in the order it writes them (src/run/perf-reporter.ts), and
+ * the roofline charts into CHARTS_DIR there.
+ */
+export const REPORT_FILES = [RESULTS_JSON, RESULTS_MARKDOWN, BENCHER_JSON, BENCHMARK_ACTION_JSON] as const;
+export type ReportFile = (typeof REPORT_FILES)[number];
 
 /** What is at `path` (`follow`: through a link), or undefined when nothing (or a link to nothing) is. */
 function statIfAny(path: string, follow: boolean): Stats | undefined {

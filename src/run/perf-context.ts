@@ -9,7 +9,8 @@ import { inject } from 'vitest';
 import type { BackendName } from '../addon/device.ts';
 import { type DeviceContext, openDevice, resolveBackend } from '../addon/device.ts';
 import { baselinePath, type LoadedBaselines, loadBaselineFile } from '../gate/baseline-file.ts';
-import { DEFAULT_BUDGET_MS, type PerfOptions, recordCommand } from './perf-options.ts';
+import { recordCommand } from '../gate/record-baselines.ts';
+import { DEFAULT_BUDGET_MS, type PerfOptions } from './perf-options.ts';
 import './perf-meta.ts';
 import { logText } from '../base/log-text.ts';
 
@@ -42,7 +43,7 @@ let baselines: LoadedBaselines | null | undefined;
 
 /** The command that records this device's baselines from a run like this one. */
 export function updateCommand(): string {
-  return recordCommand(perfOptions(), runBackend().backend);
+  return recordCommand(runBackend().backend, perfOptions().baselinesDir);
 }
 
 /**

@@ -4,7 +4,6 @@
  * help text are all derived from it.
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { BACKEND_CHOICES, type BackendChoice } from '../addon/device.ts';
 import { decimalArg, deltaArg, digitsArg, parseFlags, pathArg, positiveArg, UsageError } from '../base/cli-args.ts';
 import { DTYPES, type Dtype, isDtype } from '../base/dtype.ts';
@@ -352,17 +351,4 @@ function parseInject(raw: string | undefined): Injection | undefined {
     );
   }
   return { case: m[1], passes };
-}
-
-/**
- * The command that records this device's baselines from a run like one made with `options` on `backend`: into
- * the run's own --baselines-dir (not fusebench's own folder when it named another). Never into a --baseline-file:
- * that compares with another device's file on purpose, and recording there would mix devices (refused).
- */
-export function recordCommand(options: Pick<PerfOptions, 'baselinesDir'>, backend: string): string {
-  const where =
-    resolve(options.baselinesDir) === resolve(defaultBaselinesDir())
-      ? ''
-      : ` --baselines-dir ${shellWord(options.baselinesDir)}`;
-  return `npm run perf -- --backend ${backend}${where} --update-baselines`;
 }

@@ -19,15 +19,17 @@ import { finishDespiteClosedOutput } from '../base/signal-cleanup.ts';
 import { runSource } from '../base/source.ts';
 import { BENCHER_JSON, renderBencherJson } from '../export/bencher.ts';
 import { BENCHMARK_ACTION_JSON, renderBenchmarkActionJson } from '../export/benchmark-action.ts';
+import { recordCommand } from '../gate/record-baselines.ts';
 import { type ActionsSink, reportToActions } from '../github/actions-report.ts';
 import { renderBenchmarkMarkdown } from '../report/benchmark-markdown.ts';
 import { colorEnabled } from '../report/color.ts';
 import { renderRunConsole } from '../report/console-summary.ts';
-import { CHARTS_DIR, renderRooflineFiles } from '../report/report-files.ts';
+import { CHARTS_DIR, isRooflineChartName, renderRooflineFiles } from '../report/report-files.ts';
 import { RESULTS_JSON, RESULTS_MARKDOWN, RESULTS_SCHEMA_VERSION, type ResultsFile } from '../results/results.ts';
 import { verdictGates } from '../results/verdict.ts';
+import { REPORT_FILES, type ReportFile } from './out-dir.ts';
 import type { PerfMeta } from './perf-meta.ts';
-import { type PerfOptions, recordCommand } from './perf-options.ts';
+import type { PerfOptions } from './perf-options.ts';
 import { fusebenchCommand, keepPreviousRun, keptRunLine, whyNotComparable } from './previous-run.ts';
 
 /** Builds the results file from gathered metas and what was measured (`source`: commit, branch); pure, exported for tests. */
@@ -69,9 +71,6 @@ export interface ActionsTarget {
   env: NodeJS.ProcessEnv;
 }
 
-/** The names report-files.ts gives the roofline charts: roofline-<device slug>-<precision>.svg. */
-const STALE_CHART = /^roofline-[a-z0-9.-]+-(fp32|bf16|fp16)\.svg$/;
-
 /**
  * Removes the roofline charts in `dir` that this run did not draw (`drawn`), the only files there a run writes;
  * one that cannot be removed joins `failures`.
@@ -89,7 +88,7 @@ function removeStaleCharts(
   }
   for (const name of names) {
     const file = join(dir, name);
-    if (!STALE_CHART.test(name) || drawn.has(file)) continue;
+    if (!isRooflineChartName(name) || drawn.has(file)) continue;
     try {
       rmSync(file, { force: true });
     } catch (e) {
@@ -201,24 +200,26 @@ export class PerfReporter implements Reporter {
       return;
     }
     const json = join(this.#options.outDir, RESULTS_JSON);
-    const md = join(this.#options.outDir, RESULTS_MARKDOWN);
     const kept = keepPreviousRun(this.#options.outDir);
     // Each output is rendered and written on its own, so one failing leaves the others.
     const written = this.written;
     const out = (name: string) => join(this.#options.outDir, name);
-    for (const [file, render] of [
-      [json, () => `${JSON.stringify(results, null, 1)}\n`],
-      [md, () => renderBenchmarkMarkdown([results])],
-      [out(BENCHER_JSON), () => `${JSON.stringify(renderBencherJson(results), null, 1)}\n`],
-      [out(BENCHMARK_ACTION_JSON), () => `${JSON.stringify(renderBenchmarkActionJson(results), null, 1)}\n`],
-    ] as const) {
+    // Every file of REPORT_FILES (which perf checks before it measures), in its order: the type asks for each.
+    const render: Record<ReportFile, () => string> = {
+      [RESULTS_JSON]: () => `${JSON.stringify(results, null, 1)}\n`,
+      [RESULTS_MARKDOWN]: () => renderBenchmarkMarkdown([results]),
+      [BENCHER_JSON]: () => `${JSON.stringify(renderBencherJson(results), null, 1)}\n`,
+      [BENCHMARK_ACTION_JSON]: () => `${JSON.stringify(renderBenchmarkActionJson(results), null, 1)}\n`,
+    };
+    for (const name of REPORT_FILES) {
+      const file = out(name);
       if (file === json && kept && 'failure' in kept) {
         // Never over the run before when it could not be moved aside: that run would be lost.
         this.writeFailures.push({ file, message: 'left as it was: it holds the run before, which could not be kept' });
         continue;
       }
       try {
-        writeFileAtomic(file, render());
+        writeFileAtomic(file, render[name]());
         written.push(file);
       } catch (e) {
         this.writeFailures.push({ file, message: (e as Error).message });
@@ -246,7 +247,9 @@ export class PerfReporter implements Reporter {
     );
     console.log(`copy bandwidth ${results.device.copyBandwidthGBs.toFixed(0)} GB/s; seed ${results.settings.seed}\n`);
     // The no-baseline hint's command records where this run looked; a run that records them gets none.
-    const record = this.#options.updateBaselines ? null : recordCommand(this.#options, results.device.backend);
+    const record = this.#options.updateBaselines
+      ? null
+      : recordCommand(results.device.backend, this.#options.baselinesDir);
     console.log(renderRunConsole(results, colorEnabled(process.stdout, this.#actions.env), this.#options.wide, record));
     const unjudged = unjudgedInjection(results, this.#options);
     if (unjudged) console.warn(`fusebench: ${logText(unjudged)}`);

@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, renameSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { checkWritableDir } from '../base/atomic-write.ts';
 import { readJson } from '../base/json-read.ts';
-import { logText } from '../base/log-text.ts';
+import { hasControlCharacters, logText } from '../base/log-text.ts';
 import { PACKAGE_ROOT } from '../base/package-root.ts';
 import { shellWord } from '../base/shell-words.ts';
 import { RESULTS_JSON, type ResultsFile } from '../results/results.ts';
@@ -111,7 +111,7 @@ export function keptRunLine(
   if (notComparable)
     return logText(`the run before is kept as ${kept.kept} (not comparable with this run: ${notComparable})`);
   // A control character is made visible in the line (logText), so a pasted command would name another path.
-  if (CONTROL.test(kept.kept) || CONTROL.test(current))
+  if (hasControlCharacters(kept.kept) || hasControlCharacters(current))
     return logText(
       `the run before is kept as ${kept.kept}; compare the two with fusebench compare (their paths hold control characters, which no command to paste keeps)`,
     );
@@ -119,9 +119,6 @@ export function keptRunLine(
     `the run before is kept as ${kept.kept}: ${fusebenchCommand} compare ${pathWord(kept.kept)} ${pathWord(current)}`,
   );
 }
-
-/** Characters logText shows escaped (log-text.ts). */
-const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
 
 /**
  * Why the kept run and this one cannot be compared, as `fusebench compare` would refuse them: not JSON, another

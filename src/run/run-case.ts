@@ -242,8 +242,6 @@ function measureShape(
   let batched: CaseResult['batched'];
   if (shape.timing === 'batched') {
     const calls = previous?.batched?.callsPerSample ?? batchCalls(Math.max(unfused.median, fused.median));
-    // Said before the first round, which takes seconds of batches: the line would otherwise stand still.
-    s.onProgress?.({ method: 'batched', pairs: 0, elapsedMs: 0, done: false });
     const b = measurePairs({ time: (v) => ws.timeBatch(v, calls) }, def.variants, {
       ...settings,
       previous: previous?.batched?.samples,
@@ -257,7 +255,6 @@ function measureShape(
       samples: { unfused: b.unfused, fused: b.fused },
     };
   }
-  if (shape.graphTwin) s.onProgress?.({ method: 'graph', pairs: 0, elapsedMs: 0, done: false });
   const graphTwin = shape.graphTwin
     ? measureGraphTwin(
         ws,

@@ -1,8 +1,9 @@
 // BENCHMARK_RESULTS.md rendered from recorded results: a real H100 run of every case (with the matrix
 // peak), a real H200 run, and the H200 run with every verdict.
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { renderBenchmarkMarkdown } from '../../src/report/benchmark-markdown.ts';
+import { isRooflineChartName, rooflineCharts } from '../../src/report/report-files.ts';
 import { gatedTiming } from '../../src/results/judged-timing.ts';
 import { type CaseResult, type ResultsFile, readResults } from '../../src/results/results.ts';
 import { codeBlocks, hostileResults, injections } from '../support/hostile-results.ts';
@@ -290,6 +291,20 @@ describe('several GPUs in one document', () => {
       'not run',
     ]);
     expect(tableProblems(md)).toEqual([]);
+  });
+
+  test('every chart name the report gives is one a later run may remove; a user’s file there is not', () => {
+    const names = rooflineCharts([mixed, v100]).map((c) => basename(c.path));
+    expect(names).toContain('roofline-tesla-v100-sxm2-32gb-fp32.svg');
+    for (const name of [...names, names[0]?.replace(/\.svg$/, '-2.svg') ?? ''])
+      expect(isRooflineChartName(name)).toBe(true);
+    for (const name of [
+      'roofline-by-hand.svg',
+      'notes.txt',
+      'roofline-nvidia-h200-fp8.svg',
+      'my-roofline-cpu-fp32.svg',
+    ])
+      expect(isRooflineChartName(name)).toBe(false);
   });
 
   test('a counts line per GPU, a roofline per GPU, and details per GPU under its own heading', () => {

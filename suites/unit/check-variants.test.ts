@@ -158,6 +158,7 @@ describe('phases', () => {
       onProgress: (p) => seen.push({ method: p.method, pairs: p.pairs, speedup: p.speedup !== undefined }),
     });
     expect(r.status, r.reason).toBe('measured');
+    expect(seen[0]).toEqual({ method: 'per-call', pairs: 0, speedup: false });
     const firstBatched = seen.findIndex((p) => p.method === 'batched');
     expect(seen[firstBatched]).toEqual({ method: 'batched', pairs: 0, speedup: false });
     expect(seen.slice(firstBatched + 1).every((p) => p.method === 'batched' && p.pairs > 0 && p.speedup)).toBe(true);

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseFlags, UsageError } from '../../src/base/cli-args.ts';
-import { parsePerfArgs, recordCommand } from '../../src/run/perf-options.ts';
+import { recordCommand } from '../../src/gate/record-baselines.ts';
+import { parsePerfArgs } from '../../src/run/perf-options.ts';
 
 const parse = (argv: string[]) => parsePerfArgs(argv, { seed: 7 });
 
@@ -98,12 +99,10 @@ describe('perf options', () => {
   test('the command that records baselines writes where the run looked', () => {
     const options = parsePerfArgs([], { seed: 1 });
     if (!options) throw new Error('no options');
-    expect(recordCommand(options, 'cuda')).toBe('npm run perf -- --backend cuda --update-baselines');
+    expect(recordCommand('cuda', options.baselinesDir)).toBe('npm run perf -- --backend cuda --update-baselines');
     const dir = mkdtempSync(join(tmpdir(), 'fusebench-record-'));
-    expect(recordCommand({ ...options, baselinesDir: dir }, 'cpu')).toBe(
-      `npm run perf -- --backend cpu --baselines-dir ${dir} --update-baselines`,
-    );
-    expect(recordCommand({ baselinesDir: '/tmp/my baselines' }, 'cuda')).toBe(
+    expect(recordCommand('cpu', dir)).toBe(`npm run perf -- --backend cpu --baselines-dir ${dir} --update-baselines`);
+    expect(recordCommand('cuda', '/tmp/my baselines')).toBe(
       "npm run perf -- --backend cuda --baselines-dir '/tmp/my baselines' --update-baselines",
     );
   });
